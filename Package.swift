@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+// Heritage at Risk for the web: one executable (`har`), library targets that tests import directly,
+// and system-library targets for the four C libraries taken from Debian.
+import PackageDescription
+
+let package = Package(
+    name: "heritage-at-risk",
+    products: [
+        .executable(name: "har", targets: ["har"])
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        .target(name: "Storage", dependencies: ["CSQLite"]),
+        .target(name: "Mustache"),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "Platform", dependencies: ["CCurl", "COpenSSL", "HTTPServer", "Storage"]),
+        .target(name: "HeritageApp", dependencies: ["HTTPServer", "Storage", "Mustache", "Platform"]),
+        .executableTarget(name: "har", dependencies: ["HeritageApp"]),
+
+        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "MustacheTests", dependencies: ["Mustache"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform", "HTTPServer", "Storage"]),
+        .testTarget(name: "HeritageAppTests", dependencies: ["HeritageApp", "Platform", "HTTPServer", "Storage"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

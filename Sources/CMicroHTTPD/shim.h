@@ -1,0 +1,36 @@
+// libmicrohttpd for Swift. MHD_start_daemon is variadic, which Swift cannot call: this typed wrapper
+// passes the options as one MHD_OPTION_ARRAY instead.
+#ifndef HAR_CMICROHTTPD_SHIM_H
+#define HAR_CMICROHTTPD_SHIM_H
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+static inline struct MHD_Daemon *har_mhd_start_daemon(unsigned int flags, uint16_t port,
+                                                      MHD_AccessHandlerCallback handler, void *handler_cls,
+                                                      struct MHD_OptionItem *options) {
+    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+}
+
+/// The peer address of a connection, or NULL.
+static inline const struct sockaddr *har_mhd_client_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info ? info->client_addr : NULL;
+}
+
+/// The port a daemon listens on (useful after binding port 0).
+static inline uint16_t har_mhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info ? info->port : 0;
+}
+
+/// The number of open connections of a daemon.
+static inline unsigned int har_mhd_connection_count(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info ? info->num_connections : 0;
+}
+#endif

@@ -1,0 +1,87 @@
+// HTTPServer: a thin Swift skin on libmicrohttpd (request, response, router, cookies, multipart
+// streamed to disk, static files). No business logic lives here.
+
+/// Header fields of a request, looked up without regard to case.
+public struct Headers: Sendable, Sequence {
+    public private(set) var fields: [(name: String, value: String)]
+
+    public init(_ fields: [(name: String, value: String)] = []) { self.fields = fields }
+
+    /// The first value of a header, or nil.
+    public subscript(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return fields.first { $0.name.lowercased() == lower }?.value
+    }
+
+    public mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+}
+
+/// A file part of a multipart body, already streamed to a temporary file under the data folder.
+/// The file is removed when the request completes unless the handler moved it elsewhere.
+public struct UploadedFile: Sendable {
+    public var fieldName: String
+    public var fileName: String?
+    public var contentType: String?
+    public var path: String
+    public var size: Int
+
+    public init(fieldName: String, fileName: String?, contentType: String?, path: String, size: Int) {
+        self.fieldName = fieldName
+        self.fileName = fileName
+        self.contentType = contentType
+        self.path = path
+        self.size = size
+    }
+}
+
+/// One HTTP request, complete (its body has been received) when a responder sees it.
+public struct Request: Sendable {
+    public var method: String
+    /// The percent-decoded path, without the query string.
+    public var path: String
+    /// The path as it came on the request line, without the query string.
+    public var rawPath: String
+    /// Query arguments, percent-decoded, in order.
+    public var query: [(name: String, value: String)]
+    public var headers: Headers
+    public var cookies: [String: String]
+    /// The peer's IP address as text ("127.0.0.1", "::1").
+    public var remoteAddress: String
+    /// Text fields of an urlencoded or multipart body, in order.
+    public var formFields: [(name: String, value: String)]
+    /// File parts of a multipart body.
+    public var files: [UploadedFile]
+    /// The body bytes when it is neither urlencoded nor multipart (JSON, for example); else empty.
+    public var body: [UInt8]
+    /// With `RouteOptions.spoolRawBody`, the whole body exactly as received, in a temporary file.
+    public var rawBodyPath: String?
+    /// Path parameters captured by the router (":id" in "/report/:id").
+    public var parameters: [String: String]
+
+    public init(
+        method: String, path: String, rawPath: String? = nil, query: [(name: String, value: String)] = [],
+        headers: Headers = Headers(), cookies: [String: String] = [:], remoteAddress: String = "127.0.0.1",
+        formFields: [(name: String, value: String)] = [], files: [UploadedFile] = [], body: [UInt8] = [],
+        rawBodyPath: String? = nil, parameters: [String: String] = [:]
+    ) {
+        self.method = method
+        self.path = path
+        self.rawPath = rawPath ?? path
+        self.query = query
+        self.headers = headers
+        self.cookies = cookies
+        self.remoteAddress = remoteAddress
+        self.formFields = formFields
+        self.files = files
+        self.body = body
+        self.rawBodyPath = rawBodyPath
+        self.parameters = parameters
+    }
+
+    /// The first form field of that name.
+    public func formValue(_ name: String) -> String? { formFields.first { $0.name == name }?.value }
+    /// The first query argument of that name.
+    public func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
+}

@@ -1,0 +1,73 @@
+/// One HTTP response. The server adds the security headers to every response.
+public struct Response: Sendable {
+    public enum Body: Sendable {
+        case bytes([UInt8])
+        /// A file streamed from disk; `size` bytes from its start.
+        case file(path: String, size: Int)
+    }
+
+    public var status: Int
+    public var headers: Headers
+    public var body: Body
+
+    public init(status: Int = 200, headers: Headers = Headers(), body: Body = .bytes([])) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public init(status: Int = 200, contentType: String, body: [UInt8]) {
+        self.init(status: status, headers: Headers([("Content-Type", contentType)]), body: .bytes(body))
+    }
+
+    public static func text(_ text: String, status: Int = 200) -> Response {
+        Response(status: status, contentType: "text/plain; charset=utf-8", body: Array(text.utf8))
+    }
+
+    public static func html(_ html: String, status: Int = 200) -> Response {
+        Response(status: status, contentType: "text/html; charset=utf-8", body: Array(html.utf8))
+    }
+
+    public static func json(_ bytes: [UInt8], status: Int = 200) -> Response {
+        Response(status: status, contentType: "application/json", body: bytes)
+    }
+
+    public static func redirect(to location: String, status: Int = 303) -> Response {
+        Response(status: status, headers: Headers([("Location", location)]))
+    }
+
+    /// Adds a Set-Cookie header.
+    public mutating func setCookie(_ cookie: SetCookie) { headers.add("Set-Cookie", cookie.headerValue) }
+}
+
+/// A Set-Cookie header value.
+public struct SetCookie: Sendable {
+    public enum SameSite: String, Sendable { case strict = "Strict", lax = "Lax", none = "None" }
+    public var name: String
+    public var value: String
+    public var path: String = "/"
+    public var maxAge: Int?
+    public var httpOnly = true
+    public var secure = false
+    public var sameSite: SameSite = .lax
+
+    public init(name: String, value: String, path: String = "/", maxAge: Int? = nil, httpOnly: Bool = true,
+                secure: Bool = false, sameSite: SameSite = .lax) {
+        self.name = name
+        self.value = value
+        self.path = path
+        self.maxAge = maxAge
+        self.httpOnly = httpOnly
+        self.secure = secure
+        self.sameSite = sameSite
+    }
+
+    public var headerValue: String {
+        var parts = ["\(name)=\(value)", "Path=\(path)"]
+        if let maxAge { parts.append("Max-Age=\(maxAge)") }
+        if httpOnly { parts.append("HttpOnly") }
+        if secure { parts.append("Secure") }
+        parts.append("SameSite=\(sameSite.rawValue)")
+        return parts.joined(separator: "; ")
+    }
+}

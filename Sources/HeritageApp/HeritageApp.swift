@@ -1,0 +1,1 @@
+// HeritageApp: placeholder until its first real file lands.

@@ -1,0 +1,1 @@
+// Mustache: placeholder until its first real file lands.

@@ -1,0 +1,3 @@
+import CCurl
+import COpenSSL
+let _c = CURLOPT_URL

@@ -1,0 +1,2 @@
+import CSQLite
+let _t = har_sqlite_transient()
