@@ -31,6 +31,7 @@ extension Configuration {
         .string("public_dir", \.publicDir, "folder of the static files"),
         .bool("access_log", \.accessLog, "one line per request on standard output"),
         .bool("metrics_allow_remote", \.metricsAllowRemote, "serve /metrics to other than loopback"),
+        .bool("benchmark_routes", \.benchmarkRoutes, "add the /bench/ routes used by bench/run"),
         .optionalString("platform_url", \.platformURL, "upstream platform base URL; unset = embedded local platform"),
         .optionalString("consumer_key", \.consumerKey, "upstream consumer key"),
         .optionalString("consumer_secret", \.consumerSecret, "upstream consumer secret (never logged)"),

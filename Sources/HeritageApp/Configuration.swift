@@ -23,6 +23,7 @@ public struct Configuration: Sendable, Equatable {
     public var publicDir = "Public"
     public var accessLog = true
     public var metricsAllowRemote = false
+    public var benchmarkRoutes = false
 
     // Upstream platform; all three unset = embedded local platform
     public var platformURL: String?
