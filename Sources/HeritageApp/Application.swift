@@ -11,7 +11,7 @@ import Glibc
 /// the templates, the routes and the HTTP server, wired together once. Nothing here is global.
 public final class Application: Sendable {
     public let configuration: Configuration
-    let store: Store
+    let store: DatabasePool
     let templates: TemplateLibrary
     let metrics: Metrics
     let server: HTTPServer
@@ -27,7 +27,7 @@ public final class Application: Sendable {
         try DataFolder.prepare(temporaryDirectory)
         DataFolder.removeContents(of: temporaryDirectory)
 
-        store = try Store(path: dataDir + "/har.sqlite", migrations: AppMigrations.all)
+        store = try DatabasePool(path: dataDir + "/har.sqlite", configuration: .init(migrations: AppMigrations.all))
         templates = try TemplateLibrary(directory: configuration.templatesDir)
         metrics = Metrics()
         benchmarkFixtures = configuration.benchmarkRoutes

@@ -11,11 +11,11 @@ import Glibc
 /// to disk and fsynced. They run through the same server, store and template code as every page; their
 /// data lives in a database of their own so that they never touch the application's.
 final class BenchmarkFixtures: Sendable {
-    let store: Store
+    let store: DatabasePool
     let templates: TemplateLibrary
 
     init(path: String, templates: TemplateLibrary) throws {
-        store = try Store(path: path, migrations: [
+        store = try DatabasePool(path: path, configuration: .init(migrations: [
             Migration(
                 version: 1, name: "sample_rows",
                 sql: """
@@ -27,7 +27,7 @@ final class BenchmarkFixtures: Sendable {
                     SELECT 'Chapel of St Ninian & <Friends> no. ' || i, i || ' Church Lane, Whithorn',
                            strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-' || i || ' days') FROM n;
                     """)
-        ])
+        ]))
         self.templates = templates
     }
 

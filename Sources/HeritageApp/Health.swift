@@ -3,7 +3,7 @@ import Storage
 
 /// `GET /healthz`: whether the process answers and its store answers, for load balancers and operators.
 struct Health: Sendable {
-    let store: Store
+    let store: DatabasePool
 
     /// Whether a reader can run a query right now.
     var storeIsHealthy: Bool {
