@@ -80,7 +80,9 @@ extension Configuration {
     }
 
     mutating func apply(environment: [String: String]) throws {
-        for (variable, text) in environment.sorted(by: { $0.key < $1.key }) where variable.hasPrefix("HAR_") {
+        // HAR_INTERNAL_* pass facts between our own processes (the embedded platform's parent pid).
+        for (variable, text) in environment.sorted(by: { $0.key < $1.key })
+        where variable.hasPrefix("HAR_") && !variable.hasPrefix("HAR_INTERNAL_") {
             guard let key = Self.keys.first(where: { $0.environmentName == variable }) else {
                 throw ConfigurationError("unknown configuration variable \(variable)")
             }

@@ -27,7 +27,7 @@ final class EmbeddedPlatform: Sendable {
             "HAR_PLATFORM_PHOTO_LIMIT_BYTES": String(configuration.platformPhotoLimitBytes),
             "HAR_DATA_DIR": configuration.dataDir + "/platform",
             "HAR_ACCESS_LOG": "false",
-            "HAR_PLATFORM_PARENT_PID": String(getpid()),
+            "HAR_INTERNAL_PARENT_PID": String(getpid()),
         ]
         if let faults = configuration.platformFaults { environment["HAR_PLATFORM_FAULTS"] = faults }
         for name in ["PATH", "LANG", "TMPDIR"] {
