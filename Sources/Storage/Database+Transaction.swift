@@ -12,6 +12,7 @@ extension Database {
     ///
     /// Called inside another transaction it becomes a SAVEPOINT, so an inner failure undoes only
     /// the inner work and the outer transaction decides what happens to the rest.
+    @discardableResult
     public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
         if isAutocommit {
             return try outermostTransaction(kind, body)

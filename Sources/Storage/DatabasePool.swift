@@ -62,6 +62,7 @@ public final class DatabasePool: @unchecked Sendable {
     ///
     /// Returning commits (and, with synchronous=FULL, makes the change durable); throwing rolls back.
     /// `database.transaction` inside `body` makes a savepoint.
+    @discardableResult
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         try writerLock.withLock {
             guard let writer else { throw closedError() }
@@ -71,6 +72,7 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// Runs `body` on a writer connection outside any transaction, for statements that refuse one
     /// (`VACUUM`, `PRAGMA wal_checkpoint`).
+    @discardableResult
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try writerLock.withLock {
             guard let writer else { throw closedError() }
@@ -80,6 +82,7 @@ public final class DatabasePool: @unchecked Sendable {
 
     /// Runs `body` on a read-only connection inside a read transaction, so every query in it sees
     /// the same committed snapshot. Readers run in parallel with each other and with the writer.
+    @discardableResult
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         let reader = try checkOutReader()
         defer { checkIn(reader) }
