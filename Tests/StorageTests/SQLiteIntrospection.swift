@@ -13,3 +13,6 @@ func outstandingStatementCount(_ database: Database) -> Int {
     }
     return count
 }
+
+/// Bytes currently allocated by SQLite in this process.
+func sqliteMemoryUsed() -> Int64 { sqlite3_memory_used() }
