@@ -44,4 +44,23 @@ import Testing
         // Template lines of the partial get the indent; interpolated data does not.
         #expect(output == "<ul>\n  <li>\n    a\nb\n  </li>\n</ul>\n")
     }
+
+    // Cases from the Mustache spec (sections.yml, partials.yml), written out here.
+    @Test func specEdgeCases() throws {
+        #expect(try render("  {{#b}}\n#{{/b}}\n/", ["b": true]) == "#\n/")
+        #expect(try render("#{{#b}}\n/\n  {{/b}}", ["b": true]) == "#\n/\n")
+        #expect(try render("| This Is\n{{#b}}\n|\n{{/b}}\n| A Line", ["b": true]) == "| This Is\n|\n| A Line")
+        #expect(try render(" | {{#b}} {{/b}} | \n", ["b": true]) == " |   | \n")
+        #expect(try render("  {{>p}}\n>", [:], partials: ["p": ">\n>"]) == "  >\n  >>")
+        #expect(try render(">\n  {{>p}}", [:], partials: ["p": ">\n>"]) == ">\n  >\n  >")
+        #expect(try render("  {{d}}  {{> p}}\n", ["d": "|"], partials: ["p": ">\n>"]) == "  |  >\n>\n")
+        #expect(try render("\\\n {{>p}}\n/\n", ["content": "<\n->"], partials: ["p": "|\n{{{content}}}\n|\n"])
+            == "\\\n |\n <\n->\n |\n/\n")
+    }
+
+    @Test func nestedStandalonePartialsAccumulateIndentation() throws {
+        let partials = ["outer": "<div>\n  {{>inner}}\n</div>\n", "inner": "<p>\nx\n</p>\n"]
+        #expect(try render("<body>\n  {{>outer}}\n</body>\n", [:], partials: partials)
+            == "<body>\n  <div>\n    <p>\n    x\n    </p>\n  </div>\n</body>\n")
+    }
 }
