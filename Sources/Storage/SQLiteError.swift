@@ -46,7 +46,8 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
 extension SQLiteError {
     /// The error the connection `handle` reports right now.
     init(handle: OpaquePointer?, code: Int32, sql: String? = nil, path: String? = nil) {
-        let message = handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        let message =
+            handle.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
             ?? String(cString: sqlite3_errstr(code))
         // With SQLITE_OPEN_EXRESCODE most calls already return the extended code; otherwise ask the
         // handle, but only trust its answer when it agrees (it can be stale after another call).

@@ -95,7 +95,8 @@ public final class Statement {
     /// Binds `value` to a named parameter; `name` may include its prefix (`:id`) or not (`id`).
     public func bind(_ value: SQLValue, to name: String) throws {
         let handle = try liveHandle()
-        let candidates = [":", "@", "$"].contains(where: name.hasPrefix) ? [name] : [":" + name, "@" + name, "$" + name]
+        let candidates =
+            [":", "@", "$"].contains(where: name.hasPrefix) ? [name] : [":" + name, "@" + name, "$" + name]
         for candidate in candidates {
             let position = sqlite3_bind_parameter_index(handle, candidate)
             if position > 0 {
@@ -149,7 +150,8 @@ public final class Statement {
             // Same for blobs: a zero-length blob, not NULL.
             guard !bytes.isEmpty else { return sqlite3_bind_zeroblob(handle, position, 0) }
             return bytes.withUnsafeBytes { raw in
-                sqlite3_bind_blob64(handle, position, raw.baseAddress, sqlite3_uint64(raw.count), har_sqlite_transient())
+                sqlite3_bind_blob64(
+                    handle, position, raw.baseAddress, sqlite3_uint64(raw.count), har_sqlite_transient())
             }
         }
     }
@@ -210,7 +212,8 @@ public final class Statement {
     public func columnIndex(named name: String) throws -> Int {
         guard let index = columnIndexes[name] else {
             throw SQLiteError(
-                code: SQLITE_RANGE, message: "no column named \(name) (columns: \(columnNames.joined(separator: ", ")))",
+                code: SQLITE_RANGE,
+                message: "no column named \(name) (columns: \(columnNames.joined(separator: ", ")))",
                 sql: sql)
         }
         return index

@@ -9,8 +9,9 @@ import Testing
             "partials/header": "<h1>{{title}}</h1>",
             "row": "<p>{{name}} ({{title}})</p>",
         ])
-        #expect(try library.render("list", ["title": "T", "rows": [["name": "a"], ["name": "b"]]])
-            == "<h1>T</h1><p>a (T)</p><p>b (T)</p>")
+        #expect(
+            try library.render("list", ["title": "T", "rows": [["name": "a"], ["name": "b"]]])
+                == "<h1>T</h1><p>a (T)</p><p>b (T)</p>")
     }
 
     @Test func recursivePartialRendersATreeAndStopsAtTheDepthLimit() throws {

@@ -16,8 +16,9 @@ func render(_ source: String, _ context: MustacheValue, partials: [String: Strin
     }
 
     @Test func numbersBooleansAndContainers() throws {
-        #expect(try render("{{i}} {{d}} {{t}} {{f}} {{n}}", ["i": 42, "d": 1.5, "t": true, "f": false, "n": nil])
-            == "42 1.5 true false ")
+        #expect(
+            try render("{{i}} {{d}} {{t}} {{f}} {{n}}", ["i": 42, "d": 1.5, "t": true, "f": false, "n": nil])
+                == "42 1.5 true false ")
         #expect(try render("[{{a}}][{{o}}]", ["a": [1, 2], "o": ["x": 1]]) == "[][]")
     }
 
@@ -56,8 +57,9 @@ func render(_ source: String, _ context: MustacheValue, partials: [String: Strin
     @Test(arguments: hostile)
     func hostileStringsInTextAndAttributes(input: String, escaped: String) throws {
         #expect(try render("<p>{{v}}</p>", ["v": .string(input)]) == "<p>\(escaped)</p>")
-        #expect(try render("<input value=\"{{v}}\" title='{{v}}'>", ["v": .string(input)])
-            == "<input value=\"\(escaped)\" title='\(escaped)'>")
+        #expect(
+            try render("<input value=\"{{v}}\" title='{{v}}'>", ["v": .string(input)])
+                == "<input value=\"\(escaped)\" title='\(escaped)'>")
     }
 
     @Test func escapedOutputNeverContainsMarkupCharacters() throws {
@@ -100,8 +102,9 @@ func render(_ source: String, _ context: MustacheValue, partials: [String: Strin
         #expect(try render(template, ["x": ""]) == "none")
         #expect(try render(template, ["x": [1]]) == "")
         #expect(try render(template, ["x": true]) == "")
-        #expect(try render("{{#rows}}{{.}}{{/rows}}{{^rows}}No reports yet.{{/rows}}", ["rows": []])
-            == "No reports yet.")
+        #expect(
+            try render("{{#rows}}{{.}}{{/rows}}{{^rows}}No reports yet.{{/rows}}", ["rows": []])
+                == "No reports yet.")
     }
 
     @Test func nestedSections() throws {

@@ -12,13 +12,14 @@ import Testing
             </ul>
 
             """
-        #expect(try render(template, ["rows": [["name": "a"], ["name": "b"]]]) == """
-            <ul>
-              <li>a</li>
-              <li>b</li>
-            </ul>
+        #expect(
+            try render(template, ["rows": [["name": "a"], ["name": "b"]]]) == """
+                <ul>
+                  <li>a</li>
+                  <li>b</li>
+                </ul>
 
-            """)
+                """)
     }
 
     @Test func standaloneInvertedCommentAndCRLF() throws {
@@ -54,13 +55,15 @@ import Testing
         #expect(try render("  {{>p}}\n>", [:], partials: ["p": ">\n>"]) == "  >\n  >>")
         #expect(try render(">\n  {{>p}}", [:], partials: ["p": ">\n>"]) == ">\n  >\n  >")
         #expect(try render("  {{d}}  {{> p}}\n", ["d": "|"], partials: ["p": ">\n>"]) == "  |  >\n>\n")
-        #expect(try render("\\\n {{>p}}\n/\n", ["content": "<\n->"], partials: ["p": "|\n{{{content}}}\n|\n"])
-            == "\\\n |\n <\n->\n |\n/\n")
+        #expect(
+            try render("\\\n {{>p}}\n/\n", ["content": "<\n->"], partials: ["p": "|\n{{{content}}}\n|\n"])
+                == "\\\n |\n <\n->\n |\n/\n")
     }
 
     @Test func nestedStandalonePartialsAccumulateIndentation() throws {
         let partials = ["outer": "<div>\n  {{>inner}}\n</div>\n", "inner": "<p>\nx\n</p>\n"]
-        #expect(try render("<body>\n  {{>outer}}\n</body>\n", [:], partials: partials)
-            == "<body>\n  <div>\n    <p>\n    x\n    </p>\n  </div>\n</body>\n")
+        #expect(
+            try render("<body>\n  {{>outer}}\n</body>\n", [:], partials: partials)
+                == "<body>\n  <div>\n    <p>\n    x\n    </p>\n  </div>\n</body>\n")
     }
 }

@@ -9,9 +9,10 @@ final class TemplateDirectory {
 
     init(_ files: [String: String]) {
         var template = Array("/tmp/har-mustache-test-XXXXXX".utf8CString)
-        path = template.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
-        } ?? "/tmp/har-mustache-test-fallback"
+        path =
+            template.withUnsafeMutableBufferPointer { buffer in
+                buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
+            } ?? "/tmp/har-mustache-test-fallback"
         for (name, contents) in files {
             let file = path + "/" + name
             if let slash = file.lastIndex(of: "/") { _ = system("mkdir -p '\(file[..<slash])'") }
@@ -37,8 +38,9 @@ final class TemplateDirectory {
         #expect(library.names == ["list", "partials/header", "partials/row"])
         // Compiled once: deleting the files does not affect rendering.
         _ = system("rm -rf '\(directory.path)'/*")
-        #expect(try library.render("list", ["title": "Sites", "rows": [["name": "a"], ["name": "b"]]])
-            == "<h1>Sites</h1>\n  <p>a</p>\n  <p>b</p>\n")
+        #expect(
+            try library.render("list", ["title": "Sites", "rows": [["name": "a"], ["name": "b"]]])
+                == "<h1>Sites</h1>\n  <p>a</p>\n  <p>b</p>\n")
     }
 
     @Test func brokenFileIsNamedWithItsLine() throws {
@@ -49,7 +51,9 @@ final class TemplateDirectory {
         let error = try #require(throws: MustacheError.self) { try TemplateLibrary(directory: directory.path) }
         #expect(error.file == directory.path + "/partials/bad.mustache")
         #expect(error.line == 2)
-        #expect(error.description == "\(directory.path)/partials/bad.mustache:2: unclosed section {{#open}}: no {{/open}} before the end")
+        #expect(
+            error.description
+                == "\(directory.path)/partials/bad.mustache:2: unclosed section {{#open}}: no {{/open}} before the end")
     }
 
     @Test func unknownPartialInAFileIsNamedWithItsLine() throws {
@@ -65,14 +69,14 @@ final class TemplateDirectory {
     @Test func renderingFiftyRowsIsFast() throws {
         let library = try TemplateLibrary(sources: [
             "list": """
-                <table>
-                  {{#rows}}
-                  <tr><td>{{name}}</td><td>{{status}}</td><td><a href="/reports/{{id}}" title="{{name}}">open</a></td></tr>
-                  {{/rows}}
-                  {{^rows}}<tr><td>None</td></tr>{{/rows}}
-                </table>
+            <table>
+              {{#rows}}
+              <tr><td>{{name}}</td><td>{{status}}</td><td><a href="/reports/{{id}}" title="{{name}}">open</a></td></tr>
+              {{/rows}}
+              {{^rows}}<tr><td>None</td></tr>{{/rows}}
+            </table>
 
-                """
+            """
         ])
         let rows: [MustacheValue] = (0..<50).map {
             ["name": "Site <\($0)> & 'co'", "status": "uploading", "id": .int($0)]

@@ -6,7 +6,8 @@ import Testing
 @Suite struct DatabasePoolTests {
     let directory = TemporaryDirectory()
     static let migrations = [
-        Migration(version: 1, name: "counter", sql: "CREATE TABLE counter (id INTEGER PRIMARY KEY, value INTEGER NOT NULL);")
+        Migration(
+            version: 1, name: "counter", sql: "CREATE TABLE counter (id INTEGER PRIMARY KEY, value INTEGER NOT NULL);")
     ]
 
     func openPool(readers: Int = 4) throws -> DatabasePool {
@@ -78,7 +79,9 @@ import Testing
                                 try database.scalar("SELECT count(*) FROM counter").int ?? -1
                             )
                         }
-                        if rows != value + 1 { failures.record("reader \(reader) saw value \(value) with \(rows) rows") }
+                        if rows != value + 1 {
+                            failures.record("reader \(reader) saw value \(value) with \(rows) rows")
+                        }
                         if value < last { failures.record("reader \(reader) went back from \(last) to \(value)") }
                         last = value
                     }

@@ -193,6 +193,8 @@ import Testing
         for _ in 0..<300 { _ = try cycle() }
         let growth = sqliteMemoryUsed() - before
         #expect(costOfOne > 0)
-        #expect(growth < 10 * costOfOne, "300 cycles grew SQLite's heap by \(growth) bytes; one connection costs \(costOfOne)")
+        #expect(
+            growth < 10 * costOfOne,
+            "300 cycles grew SQLite's heap by \(growth) bytes; one connection costs \(costOfOne)")
     }
 }

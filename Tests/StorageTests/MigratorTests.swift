@@ -7,11 +7,15 @@ import Testing
 
     static let first = [
         Migration(version: 1, name: "create report", sql: "CREATE TABLE report (id INTEGER PRIMARY KEY, title TEXT);"),
-        Migration(version: 2, name: "create photo", sql: "CREATE TABLE photo (id INTEGER PRIMARY KEY, report_id INTEGER);"),
+        Migration(
+            version: 2, name: "create photo", sql: "CREATE TABLE photo (id INTEGER PRIMARY KEY, report_id INTEGER);"),
     ]
-    static let later = first + [
-        Migration(version: 3, name: "report status", sql: "ALTER TABLE report ADD COLUMN status TEXT NOT NULL DEFAULT 'draft';")
-    ]
+    static let later =
+        first + [
+            Migration(
+                version: 3, name: "report status",
+                sql: "ALTER TABLE report ADD COLUMN status TEXT NOT NULL DEFAULT 'draft';")
+        ]
 
     @Test func freshDatabaseGetsEveryMigrationInOrder() throws {
         let database = try Database(path: directory.file("m.sqlite"))
@@ -58,9 +62,10 @@ import Testing
 
     @Test func failingMigrationIsRolledBackAndNamed() throws {
         let database = try Database(path: directory.file("m.sqlite"))
-        let broken = Self.first + [
-            Migration(version: 3, name: "half done", sql: "CREATE TABLE extra (x); INSERT INTO nowhere VALUES (1);")
-        ]
+        let broken =
+            Self.first + [
+                Migration(version: 3, name: "half done", sql: "CREATE TABLE extra (x); INSERT INTO nowhere VALUES (1);")
+            ]
         let error = try #require(throws: MigrationError.self) { try Migrator.apply(broken, to: database) }
         guard case .failed(let version, let name, let underlying) = error else {
             Issue.record("unexpected \(error)")
