@@ -66,7 +66,7 @@ final class TemplateDirectory {
         #expect(throws: MustacheError.self) { try TemplateLibrary(directory: "/nonexistent/templates") }
     }
 
-    @Test func renderingFiftyRowsIsFast() throws {
+    @Test func renderingFiftyRowsIsStable() throws {
         let library = try TemplateLibrary(sources: [
             "list": """
             <table>
@@ -82,14 +82,11 @@ final class TemplateDirectory {
             ["name": "Site <\($0)> & 'co'", "status": "uploading", "id": .int($0)]
         }
         let context: MustacheValue = ["rows": .array(rows)]
-        let clock = ContinuousClock()
-        var length = 0
-        let elapsed = try clock.measure {
-            for _ in 0..<1000 { length += try library.render("list", context).utf8.count }
-        }
-        #expect(length > 0)
-        // Generous bound for a debug build on a shared 2-core machine; release is far faster.
-        #expect(elapsed < .seconds(5), "1000 renders of 50 rows took \(elapsed)")
-        print("1000 renders of a 50-row page: \(elapsed)")
+        // Speed is measured by bench/run, never here: this checks that repeated renders of one compiled
+        // template give the same, complete page.
+        let first = try library.render("list", context)
+        for _ in 0..<100 { #expect(try library.render("list", context) == first) }
+        #expect(first.split(separator: "\n").filter { $0.contains("<tr><td>Site") }.count == 50)
+        #expect(first.contains("Site &lt;49&gt; &amp; &#39;co&#39;"))
     }
 }
