@@ -106,6 +106,11 @@ final class BodyReader {
         return true
     }
 
+    /// Counts bytes dropped after a refusal, so a never-ending body still hits the size limit.
+    func discard(_ count: Int) { received += count }
+
+    var isOverBodyLimit: Bool { received > limits.maxBodyBytes }
+
     /// Ends the body; false when it turned out malformed or incomplete.
     func finish() -> Bool {
         guard failure == nil else { return false }

@@ -60,18 +60,29 @@ extension HTTPServer {
         return MHD_Result.YES
     }
 
-    /// A chunk of body. Once refused, further bytes are dropped unread.
+    /// A chunk of body. Once refused, further bytes are dropped unread and the error page goes out when
+    /// the body ends: MHD 0.9.75 accepts a response only before the body or after it
+    /// (MHD_queue_response checks for HEADERS_PROCESSED or a complete request). A body that grows past
+    /// the size limit (chunked; a declared length over it was refused up front) is not waited for: the
+    /// connection is closed at once, which stops the upload.
     func receive(_ state: RequestState, connection: OpaquePointer, data: UnsafeRawBufferPointer) -> MHD_Result {
-        if let failure = state.failure {
-            if !state.responseQueued { _ = queueError(state, status: failure, connection: connection) }
-            return MHD_Result.YES
+        guard let reader = state.body else {
+            // Refused before reading (or a body nobody asked for): drop it, bounded like any body.
+            state.discardedBytes += data.count
+            return state.discardedBytes > configuration.limits.maxBodyBytes ? closeOverLimit(state) : MHD_Result.YES
         }
-        guard let reader = state.body else { return MHD_Result.YES }  // a body nobody asked for (GET with data)
-        if !reader.feed(data) {
+        if state.failure != nil {
+            reader.discard(data.count)
+        } else if !reader.feed(data) {
             state.failure = reader.failure ?? 400
-            _ = queueError(state, status: state.failure ?? 400, connection: connection)
         }
-        return MHD_Result.YES
+        return reader.isOverBodyLimit ? closeOverLimit(state) : MHD_Result.YES
+    }
+
+    private func closeOverLimit(_ state: RequestState) -> MHD_Result {
+        state.failure = 413
+        state.body?.removeAll()
+        return MHD_Result.NO
     }
 
     /// The body is complete (or we were resumed): answer.

@@ -35,6 +35,8 @@ final class RequestState: @unchecked Sendable {
     var failure: Int?
     var failureHeaders = Headers()
     var body: BodyReader?
+    /// Body bytes dropped after an early refusal.
+    var discardedBytes = 0
     var isSuspended = false
 
     var responseQueued = false
