@@ -62,7 +62,7 @@ public final class HTTPServer: @unchecked Sendable {
     public func start() throws {
         guard state.withLock({ $0.daemon == nil && !$0.stopping }) else { return }
         let directory = configuration.temporaryDirectory
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
+        guard HTTPServer.makeDirectories(directory) else {
             throw HTTPServerError.cannotCreateTemporaryDirectory(directory)
         }
         var resources: [UnsafeMutableRawPointer] = []
@@ -78,13 +78,14 @@ public final class HTTPServer: @unchecked Sendable {
         let limits = configuration.limits
         let me = Unmanaged.passRetained(self)
         var options: [MHD_OptionItem] = [
+            // First, so MHD routes even its option-parsing messages to us.
+            har_mhd_option_logger(harMHDLog, me.toOpaque()),
             har_mhd_option_pointer(MHD_OPTION.SOCK_ADDR, socketAddress),
             har_mhd_option_value(MHD_OPTION.THREAD_POOL_SIZE, max(1, configuration.threadCount)),
             har_mhd_option_value(MHD_OPTION.CONNECTION_LIMIT, max(1, limits.maxConnections)),
             har_mhd_option_value(MHD_OPTION.CONNECTION_TIMEOUT, max(0, limits.idleTimeoutSeconds)),
             har_mhd_option_uri_log(harURILog, me.toOpaque()),
             har_mhd_option_completed(harRequestCompleted, me.toOpaque()),
-            har_mhd_option_logger(harMHDLog, me.toOpaque()),
         ]
         if limits.maxConnectionsPerIP > 0 {
             options.append(har_mhd_option_value(MHD_OPTION.PER_IP_CONNECTION_LIMIT, limits.maxConnectionsPerIP))
@@ -218,6 +219,17 @@ public final class HTTPServer: @unchecked Sendable {
         return nil
     }
 
+    /// `mkdir -p`, owner-only: uploads wait here before handlers move them.
+    private static func makeDirectories(_ path: String) -> Bool {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST { return false }
+        }
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
     /// A whole (small) file as a NUL-terminated malloc'ed string, for the PEM options.
     private static func readFile(_ path: String) -> UnsafeMutableRawPointer? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -233,7 +245,9 @@ public final class HTTPServer: @unchecked Sendable {
             bytes.append(contentsOf: chunk[0..<count])
         }
         guard !bytes.isEmpty, let memory = calloc(bytes.count + 1, 1) else { return nil }
-        bytes.withUnsafeBytes { memory.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        bytes.withUnsafeBytes { buffer in
+            if let base = buffer.baseAddress { memory.copyMemory(from: base, byteCount: buffer.count) }
+        }
         return memory
     }
 }

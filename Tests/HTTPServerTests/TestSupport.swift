@@ -58,6 +58,13 @@ final class TestServer {
         (try? FileManager.default.contentsOfDirectory(atPath: temporaryDirectory)) ?? []
     }
 
+    /// Descriptors of this process still open on files in the temporary directory (leaks).
+    func openTemporaryDescriptors() -> [String] {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0) }
+            .filter { $0.hasPrefix(scratch.path) }
+    }
+
     func stop() {
         server.stop(gracePeriod: 2)
         scratch.remove()

@@ -35,7 +35,7 @@ func peakResidentKiB() -> Int {
         // Random-ish but cheap: 1 MiB of random bytes, each copy salted by its index.
         let seed = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255) }
         guard let handle = FileHandle(forWritingAtPath: file) ?? {
-            FileManager.default.createFile(atPath: file, contents: nil)
+            _ = FileManager.default.createFile(atPath: file, contents: nil)
             return FileHandle(forWritingAtPath: file)
         }() else { throw TestError("cannot write \(file)") }
         for index in 0..<200 {
@@ -58,6 +58,7 @@ func peakResidentKiB() -> Int {
         #expect(growth < 100 * 1024, "peak RSS grew by \(growth) KiB")
         try await Task.sleep(nanoseconds: 200_000_000)
         #expect(server.leftoverTemporaryFiles().isEmpty)
+        #expect(server.openTemporaryDescriptors().isEmpty)
     }
 
     @Test func contentLengthOverTheLimitIs413AtOnce() async throws {
@@ -73,6 +74,7 @@ func peakResidentKiB() -> Int {
         #expect(response.status == 413)
         for name in securityHeaderNames { #expect(response.header(name) != nil) }
         #expect(server.leftoverTemporaryFiles().isEmpty)
+        #expect(server.openTemporaryDescriptors().isEmpty)
     }
 
     /// MHD 0.9.75 cannot queue a response in the middle of a body, so a chunked body that grows past
@@ -98,6 +100,7 @@ func peakResidentKiB() -> Int {
         #expect(closed)
         try await Task.sleep(nanoseconds: 200_000_000)
         #expect(server.leftoverTemporaryFiles().isEmpty)
+        #expect(server.openTemporaryDescriptors().isEmpty)
         // The pool survives: the next request is answered.
         let after = try await blocking { try get(port, "/nothing").status }
         #expect(after == 404)
@@ -116,6 +119,7 @@ func peakResidentKiB() -> Int {
         #expect(result.status == 413)
         try await Task.sleep(nanoseconds: 200_000_000)
         #expect(server.leftoverTemporaryFiles().isEmpty)
+        #expect(server.openTemporaryDescriptors().isEmpty)
     }
 
     @Test func tooManyOrTooLargeFilesAre413() async throws {
@@ -137,6 +141,7 @@ func peakResidentKiB() -> Int {
         #expect(fine.status == 200 && fine.body == "files=2")
         try await Task.sleep(nanoseconds: 200_000_000)
         #expect(server.leftoverTemporaryFiles().isEmpty)
+        #expect(server.openTemporaryDescriptors().isEmpty)
     }
 
     @Test func malformedMultipartIs400() async throws {
@@ -161,6 +166,7 @@ func peakResidentKiB() -> Int {
         #expect(statuses == [400, 400, 400, 400, 200])
         try await Task.sleep(nanoseconds: 200_000_000)
         #expect(server.leftoverTemporaryFiles().isEmpty)
+        #expect(server.openTemporaryDescriptors().isEmpty)
     }
 
     @Test func rawBodyIsSpooledAndParsed() async throws {
@@ -171,5 +177,6 @@ func peakResidentKiB() -> Int {
         #expect(result.body == "raw=7 field=1")
         try await Task.sleep(nanoseconds: 200_000_000)
         #expect(server.leftoverTemporaryFiles().isEmpty)
+        #expect(server.openTemporaryDescriptors().isEmpty)
     }
 }
