@@ -16,6 +16,7 @@ public final class HTTPServer: @unchecked Sendable {
         var daemon: DaemonHandle?
         var port = 0
         var stopping = false
+        var listenerClosed = false
         var inFlight = 0
         var suspended: [ObjectIdentifier: RequestState] = [:]
         var lastMHDMessage = ""
@@ -52,6 +53,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// The bound port (resolves port 0 after `start`).
     public var port: Int { state.withLock { $0.port } }
+
+    /// False from the moment `stop` closes the listening socket.
+    public var isAcceptingConnections: Bool { state.withLock { $0.daemon != nil && !$0.listenerClosed } }
 
     /// Address text for messages.
     private var address: String {
@@ -138,6 +142,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard let daemon = handle?.pointer else { return }
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { close(listener) }
+        state.withLock { $0.listenerClosed = true }
 
         waitForRequests(until: monotonicSeconds() + max(0, gracePeriod))
         let leftovers = state.withLock { Array($0.suspended.values) }

@@ -4,8 +4,10 @@ import Testing
 
 @Suite struct LifecycleTests {
     @Test func requestInFlightFinishesDuringGracefulStopAndNewConnectionsAreRefused() async throws {
+        let started = LogSink()
         let server = try TestServer { router, _ in
             router.get("/slow") { _ in
+                started.add("started")
                 try await Task.sleep(nanoseconds: 1_000_000_000)
                 return .text("done")
             }
@@ -13,11 +15,12 @@ import Testing
         defer { server.stop() }
         let port = server.port
         async let slow = blocking { try get(port, "/slow") }
-        // Give the request time to arrive and be suspended before stopping.
-        try await Task.sleep(nanoseconds: 300_000_000)
+        // Stop only once the handler is running (no timing assumption).
+        while started.errors.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
         let stopper = server.server
         async let stopped: Void = blocking { stopper.stop(gracePeriod: 10) }
-        try await Task.sleep(nanoseconds: 200_000_000)
+        // Wait until the listening socket is gone, then a new connection must be refused.
+        while server.server.isAcceptingConnections { try await Task.sleep(nanoseconds: 10_000_000) }
         let refused = try await blocking { (try? RawConnection(port: port)) == nil }
         #expect(refused)
         let response = try await slow
