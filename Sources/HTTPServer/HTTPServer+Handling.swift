@@ -109,6 +109,9 @@ extension HTTPServer {
             }
             return queue(response, for: state, connection: connection)
         case .async(let handler):
+            guard trackSuspended(state) else {
+                return queue(router.errorPage(503, request), for: state, connection: connection)
+            }
             suspend(state, connection: connection, request: request, handler: handler)
             return MHD_Result.YES
         }
@@ -130,7 +133,6 @@ extension HTTPServer {
     private func suspend(_ state: RequestState, connection: OpaquePointer, request: Request, handler: @escaping AsyncHandler) {
         state.isSuspended = true
         state.prepareSuspension(ConnectionHandle(pointer: connection))
-        trackSuspended(state)
         MHD_suspend_connection(connection)
         let deadline = configuration.limits.handlerDeadlineSeconds
         let errorPage = router.errorPage

@@ -17,6 +17,7 @@ public final class HTTPServer: @unchecked Sendable {
         var port = 0
         var stopping = false
         var listenerClosed = false
+        var refusesSuspension = false
         var inFlight = 0
         var suspended: [ObjectIdentifier: RequestState] = [:]
         var lastMHDMessage = ""
@@ -145,12 +146,17 @@ public final class HTTPServer: @unchecked Sendable {
         state.withLock { $0.listenerClosed = true }
 
         waitForRequests(until: monotonicSeconds() + max(0, gracePeriod))
-        let leftovers = state.withLock { Array($0.suspended.values) }
-        for request in leftovers where request.finish(with: router.errorPage(503, request.summary)) {
-            untrackSuspended(request)
+        // From here no request may suspend (it could outlive the daemon): late ones are answered 503.
+        let leftovers = state.withLock { state in
+            state.refusesSuspension = true
+            return Array(state.suspended.values)
         }
+        finishWith503(leftovers)
         // Resumed connections need a moment on their poll thread before the daemon may stop.
         waitForRequests(until: monotonicSeconds() + 2)
+        // A request tracked just before the refusal began may have suspended only after the pass above.
+        finishWith503(state.withLock { Array($0.suspended.values) })
+        waitForRequests(until: monotonicSeconds() + 1)
 
         MHD_stop_daemon(daemon)
         let resources = state.withLock { state -> DaemonMemory in
@@ -160,6 +166,12 @@ public final class HTTPServer: @unchecked Sendable {
         }
         resources.pointers.forEach { free($0) }
         Unmanaged.passUnretained(self).release()  // the reference `start` gave the daemon
+    }
+
+    private func finishWith503(_ requests: [RequestState]) {
+        for request in requests where request.finish(with: router.errorPage(503, request.summary)) {
+            untrackSuspended(request)
+        }
     }
 
     private func waitForRequests(until deadline: Double) {
@@ -182,8 +194,13 @@ public final class HTTPServer: @unchecked Sendable {
                 durationSeconds: monotonicSeconds() - request.startedAt, remoteAddress: request.remoteAddress))
     }
 
-    func trackSuspended(_ request: RequestState) {
-        state.withLock { $0.suspended[ObjectIdentifier(request)] = request }
+    /// False once `stop` is past its grace period: the caller must answer without suspending.
+    func trackSuspended(_ request: RequestState) -> Bool {
+        state.withLock { state in
+            guard !state.refusesSuspension else { return false }
+            state.suspended[ObjectIdentifier(request)] = request
+            return true
+        }
     }
 
     func untrackSuspended(_ request: RequestState) {
