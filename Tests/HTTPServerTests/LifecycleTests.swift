@@ -30,6 +30,24 @@ import Testing
         server.server.stop()  // idempotent
     }
 
+    @Test func stopPastItsGracePeriodAnswersSuspendedRequests503() async throws {
+        let started = LogSink()
+        let server = try TestServer { router, _ in
+            router.get("/forever") { _ in
+                started.add("started")
+                try? await Task.sleep(nanoseconds: 20_000_000_000)
+                return .text("never")
+            }
+        }
+        defer { server.stop() }
+        let port = server.port
+        async let response = blocking { try get(port, "/forever") }
+        while started.errors.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+        let stopper = server.server
+        try await blocking { stopper.stop(gracePeriod: 0.2) }
+        #expect(try await response.status == 503)
+    }
+
     @Test func handlerPastItsDeadlineGets503() async throws {
         let server = try TestServer(limits: ServerLimits(handlerDeadlineSeconds: 0.3)) { router, _ in
             router.get("/stuck") { _ in
