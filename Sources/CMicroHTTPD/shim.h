@@ -33,4 +33,37 @@ static inline unsigned int har_mhd_connection_count(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
     return info ? info->num_connections : 0;
 }
+/* Option items built in C: MHD_OPTION_ARRAY wants function pointers cast to intptr_t, a cast that is
+   plain in C and awkward (unsafeBitCast) in Swift. */
+static inline struct MHD_OptionItem har_mhd_option_value(enum MHD_OPTION option, intptr_t value) {
+    struct MHD_OptionItem item = { option, value, NULL };
+    return item;
+}
+
+static inline struct MHD_OptionItem har_mhd_option_pointer(enum MHD_OPTION option, void *pointer) {
+    struct MHD_OptionItem item = { option, 0, pointer };
+    return item;
+}
+
+static inline struct MHD_OptionItem har_mhd_option_completed(MHD_RequestCompletedCallback callback, void *cls) {
+    struct MHD_OptionItem item = { MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)callback, cls };
+    return item;
+}
+
+typedef void *(*har_mhd_uri_log_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
+
+static inline struct MHD_OptionItem har_mhd_option_uri_log(har_mhd_uri_log_callback callback, void *cls) {
+    struct MHD_OptionItem item = { MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)callback, cls };
+    return item;
+}
+
+static inline struct MHD_OptionItem har_mhd_option_logger(MHD_LogCallback callback, void *cls) {
+    struct MHD_OptionItem item = { MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)callback, cls };
+    return item;
+}
+
+static inline struct MHD_OptionItem har_mhd_option_end(void) {
+    struct MHD_OptionItem item = { MHD_OPTION_END, 0, NULL };
+    return item;
+}
 #endif

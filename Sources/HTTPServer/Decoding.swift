@@ -1,0 +1,121 @@
+// Percent-decoding of the request line and parsing of the Cookie header. We decode the raw URI
+// ourselves (MHD's copy arrives already unescaped, where "%2F" and "/" look alike and "%00" silently
+// truncates the C string).
+
+enum Decoding {
+    /// Bytes of `text` with "%HH" decoded (and "+" as space when asked); nil for a malformed escape.
+    static func percentDecoded<S: Collection>(_ text: S, plusAsSpace: Bool) -> [UInt8]? where S.Element == UInt8 {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count)
+        var iterator = text.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    return nil
+                }
+                out.append(high << 4 | low)
+            } else if plusAsSpace && byte == UInt8(ascii: "+") {
+                out.append(UInt8(ascii: " "))
+            } else {
+                out.append(byte)
+            }
+        }
+        return out
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    /// Valid UTF-8 without NUL, or nil.
+    static func strictString(_ bytes: [UInt8]) -> String? {
+        guard !bytes.contains(0) else { return nil }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// The decoded path, or nil when it must be refused with 400 (bad escape, NUL, invalid UTF-8).
+    static func path(_ rawPath: Substring) -> String? {
+        guard rawPath.hasPrefix("/"), let bytes = percentDecoded(rawPath.utf8, plusAsSpace: false) else { return nil }
+        return strictString(bytes)
+    }
+
+    /// "a=1&b=x+y" → [("a","1"),("b","x y")]; pairs that do not decode cleanly are left out.
+    static func query(_ raw: Substring) -> [(name: String, value: String)] {
+        var result: [(name: String, value: String)] = []
+        for pair in raw.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let nameBytes = percentDecoded(parts[0].utf8, plusAsSpace: true),
+                let name = strictString(nameBytes), !name.isEmpty
+            else { continue }
+            var value = ""
+            if parts.count > 1 {
+                guard let valueBytes = percentDecoded(parts[1].utf8, plusAsSpace: true),
+                    let decoded = strictString(valueBytes)
+                else { continue }
+                value = decoded
+            }
+            result.append((name, value))
+        }
+        return result
+    }
+
+    /// Cookie header → name/value pairs; the first of a name wins (the most specific path, by RFC 6265
+    /// ordering). Names must be tokens; values lose surrounding quotes; anything with control characters
+    /// is skipped rather than trusted.
+    static func cookies(_ header: String?) -> [String: String] {
+        guard let header else { return [:] }
+        var cookies: [String: String] = [:]
+        for item in header.split(separator: ";", omittingEmptySubsequences: true) {
+            guard cookies.count < 64 else { break }
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2 else { continue }
+            let name = parts[0].trimmingSpaces
+            var value = parts[1].trimmingSpaces
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = value.dropFirst().dropLast()
+            }
+            guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte), value.utf8.allSatisfy(isCookieValueByte),
+                cookies[String(name)] == nil
+            else { continue }
+            cookies[String(name)] = String(value)
+        }
+        return cookies
+    }
+
+    /// RFC 7230 token characters.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    /// Printable ASCII but the cookie separators; no controls, no spaces, no quotes, no commas.
+    private static func isCookieValueByte(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: ",")
+            && byte != UInt8(ascii: ";") && byte != UInt8(ascii: "\\")
+    }
+
+    /// A header value safe to put on the wire: no CR, LF or NUL (response splitting), no other controls
+    /// but tab.
+    static func isSafeHeaderValue(_ value: String) -> Bool {
+        value.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: Substring {
+        var text = self
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return text
+    }
+}

@@ -1,0 +1,275 @@
+// The server: starts an MHD daemon (internal polling threads with epoll, a thread pool,
+// suspend/resume), counts requests in flight, and stops gracefully.
+import CMicroHTTPD
+import Glibc
+import Synchronization
+
+/// @unchecked Sendable: its `let`s are immutable after init and every mutable field lives in the
+/// `state` Mutex; MHD threads, handler tasks and the caller of `stop` all go through it.
+public final class HTTPServer: @unchecked Sendable {
+    let configuration: ServerConfiguration
+    let router: Router
+    let accessLog: (@Sendable (AccessLogEntry) -> Void)?
+    let errorLog: @Sendable (String) -> Void
+
+    private struct State {
+        var daemon: DaemonHandle?
+        var port = 0
+        var stopping = false
+        var listenerClosed = false
+        var refusesSuspension = false
+        var inFlight = 0
+        var suspended: [ObjectIdentifier: RequestState] = [:]
+        var lastMHDMessage = ""
+        /// Memory MHD points into for the daemon's lifetime (address, PEM text).
+        var resources = DaemonMemory()
+    }
+
+    /// malloc'ed blocks handed to MHD. @unchecked Sendable: only `start` and `stop` touch them, under
+    /// the state lock, and nothing reads through them in Swift.
+    /// The MHD daemon. @unchecked Sendable: MHD's daemon API is thread-safe for what we call on it
+    /// (info, quiesce, stop), and `stop` makes sure only one caller stops it.
+    struct DaemonHandle: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    struct DaemonMemory: @unchecked Sendable {
+        var pointers: [UnsafeMutableRawPointer] = []
+    }
+    private let state = Mutex(State())
+
+    /// `errorLog` receives MHD's own messages and errors thrown by handlers; default: standard error.
+    public init(
+        configuration: ServerConfiguration, router: Router, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil,
+        errorLog: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.configuration = configuration
+        self.router = router
+        self.accessLog = accessLog
+        self.errorLog = errorLog ?? { message in
+            var line = "http: " + message + "\n"
+            line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// The bound port (resolves port 0 after `start`).
+    public var port: Int { state.withLock { $0.port } }
+
+    /// False from the moment `stop` closes the listening socket.
+    public var isAcceptingConnections: Bool { state.withLock { $0.daemon != nil && !$0.listenerClosed } }
+
+    /// Address text for messages.
+    private var address: String {
+        configuration.host.contains(":") ? "[\(configuration.host)]:\(configuration.port)"
+            : "\(configuration.host):\(configuration.port)"
+    }
+
+    public func start() throws {
+        guard state.withLock({ $0.daemon == nil && !$0.stopping }) else { return }
+        let directory = configuration.temporaryDirectory
+        guard HTTPServer.makeDirectories(directory) else {
+            throw HTTPServerError.cannotCreateTemporaryDirectory(directory)
+        }
+        var resources: [UnsafeMutableRawPointer] = []
+        var started = false
+        defer { if !started { resources.forEach { free($0) } } }
+
+        guard let (socketAddress, isIPv6) = makeSocketAddress() else { throw HTTPServerError.invalidHost(configuration.host) }
+        resources.append(socketAddress)
+
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+            | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue | MHD_USE_ERROR_LOG.rawValue
+        if isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        let limits = configuration.limits
+        let me = Unmanaged.passRetained(self)
+        var options: [MHD_OptionItem] = [
+            // First, so MHD routes even its option-parsing messages to us.
+            har_mhd_option_logger(harMHDLog, me.toOpaque()),
+            har_mhd_option_pointer(MHD_OPTION.SOCK_ADDR, socketAddress),
+            har_mhd_option_value(MHD_OPTION.THREAD_POOL_SIZE, max(1, configuration.threadCount)),
+            har_mhd_option_value(MHD_OPTION.CONNECTION_LIMIT, max(1, limits.maxConnections)),
+            har_mhd_option_value(MHD_OPTION.CONNECTION_TIMEOUT, max(0, limits.idleTimeoutSeconds)),
+            har_mhd_option_uri_log(harURILog, me.toOpaque()),
+            har_mhd_option_completed(harRequestCompleted, me.toOpaque()),
+        ]
+        if limits.maxConnectionsPerIP > 0 {
+            options.append(har_mhd_option_value(MHD_OPTION.PER_IP_CONNECTION_LIMIT, limits.maxConnectionsPerIP))
+        }
+        if let certificatePath = configuration.tlsCertificatePath, let keyPath = configuration.tlsKeyPath {
+            flags |= MHD_USE_TLS.rawValue
+            guard let certificate = HTTPServer.readFile(certificatePath) else {
+                me.release()
+                throw HTTPServerError.cannotReadTLSFile(path: certificatePath)
+            }
+            resources.append(certificate)
+            guard let key = HTTPServer.readFile(keyPath) else {
+                me.release()
+                throw HTTPServerError.cannotReadTLSFile(path: keyPath)
+            }
+            resources.append(key)
+            options.append(har_mhd_option_pointer(MHD_OPTION.HTTPS_MEM_CERT, certificate))
+            options.append(har_mhd_option_pointer(MHD_OPTION.HTTPS_MEM_KEY, key))
+        }
+        options.append(har_mhd_option_end())
+
+        let daemon = options.withUnsafeMutableBufferPointer { items in
+            har_mhd_start_daemon(flags, 0, harAccessHandler, me.toOpaque(), items.baseAddress)
+        }
+        guard let daemon else {
+            me.release()
+            let reason = state.withLock { $0.lastMHDMessage }
+            throw HTTPServerError.cannotStart(address: address, reason: reason.isEmpty ? "microhttpd refused to start" : reason)
+        }
+        started = true
+        let boundPort = Int(har_mhd_bound_port(daemon))
+        let handle = DaemonHandle(pointer: daemon)
+        let memory = DaemonMemory(pointers: resources)
+        state.withLock {
+            $0.daemon = handle
+            $0.port = boundPort
+            $0.resources = memory
+        }
+    }
+
+    /// Stops accepting (the listening socket closes at once, so new connections are refused), lets
+    /// requests in flight finish for up to `gracePeriod` seconds, answers any still-suspended request
+    /// 503, then stops the daemon. Safe to call more than once.
+    public func stop(gracePeriod: Double = 10) {
+        let handle = state.withLock { state -> DaemonHandle? in
+            guard !state.stopping, let daemon = state.daemon else { return nil }
+            state.stopping = true
+            return daemon
+        }
+        guard let daemon = handle?.pointer else { return }
+        let listener = MHD_quiesce_daemon(daemon)
+        if listener >= 0 { close(listener) }
+        state.withLock { $0.listenerClosed = true }
+
+        waitForRequests(until: monotonicSeconds() + max(0, gracePeriod))
+        // From here no request may suspend (it could outlive the daemon): late ones are answered 503.
+        let leftovers = state.withLock { state in
+            state.refusesSuspension = true
+            return Array(state.suspended.values)
+        }
+        finishWith503(leftovers)
+        // Resumed connections need a moment on their poll thread before the daemon may stop.
+        waitForRequests(until: monotonicSeconds() + 2)
+        // A request tracked just before the refusal began may have suspended only after the pass above.
+        finishWith503(state.withLock { Array($0.suspended.values) })
+        waitForRequests(until: monotonicSeconds() + 1)
+
+        MHD_stop_daemon(daemon)
+        let resources = state.withLock { state -> DaemonMemory in
+            state.daemon = nil
+            defer { state.resources = DaemonMemory() }
+            return state.resources
+        }
+        resources.pointers.forEach { free($0) }
+        Unmanaged.passUnretained(self).release()  // the reference `start` gave the daemon
+    }
+
+    private func finishWith503(_ requests: [RequestState]) {
+        for request in requests where request.finish(with: router.errorPage(503, request.summary)) {
+            untrackSuspended(request)
+        }
+    }
+
+    private func waitForRequests(until deadline: Double) {
+        while state.withLock({ $0.inFlight > 0 }) && monotonicSeconds() < deadline {
+            usleep(10_000)
+        }
+    }
+
+    // MARK: Bookkeeping called from the MHD callbacks
+
+    func requestStarted() { state.withLock { $0.inFlight += 1 } }
+
+    func requestCompleted(_ request: RequestState) {
+        state.withLock { $0.inFlight -= 1 }
+        request.body?.removeAll()
+        accessLog?(
+            AccessLogEntry(
+                time: request.wallTime, method: request.method, path: request.path.isEmpty ? request.rawPath : request.path,
+                status: request.responseQueued ? request.status : 0, bytes: request.bytes,
+                durationSeconds: monotonicSeconds() - request.startedAt, remoteAddress: request.remoteAddress))
+    }
+
+    /// False once `stop` is past its grace period: the caller must answer without suspending.
+    func trackSuspended(_ request: RequestState) -> Bool {
+        state.withLock { state in
+            guard !state.refusesSuspension else { return false }
+            state.suspended[ObjectIdentifier(request)] = request
+            return true
+        }
+    }
+
+    func untrackSuspended(_ request: RequestState) {
+        _ = state.withLock { $0.suspended.removeValue(forKey: ObjectIdentifier(request)) }
+    }
+
+    func logMHD(_ message: String) {
+        var text = Substring(message)
+        while text.last == "\n" { text = text.dropLast() }
+        state.withLock { $0.lastMHDMessage = String(text) }
+        errorLog("microhttpd: " + text)
+    }
+
+    func logError(_ message: String) { errorLog(message) }
+
+    // MARK: Setup helpers
+
+    /// A sockaddr_in or sockaddr_in6 for the configured host and port, malloc'ed (MHD keeps the pointer).
+    private func makeSocketAddress() -> (UnsafeMutableRawPointer, Bool)? {
+        guard (0...65535).contains(configuration.port),
+            let memory = calloc(1, MemoryLayout<sockaddr_storage>.size)
+        else { return nil }
+        let port = in_port_t(UInt16(configuration.port).bigEndian)
+        let ipv4 = memory.assumingMemoryBound(to: sockaddr_in.self)
+        if inet_pton(AF_INET, configuration.host, &ipv4.pointee.sin_addr) == 1 {
+            ipv4.pointee.sin_family = sa_family_t(AF_INET)
+            ipv4.pointee.sin_port = port
+            return (memory, false)
+        }
+        memset(memory, 0, MemoryLayout<sockaddr_storage>.size)
+        let ipv6 = memory.assumingMemoryBound(to: sockaddr_in6.self)
+        if inet_pton(AF_INET6, configuration.host, &ipv6.pointee.sin6_addr) == 1 {
+            ipv6.pointee.sin6_family = sa_family_t(AF_INET6)
+            ipv6.pointee.sin6_port = port
+            return (memory, true)
+        }
+        free(memory)
+        return nil
+    }
+
+    /// `mkdir -p`, owner-only: uploads wait here before handlers move them.
+    private static func makeDirectories(_ path: String) -> Bool {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST { return false }
+        }
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// A whole (small) file as a NUL-terminated malloc'ed string, for the PEM options.
+    private static func readFile(_ path: String) -> UnsafeMutableRawPointer? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while bytes.count < 1 << 20 {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return nil }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+        guard !bytes.isEmpty, let memory = calloc(bytes.count + 1, 1) else { return nil }
+        bytes.withUnsafeBytes { buffer in
+            if let base = buffer.baseAddress { memory.copyMemory(from: base, byteCount: buffer.count) }
+        }
+        return memory
+    }
+}

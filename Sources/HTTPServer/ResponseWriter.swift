@@ -1,0 +1,55 @@
+// Turns a Response into an MHD response: bytes copied (MHD_ResponseMemoryMode.RESPMEM_MUST_COPY) or a file streamed
+// from its descriptor, headers checked so nothing a handler echoes can split the response, and the
+// security headers added to every answer.
+import CMicroHTTPD
+import Glibc
+
+extension HTTPServer {
+    /// The MHD response, the status to send it with, and its body size; nil if MHD could not allocate.
+    func makeMHDResponse(_ response: Response, request: RequestState) -> (OpaquePointer, Int, Int)? {
+        var response = response
+        var created: OpaquePointer?
+        var bytes = 0
+        if case .file(let path, let size) = response.body {
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            if fd >= 0 {
+                created = MHD_create_response_from_fd64(UInt64(max(0, size)), fd)
+                if created == nil { close(fd) }  // MHD closes it only once it owns it
+                bytes = size
+            } else {
+                logError("cannot open \(path) for \(request.method) \(request.path): errno \(errno)")
+                response = router.errorPage(404, request.summary)
+            }
+        }
+        if created == nil {
+            var body: [UInt8] = []
+            if case .bytes(let content) = response.body { body = content }
+            bytes = body.count
+            created = body.withUnsafeBytes { buffer in
+                MHD_create_response_from_buffer(
+                    buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+            }
+        }
+        guard let created else { return nil }
+        var names = Set<String>()
+        for (name, value) in response.headers {
+            let lower = name.lowercased()
+            guard !HTTPServer.headersMHDOwns.contains(lower) else { continue }
+            guard !name.isEmpty, name.utf8.allSatisfy(Decoding.isTokenByte), Decoding.isSafeHeaderValue(value) else {
+                logError("dropped an unsafe response header for \(request.method) \(request.path)")
+                continue
+            }
+            if MHD_add_response_header(created, name, value) == MHD_Result.YES { names.insert(lower) }
+        }
+        for (name, value) in configuration.securityHeaders where !names.contains(name.lowercased()) {
+            guard Decoding.isSafeHeaderValue(value) else { continue }
+            _ = MHD_add_response_header(created, name, value)
+        }
+        let status = (100...599).contains(response.status) ? response.status : 500
+        return (created, status, bytes)
+    }
+
+    /// Framing headers are MHD's business; a handler's copy would contradict the real body or
+    /// connection state.
+    static let headersMHDOwns: Set<String> = ["content-length", "transfer-encoding", "connection", "date"]
+}

@@ -1,0 +1,160 @@
+// Routes a request by method and path pattern to a handler. Patterns: "/report/:id/photo" (":name"
+// captures one segment), "/static/*path" (captures the rest of the path, possibly empty).
+
+public typealias AsyncHandler = @Sendable (Request) async throws -> Response
+public typealias InlineHandler = @Sendable (Request) throws -> Response
+
+public struct Router: Sendable {
+    enum Handler: Sendable {
+        case async(AsyncHandler)
+        case inline(InlineHandler)
+    }
+
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+        case rest(String)
+    }
+
+    struct Route: Sendable {
+        var method: String
+        var segments: [Segment]
+        var options: RouteOptions
+        var handler: Handler
+    }
+
+    enum Match {
+        case found(Route, parameters: [String: String])
+        case methodNotAllowed(allowed: [String])
+        case notFound
+    }
+
+    private(set) var routes: [Route] = []
+
+    /// The page for 400, 404, 405, 413, 500, 503 and the like. It must not reveal internals.
+    public var errorPage: @Sendable (_ status: Int, _ request: Request) -> Response = Router.defaultErrorPage
+
+    public init() {}
+
+    public mutating func add(
+        method: String, pattern: String, options: RouteOptions = .init(), handler: @escaping AsyncHandler
+    ) {
+        var options = options
+        options.runsInline = false
+        routes.append(Route(method: method.uppercased(), segments: Router.parse(pattern), options: options,
+                            handler: .async(handler)))
+    }
+
+    public mutating func addInline(
+        method: String, pattern: String, options: RouteOptions = .init(), handler: @escaping InlineHandler
+    ) {
+        var options = options
+        options.runsInline = true
+        routes.append(Route(method: method.uppercased(), segments: Router.parse(pattern), options: options,
+                            handler: .inline(handler)))
+    }
+
+    /// Adds a route answered by a `Responder`.
+    public mutating func add(method: String, pattern: String, options: RouteOptions = .init(), responder: any Responder) {
+        add(method: method, pattern: pattern, options: options) { try await responder.respond(to: $0) }
+    }
+
+    public mutating func get(_ pattern: String, options: RouteOptions = .init(), _ handler: @escaping AsyncHandler) {
+        add(method: "GET", pattern: pattern, options: options, handler: handler)
+    }
+    public mutating func post(_ pattern: String, options: RouteOptions = .init(), _ handler: @escaping AsyncHandler) {
+        add(method: "POST", pattern: pattern, options: options, handler: handler)
+    }
+    public mutating func put(_ pattern: String, options: RouteOptions = .init(), _ handler: @escaping AsyncHandler) {
+        add(method: "PUT", pattern: pattern, options: options, handler: handler)
+    }
+    public mutating func patch(_ pattern: String, options: RouteOptions = .init(), _ handler: @escaping AsyncHandler) {
+        add(method: "PATCH", pattern: pattern, options: options, handler: handler)
+    }
+    public mutating func delete(_ pattern: String, options: RouteOptions = .init(), _ handler: @escaping AsyncHandler) {
+        add(method: "DELETE", pattern: pattern, options: options, handler: handler)
+    }
+
+    public mutating func getInline(
+        _ pattern: String, options: RouteOptions = .init(), _ handler: @escaping InlineHandler
+    ) {
+        addInline(method: "GET", pattern: pattern, options: options, handler: handler)
+    }
+    public mutating func postInline(
+        _ pattern: String, options: RouteOptions = .init(), _ handler: @escaping InlineHandler
+    ) {
+        addInline(method: "POST", pattern: pattern, options: options, handler: handler)
+    }
+
+    /// Serves the files under `directory` at `prefix` ("/static" serves "/static/app.css").
+    public mutating func serveStatic(prefix: String, directory: String, cacheControl: String = "public, max-age=3600") {
+        let files = StaticFiles(directory: directory, cacheControl: cacheControl)
+        let trimmed = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
+        getInline(trimmed + "/*path") { request in try files.respond(to: request) }
+    }
+
+    static func parse(_ pattern: String) -> [Segment] {
+        pattern.split(separator: "/", omittingEmptySubsequences: true).map { part in
+            if part.hasPrefix(":") { return .parameter(String(part.dropFirst())) }
+            if part.hasPrefix("*") { return .rest(String(part.dropFirst())) }
+            return .literal(String(part))
+        }
+    }
+
+    /// Matches on the decoded path. HEAD is answered by GET routes (MHD leaves out the body).
+    func match(method: String, path: String) -> Match {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        var allowed: [String] = []
+        for route in routes {
+            guard let parameters = Router.match(route.segments, parts) else { continue }
+            if route.method == method || (method == "HEAD" && route.method == "GET") {
+                return .found(route, parameters: parameters)
+            }
+            if !allowed.contains(route.method) { allowed.append(route.method) }
+        }
+        if allowed.isEmpty { return .notFound }
+        if allowed.contains("GET") && !allowed.contains("HEAD") { allowed.append("HEAD") }
+        return .methodNotAllowed(allowed: allowed)
+    }
+
+    private static func match(_ segments: [Segment], _ parts: [String]) -> [String: String]? {
+        var parameters: [String: String] = [:]
+        var index = 0
+        for segment in segments {
+            switch segment {
+            case .rest(let name):
+                parameters[name] = parts[min(index, parts.count)...].joined(separator: "/")
+                return parameters
+            case .literal(let text):
+                guard index < parts.count, parts[index] == text else { return nil }
+            case .parameter(let name):
+                guard index < parts.count else { return nil }
+                parameters[name] = parts[index]
+            }
+            index += 1
+        }
+        return index == parts.count ? parameters : nil
+    }
+
+    /// A small page naming the status only: no error text, no stack, no server version.
+    @Sendable public static func defaultErrorPage(status: Int, request: Request) -> Response {
+        let title = reasonPhrase(status)
+        let html = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>\(status) \(title)"
+            + "</title></head><body><h1>\(status) \(title)</h1></body></html>\n"
+        return Response.html(html, status: status)
+    }
+
+    static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 400: return "Bad Request"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 408: return "Request Timeout"
+        case 413: return "Content Too Large"
+        case 500: return "Internal Server Error"
+        case 503: return "Service Unavailable"
+        default: return "Error"
+        }
+    }
+}

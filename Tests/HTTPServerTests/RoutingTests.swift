@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import HTTPServer
+
+@Suite struct RoutingTests {
+    static func makeServer() throws -> TestServer {
+        try TestServer { router, _ in
+            router.getInline("/hello") { _ in .text("hello") }
+            router.get("/async/:name") { request in .text("hi \(request.parameters["name"] ?? "")") }
+            router.post("/items") { request in .text("posted \(request.formValue("a") ?? "")") }
+            router.get("/boom") { _ in throw TestError("secret database password xyz") }
+            router.getInline("/files/*rest") { request in .text("rest=\(request.parameters["rest"] ?? "")") }
+            router.getInline("/query") { request in .text("q=\(request.queryValue("q") ?? "")") }
+            router.post("/json") { request in .json(request.body) }
+        }
+    }
+
+    @Test func keepAliveAnswersTwoRequestsOnOneConnection() async throws {
+        try await blocking {
+            let server = try Self.makeServer()
+            defer { server.stop() }
+            let connection = try RawConnection(port: server.port)
+            let first = try connection.request("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(first.status == 200)
+            #expect(first.text == "hello")
+            #expect(first.header("Connection")?.lowercased() != "close")
+            let second = try connection.request("GET /async/ada HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(second.status == 200)
+            #expect(second.text == "hi ada")
+            #expect(second.header("Connection")?.lowercased() != "close")
+            let third = try connection.request("GET /nope HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(third.status == 404)
+            #expect(third.header("Connection")?.lowercased() != "close")
+        }
+    }
+
+    @Test func routesParametersRestAndQuery() async throws {
+        try await blocking {
+            let server = try Self.makeServer()
+            defer { server.stop() }
+            #expect(try get(server.port, "/files/a/b/c.txt").text == "rest=a/b/c.txt")
+            #expect(try get(server.port, "/query?q=a%20b+c&x=1").text == "q=a b c")
+            let posted = try curlStatus(["-d", "a=x%26y", "http://127.0.0.1:\(server.port)/items"])
+            #expect(posted.status == 200)
+            #expect(posted.body == "posted x&y")
+            let json = try curlStatus(["-H", "Content-Type: application/json", "-d", "{\"k\":1}",
+                                       "http://127.0.0.1:\(server.port)/json"])
+            #expect(json.body == "{\"k\":1}")
+        }
+    }
+
+    @Test func notFoundMethodNotAllowedAndServerError() async throws {
+        try await blocking {
+            let server = try Self.makeServer()
+            defer { server.stop() }
+            let missing = try get(server.port, "/missing")
+            #expect(missing.status == 404)
+            let connection = try RawConnection(port: server.port)
+            let wrongMethod = try connection.request("DELETE /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(wrongMethod.status == 405)
+            #expect(wrongMethod.header("Allow")?.contains("GET") == true)
+            let failure = try get(server.port, "/boom")
+            #expect(failure.status == 500)
+            #expect(!failure.text.contains("secret"))
+            #expect(server.log.errors.contains { $0.contains("secret database password") })
+            for response in [missing, wrongMethod, failure] {
+                for name in securityHeaderNames { #expect(response.header(name) != nil, "\(name) on \(response.status)") }
+            }
+            let ok = try get(server.port, "/hello")
+            for name in securityHeaderNames { #expect(ok.header(name) != nil) }
+            #expect(ok.header("Content-Security-Policy")?.contains("frame-ancestors 'none'") == true)
+        }
+    }
+
+    @Test func headIsAnsweredByGetRoutes() async throws {
+        try await blocking {
+            let server = try Self.makeServer()
+            defer { server.stop() }
+            let connection = try RawConnection(port: server.port)
+            let head = try connection.request("HEAD /hello HTTP/1.1\r\nHost: x\r\n\r\n", toHead: true)
+            #expect(head.status == 200)
+            let after = try connection.request("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(after.text == "hello")
+        }
+    }
+
+    @Test func badPathsAreRefused() async throws {
+        try await blocking {
+            let server = try Self.makeServer()
+            defer { server.stop() }
+            #expect(try get(server.port, "/hello%00").status == 400)
+            #expect(try get(server.port, "/hello%ff%fe").status == 400)
+            #expect(try get(server.port, "/hello%zz").status == 400)
+        }
+    }
+
+    @Test func accessLogHasNoQueryAndOneEntryPerRequest() async throws {
+        try await blocking {
+            let server = try Self.makeServer()
+            defer { server.stop() }
+            _ = try get(server.port, "/query?q=secret")
+            _ = try get(server.port, "/hello")
+            server.server.stop(gracePeriod: 1)
+            let entries = server.log.entries
+            #expect(entries.count == 2)
+            #expect(entries.contains { $0.path == "/query" && $0.status == 200 && $0.method == "GET" })
+            #expect(!entries.contains { $0.path.contains("secret") })
+        }
+    }
+
+    @Test func routerMatching() {
+        var router = Router()
+        router.get("/har/report/:id/photo") { _ in .text("") }
+        router.postInline("/har/report/:id/photo") { _ in .text("") }
+        router.getInline("/static/*path") { _ in .text("") }
+        if case .found(_, let parameters) = router.match(method: "GET", path: "/har/report/42/photo") {
+            #expect(parameters["id"] == "42")
+        } else {
+            Issue.record("no match")
+        }
+        if case .methodNotAllowed(let allowed) = router.match(method: "PUT", path: "/har/report/42/photo") {
+            #expect(allowed.contains("POST") && allowed.contains("GET"))
+        } else {
+            Issue.record("expected 405")
+        }
+        if case .notFound = router.match(method: "GET", path: "/har/report/42") {} else { Issue.record("expected 404") }
+        if case .found(_, let parameters) = router.match(method: "GET", path: "/static") {
+            #expect(parameters["path"] == "")
+        } else {
+            Issue.record("rest should match empty")
+        }
+    }
+}
