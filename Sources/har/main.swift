@@ -1,2 +1,8 @@
+// The process entry point: everything else lives in HeritageApp and the other library targets.
 import HeritageApp
-print("har")
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+exit(Command.main(CommandLine.arguments))

@@ -1,0 +1,98 @@
+import FoundationEssentials
+import HTTPServer
+import Mustache
+import Storage
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The web application as `har serve` runs it, and as tests build it: the data folder, the store,
+/// the templates, the routes and the HTTP server, wired together once. Nothing here is global.
+public final class Application: Sendable {
+    public let configuration: Configuration
+    let store: DatabasePool
+    let templates: TemplateLibrary
+    let metrics: Metrics
+    let server: HTTPServer
+    let benchmarkFixtures: BenchmarkFixtures?
+
+    /// Opens the data folder and the database, compiles every template and builds the routes.
+    /// Throws, with a message naming the file, when any of them cannot be used.
+    public init(configuration: Configuration, log: Log = Log()) throws {
+        self.configuration = configuration
+        let dataDir = configuration.dataDir
+        let temporaryDirectory = dataDir + "/tmp"
+        try DataFolder.prepare(dataDir)
+        try DataFolder.prepare(temporaryDirectory)
+        DataFolder.removeContents(of: temporaryDirectory)
+
+        store = try DatabasePool(path: dataDir + "/har.sqlite", configuration: .init(migrations: AppMigrations.all))
+        templates = try TemplateLibrary(directory: configuration.templatesDir)
+        metrics = Metrics()
+        benchmarkFixtures = configuration.benchmarkRoutes
+            ? try BenchmarkFixtures(path: dataDir + "/bench.sqlite", templates: templates) : nil
+
+        let pages = Pages(templates: templates)
+        var router = Router()
+        router.errorPage = { status, request in pages.error(status: status, request: request) }
+        router.serveStatic(prefix: "/static", directory: configuration.publicDir)
+        let health = Health(store: store)
+        router.getInline("/healthz") { _ in health.response() }
+        let metrics = metrics
+        let allowRemoteMetrics = configuration.metricsAllowRemote
+        router.getInline("/metrics") { request in
+            guard allowRemoteMetrics || Loopback.contains(request.remoteAddress) else {
+                return pages.error(status: 404, request: request)
+            }
+            return metrics.response(health: health)
+        }
+        benchmarkFixtures?.addRoutes(to: &router)
+
+        let accessLog = configuration.accessLog
+        server = HTTPServer(
+            configuration: ServerConfiguration(application: configuration, temporaryDirectory: temporaryDirectory),
+            router: router,
+            accessLog: { entry in
+                metrics.record(entry)
+                if accessLog { log.access(entry) }
+            })
+    }
+
+    /// Starts listening; throws with the address when it cannot.
+    public func start() throws { try server.start() }
+
+    /// The port the server listens on (the configured one, or the one picked for port 0).
+    public var port: Int { server.port }
+
+    /// Stops accepting, lets requests in flight finish (at most `gracePeriod` seconds), closes the store.
+    public func stop(gracePeriod: Double = 10) {
+        server.stop(gracePeriod: gracePeriod)
+        benchmarkFixtures?.close()
+        store.close()
+    }
+}
+
+extension ServerConfiguration {
+    init(application configuration: Configuration, temporaryDirectory: String) {
+        self.init(host: configuration.host, port: configuration.port)
+        threadCount = configuration.threads
+        limits.maxBodyBytes = configuration.maxBodyBytes
+        limits.maxFileBytes = configuration.maxFileBytes
+        limits.maxFiles = configuration.maxFiles
+        limits.maxConnections = configuration.maxConnections
+        limits.maxConnectionsPerIP = configuration.maxConnectionsPerIP
+        limits.idleTimeoutSeconds = configuration.idleTimeoutSeconds
+        limits.handlerDeadlineSeconds = Double(configuration.handlerDeadlineSeconds)
+        self.temporaryDirectory = temporaryDirectory
+        tlsCertificatePath = configuration.tlsCert
+        tlsKeyPath = configuration.tlsKey
+    }
+}
+
+/// Loopback addresses, for what only the machine itself may see.
+enum Loopback {
+    static func contains(_ address: String) -> Bool {
+        address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
+    }
+}

@@ -1,0 +1,112 @@
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `har` command line: subcommands, their options, and the process's exit codes.
+public enum Command {
+    public static let version = "0.1.0"
+
+    static let usage = """
+        Heritage at Risk for the web \(version)
+
+        Usage:
+          har serve [--config FILE]      the web application (stops cleanly on SIGINT or SIGTERM)
+          har platform [--config FILE]   the local Heritage Observatory platform, for tests and offline use
+          har --version
+          har --help | har serve --help
+
+        Configuration: built-in defaults, then --config FILE (else ./config/default.json when present),
+        then HAR_* environment variables, which win. Keys (each is also a key of the config file, in
+        lower case without HAR_):
+        """
+
+    /// Runs the command line and returns the process's exit status.
+    public static func main(_ arguments: [String]) -> Int32 {
+        Signals.block()
+        var rest = Array(arguments.dropFirst())
+        guard let subcommand = rest.first else {
+            printHelp()
+            return 64
+        }
+        rest.removeFirst()
+        switch subcommand {
+        case "--help", "-h", "help":
+            printHelp()
+            return 0
+        case "--version":
+            print(version)
+            return 0
+        case "serve", "platform":
+            if rest.contains("--help") || rest.contains("-h") {
+                printHelp()
+                return 0
+            }
+            let configuration: Configuration
+            do {
+                configuration = try loadConfiguration(rest)
+            } catch {
+                printError("\(error)")
+                return 78  // EX_CONFIG
+            }
+            return subcommand == "serve" ? Serve.run(configuration) : PlatformCommand.run(configuration)
+        default:
+            printError("unknown command \"\(subcommand)\"; see har --help")
+            return 64  // EX_USAGE
+        }
+    }
+
+    static func loadConfiguration(_ options: [String]) throws -> Configuration {
+        var file: String?
+        var index = 0
+        while index < options.count {
+            switch options[index] {
+            case "--config":
+                guard index + 1 < options.count else { throw ConfigurationError("--config needs a file") }
+                file = options[index + 1]
+                index += 2
+            default:
+                throw ConfigurationError("unknown option \(options[index]); see har --help")
+            }
+        }
+        if file == nil, FileManager.default.fileExists(atPath: "config/default.json") {
+            file = "config/default.json"
+        }
+        return try Configuration.load(file: file, environment: ProcessInfo.processInfo.environment)
+    }
+
+    static func printHelp() {
+        print(usage)
+        for line in Configuration.helpLines { print(line) }
+    }
+
+    static func printError(_ message: String) {
+        let line = "har: \(message)\n"
+        _ = line.withCString { fputs($0, stderr) }
+    }
+}
+
+/// Waits for SIGINT or SIGTERM. The two are blocked in every thread (threads inherit the mask of the
+/// thread that creates them, so this runs before any other thread starts) and taken here with
+/// sigwait, so no signal handler runs in an arbitrary thread.
+enum Signals {
+    static func block() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Blocks the calling thread until SIGINT or SIGTERM arrives; returns the signal.
+    static func wait() -> Int32 {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        var received: Int32 = 0
+        sigwait(&set, &received)
+        return received
+    }
+}

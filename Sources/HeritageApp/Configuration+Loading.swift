@@ -1,0 +1,191 @@
+import FoundationEssentials
+
+extension Configuration {
+    /// A key's kind and where it lands. Kept in one table so that the file, the environment, the
+    /// validation and `har --help` cannot disagree.
+    struct Key: Sendable {
+        enum Kind: Sendable { case string, optionalString, int(ClosedRange<Int>), double(ClosedRange<Double>), bool }
+        let name: String
+        let kind: Kind
+        let help: String
+        let set: @Sendable (inout Configuration, ConfigValue) -> Bool
+
+        var environmentName: String { "HAR_" + name.uppercased() }
+    }
+
+    static let keys: [Key] = [
+        .string("host", \.host, "address the web application listens on"),
+        .int("port", \.port, 0...65535, "port of the web application"),
+        .string("data_dir", \.dataDir, "data folder: database, photos, generated keys"),
+        .int("threads", \.threads, 1...256, "HTTP server threads"),
+        .int("max_body_bytes", \.maxBodyBytes, 1024...(1 << 40), "largest request body accepted"),
+        .int("max_file_bytes", \.maxFileBytes, 1024...(1 << 40), "largest uploaded file"),
+        .int("max_files", \.maxFiles, 1...1000, "most files in one request"),
+        .int("max_connections", \.maxConnections, 1...100_000, "open connections in all"),
+        .int("max_connections_per_ip", \.maxConnectionsPerIP, 1...100_000, "open connections per client address"),
+        .int("idle_timeout_seconds", \.idleTimeoutSeconds, 1...86_400, "an idle connection is closed after this"),
+        .int("handler_deadline_seconds", \.handlerDeadlineSeconds, 1...3600, "a request still unanswered after this gets 503"),
+        .optionalString("tls_cert", \.tlsCert, "PEM certificate: serve HTTPS"),
+        .optionalString("tls_key", \.tlsKey, "PEM private key for tls_cert"),
+        .string("templates_dir", \.templatesDir, "folder of the page templates"),
+        .string("public_dir", \.publicDir, "folder of the static files"),
+        .bool("access_log", \.accessLog, "one line per request on standard output"),
+        .bool("metrics_allow_remote", \.metricsAllowRemote, "serve /metrics to other than loopback"),
+        .bool("benchmark_routes", \.benchmarkRoutes, "add the /bench/ routes used by bench/run"),
+        .optionalString("platform_url", \.platformURL, "upstream platform base URL; unset = embedded local platform"),
+        .optionalString("consumer_key", \.consumerKey, "upstream consumer key"),
+        .optionalString("consumer_secret", \.consumerSecret, "upstream consumer secret (never logged)"),
+        .double("platform_connect_timeout", \.platformConnectTimeout, 0.1...600, "seconds to connect to the platform"),
+        .double("platform_timeout", \.platformTimeout, 1...3600, "seconds for one platform call in all"),
+        .optionalString("platform_proxy", \.platformProxy, "proxy for platform calls (none by default)"),
+        .string("platform_host", \.platformHost, "address the local platform listens on"),
+        .int("platform_port", \.platformPort, 0...65535, "port of the local platform (0 = any free port)"),
+        .optionalString("platform_db", \.platformDB, "SQLite file of the local platform"),
+        .optionalString("platform_apps", \.platformApps, "local platform consumer apps: key:secret[,key:secret]"),
+        .int("platform_session_ttl", \.platformSessionTTL, 1...31_536_000, "local platform session lifetime, seconds"),
+        .optionalString("platform_faults", \.platformFaults, "local platform faults: fail5xx=0.3,drop=0.1,latency_ms=200,seed=1"),
+        .int("platform_photo_limit_bytes", \.platformPhotoLimitBytes, 1...(1 << 40), "local platform photo size limit"),
+    ]
+
+    /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.
+    public static func load(file: String?, environment: [String: String]) throws -> Configuration {
+        var configuration = Configuration()
+        if let file {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ConfigurationError("cannot read configuration file \(file)")
+            }
+            try configuration.apply(json: data, source: file)
+        }
+        try configuration.apply(environment: environment)
+        try configuration.validate()
+        return configuration
+    }
+
+    mutating func apply(json data: Data, source: String) throws {
+        let object: [String: ConfigValue]
+        do {
+            object = try JSONDecoder().decode([String: ConfigValue].self, from: data)
+        } catch {
+            throw ConfigurationError("\(source): not a JSON object of configuration keys")
+        }
+        for (name, value) in object.sorted(by: { $0.key < $1.key }) {
+            if name.hasPrefix("//") || name == "_comment" { continue }
+            guard let key = Self.keys.first(where: { $0.name == name }) else {
+                throw ConfigurationError("\(source): unknown configuration key \"\(name)\"")
+            }
+            guard key.set(&self, value) else {
+                throw ConfigurationError("\(source): bad value for \"\(name)\": expected \(key.kind.expected)")
+            }
+        }
+    }
+
+    mutating func apply(environment: [String: String]) throws {
+        // HAR_INTERNAL_* pass facts between our own processes (the embedded platform's parent pid).
+        for (variable, text) in environment.sorted(by: { $0.key < $1.key })
+        where variable.hasPrefix("HAR_") && !variable.hasPrefix("HAR_INTERNAL_") {
+            guard let key = Self.keys.first(where: { $0.environmentName == variable }) else {
+                throw ConfigurationError("unknown configuration variable \(variable)")
+            }
+            guard key.set(&self, key.kind.parse(text)) else {
+                throw ConfigurationError("bad value for \(variable): expected \(key.kind.expected)")
+            }
+        }
+    }
+
+    /// Checks that need more than one key.
+    func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) {
+            throw ConfigurationError("tls_cert and tls_key go together: set both or neither")
+        }
+        if platformURL != nil {
+            if consumerKey == nil { throw ConfigurationError("platform_url is set but consumer_key is missing") }
+            if consumerSecret == nil { throw ConfigurationError("platform_url is set but consumer_secret is missing") }
+            if let url = platformURL, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
+                throw ConfigurationError("bad value for \"platform_url\": expected an http:// or https:// URL")
+            }
+        } else if consumerKey != nil || consumerSecret != nil {
+            throw ConfigurationError("consumer_key and consumer_secret need platform_url")
+        }
+    }
+
+    /// Key names and help, for `har --help`.
+    public static var helpLines: [String] {
+        keys.map { key in
+            let name = key.environmentName
+            let padded = name + String(repeating: " ", count: max(1, 32 - name.count))
+            return "  \(padded)\(key.help)"
+        }
+    }
+}
+
+extension Configuration.Key.Kind {
+    var expected: String {
+        switch self {
+        case .string: return "a non-empty string"
+        case .optionalString: return "a string or null"
+        case .int(let range): return "a whole number from \(range.lowerBound) to \(range.upperBound)"
+        case .double(let range): return "a number from \(range.lowerBound) to \(range.upperBound)"
+        case .bool: return "true or false"
+        }
+    }
+
+    /// An environment variable's text as the value a file would have given.
+    func parse(_ text: String) -> ConfigValue {
+        switch self {
+        case .string, .optionalString: return .string(text)
+        case .int, .double: return Double(text).map(ConfigValue.number) ?? .string(text)
+        case .bool:
+            switch text.lowercased() {
+            case "1", "true", "yes", "on": return .bool(true)
+            case "0", "false", "no", "off": return .bool(false)
+            default: return .string(text)
+            }
+        }
+    }
+}
+
+extension Configuration.Key {
+    static func string(_ name: String, _ path: WritableKeyPath<Configuration, String> & Sendable, _ help: String) -> Self {
+        Self(name: name, kind: .string, help: help) { configuration, value in
+            guard case .string(let text) = value, !text.isEmpty else { return false }
+            configuration[keyPath: path] = text
+            return true
+        }
+    }
+
+    static func optionalString(_ name: String, _ path: WritableKeyPath<Configuration, String?> & Sendable, _ help: String) -> Self {
+        Self(name: name, kind: .optionalString, help: help) { configuration, value in
+            switch value {
+            case .null: configuration[keyPath: path] = nil
+            case .string(let text): configuration[keyPath: path] = text.isEmpty ? nil : text
+            default: return false
+            }
+            return true
+        }
+    }
+
+    static func int(_ name: String, _ path: WritableKeyPath<Configuration, Int> & Sendable, _ range: ClosedRange<Int>, _ help: String) -> Self {
+        Self(name: name, kind: .int(range), help: help) { configuration, value in
+            guard case .number(let number) = value, number.rounded() == number,
+                  number >= Double(range.lowerBound), number <= Double(range.upperBound) else { return false }
+            configuration[keyPath: path] = Int(number)
+            return true
+        }
+    }
+
+    static func double(_ name: String, _ path: WritableKeyPath<Configuration, Double> & Sendable, _ range: ClosedRange<Double>, _ help: String) -> Self {
+        Self(name: name, kind: .double(range), help: help) { configuration, value in
+            guard case .number(let number) = value, range.contains(number) else { return false }
+            configuration[keyPath: path] = number
+            return true
+        }
+    }
+
+    static func bool(_ name: String, _ path: WritableKeyPath<Configuration, Bool> & Sendable, _ help: String) -> Self {
+        Self(name: name, kind: .bool, help: help) { configuration, value in
+            guard case .bool(let flag) = value else { return false }
+            configuration[keyPath: path] = flag
+            return true
+        }
+    }
+}

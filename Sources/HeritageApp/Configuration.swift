@@ -1,0 +1,56 @@
+import FoundationEssentials
+
+/// Everything `har serve` and `har platform` can be told. One flat set of keys: the same name in the
+/// config file (`"port": 8080`) and, upper-cased with a `HAR_` prefix, in the environment
+/// (`HAR_PORT=8080`); the environment wins. Every key is listed in `Configuration.keys`, so an unknown
+/// key or a bad value stops start with a message naming it.
+public struct Configuration: Sendable, Equatable {
+    // Web application
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var dataDir = "./data"
+    public var threads = 4
+    public var maxBodyBytes = 64 * 1024 * 1024
+    public var maxFileBytes = 30 * 1024 * 1024
+    public var maxFiles = 21
+    public var maxConnections = 1024
+    public var maxConnectionsPerIP = 256
+    public var idleTimeoutSeconds = 60
+    public var handlerDeadlineSeconds = 30
+    public var tlsCert: String?
+    public var tlsKey: String?
+    public var templatesDir = "Templates"
+    public var publicDir = "Public"
+    public var accessLog = true
+    public var metricsAllowRemote = false
+    public var benchmarkRoutes = false
+
+    // Upstream platform; all three unset = embedded local platform
+    public var platformURL: String?
+    public var consumerKey: String?
+    public var consumerSecret: String?
+    public var platformConnectTimeout = 10.0
+    public var platformTimeout = 60.0
+    public var platformProxy: String?
+
+    // Local platform (`har platform`, and the embedded default)
+    public var platformHost = "127.0.0.1"
+    public var platformPort = 0
+    public var platformDB: String?
+    public var platformApps: String?
+    public var platformSessionTTL = 86_400
+    public var platformFaults: String?
+    public var platformPhotoLimitBytes = 30 * 1024 * 1024
+
+    public init() {}
+
+    /// Whether an upstream platform was configured; otherwise the embedded local platform is used.
+    public var usesUpstreamPlatform: Bool { platformURL != nil }
+}
+
+/// A configuration that cannot be used; the message names the key and says why.
+public struct ConfigurationError: Error, CustomStringConvertible, Equatable {
+    public let message: String
+    public var description: String { message }
+    init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,20 @@
+import HTTPServer
+import Storage
+
+/// `GET /healthz`: whether the process answers and its store answers, for load balancers and operators.
+struct Health: Sendable {
+    let store: DatabasePool
+
+    /// Whether a reader can run a query right now.
+    var storeIsHealthy: Bool {
+        (try? store.read { database in try database.scalar("SELECT count(*) FROM instance") }) != nil
+    }
+
+    func response() -> Response {
+        let healthy = storeIsHealthy
+        let body = #"{"status":"\#(healthy ? "ok" : "degraded")","version":"\#(Command.version)","store":"\#(healthy ? "ok" : "error")"}"#
+        var response = Response.json(Array(body.utf8), status: healthy ? 200 : 503)
+        response.headers.add("Cache-Control", "no-store")
+        return response
+    }
+}

@@ -1,1 +1,0 @@
-// HeritageApp: placeholder until its first real file lands.

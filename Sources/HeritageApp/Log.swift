@@ -1,0 +1,69 @@
+import HTTPServer
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The process's log: one line per event, access lines on standard output and the rest on standard
+/// error. Lines are composed whole and written with one call, so threads never interleave within a line.
+/// Nothing secret is ever passed here: callers log paths without queries, never cookies, bodies or keys.
+public struct Log: Sendable {
+    public init() {}
+
+    /// `2026-11-29T15:41:17.123Z GET /static/css/app.css 200 2041B 0.4ms 127.0.0.1`
+    func access(_ entry: AccessLogEntry) {
+        let milliseconds = (entry.durationSeconds * 10_000).rounded() / 10
+        let line = "\(Self.timestamp(entry.time)) \(entry.method) \(Self.printable(entry.path)) \(entry.status) "
+            + "\(entry.bytes)B \(milliseconds)ms \(entry.remoteAddress)\n"
+        write(line, to: stdout)
+    }
+
+    public func info(_ message: String) { write("\(Self.timestamp(Self.now())) info \(message)\n", to: stderr) }
+    public func error(_ message: String) { write("\(Self.timestamp(Self.now())) error \(message)\n", to: stderr) }
+
+    private func write(_ line: String, to stream: UnsafeMutablePointer<FILE>?) {
+        var line = line
+        line.withUTF8 { bytes in
+            _ = fwrite(bytes.baseAddress, 1, bytes.count, stream)
+        }
+        fflush(stream)
+    }
+
+    /// Control characters in a path would let a client forge log lines: shown escaped instead.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == " " }) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F || scalar == " " {
+                result += "%" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 2)
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    /// ISO 8601 in UTC with milliseconds.
+    static func timestamp(_ seconds: Double) -> String {
+        var time = time_t(seconds.rounded(.down))
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        let millis = Int((seconds - seconds.rounded(.down)) * 1000)
+        return "\(parts.tm_year + 1900)-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T"
+            + "\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec)).\(String(millis).leftPadded(to: 3))Z"
+    }
+
+    private static func pad(_ value: Int32) -> String { String(value).leftPadded(to: 2) }
+}
+
+extension String {
+    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}

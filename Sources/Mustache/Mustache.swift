@@ -1,1 +1,0 @@
-// Mustache: placeholder until its first real file lands.

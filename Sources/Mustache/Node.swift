@@ -1,0 +1,30 @@
+/// A compiled template: text and tags, sections holding their children.
+struct Node: Sendable {
+    enum Kind: Sendable {
+        case text(String)
+        case variable(Path, escaped: Bool)
+        case section(Path, children: [Node], inverted: Bool)
+        /// `indent` is the whitespace before a standalone partial tag; it prefixes each line of the partial.
+        case partial(name: String, indent: String)
+    }
+
+    let kind: Kind
+    let line: Int
+}
+
+/// A dotted name split once at compile time; empty for the implicit iterator `{{.}}`.
+struct Path: Sendable {
+    let components: [String]
+    let text: String
+
+    init?(_ text: String) {
+        self.text = text
+        if text == "." {
+            components = []
+            return
+        }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !parts.contains(where: \.isEmpty) else { return nil }
+        components = parts
+    }
+}

@@ -1,0 +1,111 @@
+/// Walks a node tree once, writing into a single output string.
+struct Renderer {
+    private(set) var output = ""
+    private var stack: [MustacheValue]
+    private let partials: [String: Template]
+    private let maximumPartialDepth: Int
+    private var partialDepth = 0
+    /// Whitespace to put before each line of the partial being rendered ("" almost always).
+    private var indent = ""
+    private var atLineStart = true
+
+    init(context: MustacheValue, partials: [String: Template], maximumPartialDepth: Int, capacity: Int) {
+        stack = [context]
+        self.partials = partials
+        self.maximumPartialDepth = maximumPartialDepth
+        output.reserveCapacity(capacity)
+    }
+
+    mutating func render(_ nodes: [Node], template: String) throws {
+        for node in nodes {
+            switch node.kind {
+            case .text(let text):
+                if indent.isEmpty {
+                    output.append(text)
+                } else {
+                    appendIndenting(text)
+                }
+            case .variable(let path, let escaped):
+                let value = lookUp(path)
+                if !indent.isEmpty, atLineStart {
+                    output.append(indent)
+                    atLineStart = false
+                }
+                append(value, escaped: escaped)
+            case .section(let path, let children, let inverted):
+                let value = lookUp(path)
+                if inverted {
+                    if !value.isTruthy { try render(children, template: template) }
+                } else if case .array(let elements) = value {
+                    for element in elements {
+                        stack.append(element)
+                        try render(children, template: template)
+                        stack.removeLast()
+                    }
+                } else if value.isTruthy {
+                    stack.append(value)
+                    try render(children, template: template)
+                    stack.removeLast()
+                }
+            case .partial(let name, let partialIndent):
+                guard let partial = partials[name] else {
+                    throw MustacheError(.unknownPartial(name), template: template, line: node.line)
+                }
+                guard partialDepth < maximumPartialDepth else {
+                    throw MustacheError(.partialDepthExceeded(maximumPartialDepth), template: template, line: node.line)
+                }
+                let outerIndent = indent
+                partialDepth += 1
+                indent += partialIndent
+                if !partialIndent.isEmpty { atLineStart = true }
+                try render(partial.nodes, template: partial.name)
+                indent = outerIndent
+                partialDepth -= 1
+            }
+        }
+    }
+
+    /// Spec lookup: the first name is searched from the innermost context outwards; the rest of a
+    /// dotted name is resolved inside what was found, never by searching outer contexts again.
+    private func lookUp(_ path: Path) -> MustacheValue {
+        guard let first = path.components.first else { return stack.last ?? .null }
+        var found: MustacheValue?
+        for frame in stack.reversed() {
+            if case .dictionary(let dictionary) = frame, let value = dictionary[first] {
+                found = value
+                break
+            }
+        }
+        guard var current = found else { return .null }
+        for component in path.components.dropFirst() {
+            guard case .dictionary(let dictionary) = current, let value = dictionary[component] else { return .null }
+            current = value
+        }
+        return current
+    }
+
+    private mutating func append(_ value: MustacheValue, escaped: Bool) {
+        switch value {
+        case .string(let text):
+            if escaped { appendEscapingHTML(text, to: &output) } else { output.append(text) }
+        case .int(let number): output.append(String(number))
+        case .double(let number): output.append(String(number))
+        case .bool(let flag): output.append(flag ? "true" : "false")
+        // Containers have no text form; printing Swift's debug description would leak structure.
+        case .null, .array, .dictionary: break
+        }
+    }
+
+    /// Template text inside an indented partial: the indent goes before every line it starts.
+    private mutating func appendIndenting(_ text: String) {
+        var lineStart = text.startIndex
+        while lineStart < text.endIndex {
+            if atLineStart { output.append(indent) }
+            let newline = text[lineStart...].firstIndex(of: "\n")
+            let lineEnd = newline.map { text.index(after: $0) } ?? text.endIndex
+            output.append(contentsOf: text[lineStart..<lineEnd])
+            atLineStart = newline != nil
+            lineStart = lineEnd
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import CSQLite
+
+/// One SQLite connection.
+///
+/// Not `Sendable`: a connection is used by one thread at a time. `DatabasePool` hands connections
+/// to threads under its locks, which is why they are opened with `SQLITE_OPEN_NOMUTEX`.
+public final class Database {
+    public enum Mode: Sendable {
+        case readWrite
+        case readOnly
+    }
+
+    /// The file this connection opened (or `":memory:"`).
+    public let path: String
+    public let mode: Mode
+    private(set) var handle: OpaquePointer?
+    private var savepointCounter = 0
+
+    /// Opens (and by default creates) the database at `path`.
+    ///
+    /// The file header is read before this returns, so a file that is not a database, or one that
+    /// cannot be opened, fails here with its path rather than on some later query.
+    public init(
+        path: String, mode: Mode = .readWrite, create: Bool = true, busyTimeout: Duration = .seconds(5)
+    ) throws {
+        self.path = path
+        self.mode = mode
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        switch mode {
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        }
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let error = SQLiteError(handle: handle, code: code, path: path)
+            // sqlite3_open_v2 usually allocates a handle even when it fails; it must still be closed.
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+        do {
+            try setBusyTimeout(busyTimeout)
+            // Touching the schema reads page 1: garbage files and unreadable paths fail now.
+            try execute("SELECT count(*) FROM sqlite_schema")
+            if mode == .readWrite {
+                try execute("PRAGMA foreign_keys = ON")
+            }
+        } catch let error as SQLiteError {
+            close()
+            throw SQLiteError(
+                code: error.code, extendedCode: error.extendedCode, message: error.message, path: path)
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Closes the connection. Statements still alive keep it as a zombie until they are finalized
+    /// (`sqlite3_close_v2`), so this never fails; using the database afterwards throws.
+    public func close() {
+        if let handle {
+            sqlite3_close_v2(handle)
+            self.handle = nil
+        }
+    }
+
+    public var isOpen: Bool { handle != nil }
+
+    func openHandle(sql: String? = nil) throws -> OpaquePointer {
+        guard let handle else { throw SQLiteError.misuse("database \(path) is closed", sql: sql) }
+        return handle
+    }
+
+    /// How long a statement waits for another connection's lock before failing with `SQLITE_BUSY`.
+    public func setBusyTimeout(_ timeout: Duration) throws {
+        let (seconds, attoseconds) = timeout.components
+        let milliseconds = max(0, min(Int64(Int32.max), seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+        let code = sqlite3_busy_timeout(try openHandle(), Int32(milliseconds))
+        guard code == SQLITE_OK else { throw SQLiteError(handle: handle, code: code) }
+    }
+
+    /// Runs a script of one or more statements that take no parameters (schema, pragmas).
+    public func execute(_ sql: String) throws {
+        let handle = try openHandle(sql: sql)
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        defer { sqlite3_free(errorMessage) }
+        guard code == SQLITE_OK else {
+            var error = SQLiteError(handle: handle, code: code, sql: sql)
+            if let errorMessage {
+                error = SQLiteError(
+                    code: error.code, extendedCode: error.extendedCode, message: String(cString: errorMessage),
+                    sql: sql)
+            }
+            throw error
+        }
+    }
+
+    /// Compiles one statement. Values are bound afterwards, never spliced into `sql`.
+    public func prepare(_ sql: String) throws -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// Runs one statement with positional parameters (`?`, `?1`) and returns the number of rows changed.
+    @discardableResult
+    public func run(_ sql: String, _ parameters: SQLValue...) throws -> Int {
+        try run(sql, parameters)
+    }
+
+    @discardableResult
+    public func run(_ sql: String, _ parameters: [SQLValue]) throws -> Int {
+        let statement = try prepare(sql)
+        try statement.bind(parameters)
+        while try statement.step() {}
+        return changes
+    }
+
+    /// Runs one statement with named parameters (`:name`, `@name`, `$name`).
+    @discardableResult
+    public func run(_ sql: String, named parameters: [String: SQLValue]) throws -> Int {
+        let statement = try prepare(sql)
+        try statement.bind(named: parameters)
+        while try statement.step() {}
+        return changes
+    }
+
+    /// Every row of a query with positional parameters.
+    public func query(_ sql: String, _ parameters: SQLValue...) throws -> [Row] {
+        try query(sql, parameters)
+    }
+
+    public func query(_ sql: String, _ parameters: [SQLValue]) throws -> [Row] {
+        let statement = try prepare(sql)
+        try statement.bind(parameters)
+        return try statement.rows()
+    }
+
+    public func query(_ sql: String, named parameters: [String: SQLValue]) throws -> [Row] {
+        let statement = try prepare(sql)
+        try statement.bind(named: parameters)
+        return try statement.rows()
+    }
+
+    /// The first column of the first row, or `.null` when the query returns no row.
+    public func scalar(_ sql: String, _ parameters: SQLValue...) throws -> SQLValue {
+        try scalar(sql, parameters)
+    }
+
+    public func scalar(_ sql: String, _ parameters: [SQLValue]) throws -> SQLValue {
+        let statement = try prepare(sql)
+        try statement.bind(parameters)
+        guard try statement.step() else { return .null }
+        return try statement.value(at: 0)
+    }
+
+    /// The rowid of the most recent successful INSERT on this connection.
+    public var lastInsertRowID: Int64 {
+        handle.map { sqlite3_last_insert_rowid($0) } ?? 0
+    }
+
+    /// Rows changed by the most recent INSERT, UPDATE or DELETE on this connection.
+    public var changes: Int {
+        handle.map { Int(sqlite3_changes64($0)) } ?? 0
+    }
+
+    /// True when no transaction is open on this connection.
+    public var isAutocommit: Bool {
+        handle.map { sqlite3_get_autocommit($0) != 0 } ?? true
+    }
+
+    func nextSavepointName() -> String {
+        savepointCounter += 1
+        return "har_savepoint_\(savepointCounter)"
+    }
+}
+
+// Connections are confined to one thread at a time; the compiler should say so when one escapes.
+@available(*, unavailable)
+extension Database: Sendable {}

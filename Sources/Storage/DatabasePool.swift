@@ -1,0 +1,151 @@
+import CSQLite
+
+/// The database file the application runs on: WAL mode, one writer, a few readers in parallel.
+///
+/// Named after GRDB's type of the same job; the app's `Store` (the narrow protocol the design asks
+/// for, so PostgreSQL can slot in) is built on top of it.
+///
+/// `@unchecked Sendable` because the compiler cannot see what makes it safe: the writer connection
+/// is touched only while `writerLock` is held, the idle-reader list and counters only while
+/// `readerLock` is held, and a checked-out reader belongs to exactly one thread until it is
+/// returned. Connections are never shared between two threads at the same time.
+public final class DatabasePool: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        /// How many read-only connections may be open at once; readers beyond that wait.
+        public var maximumReaderCount: Int
+        /// How long a statement waits for a lock held by another connection (or process).
+        public var busyTimeout: Duration
+        /// Applied at open, before any other connection is handed out.
+        public var migrations: [Migration]
+
+        public init(maximumReaderCount: Int = 4, busyTimeout: Duration = .seconds(5), migrations: [Migration] = []) {
+            self.maximumReaderCount = max(1, maximumReaderCount)
+            self.busyTimeout = busyTimeout
+            self.migrations = migrations
+        }
+    }
+
+    public let path: String
+    public let configuration: Configuration
+
+    private let writerLock = ConditionLock()
+    private var writer: Database?
+
+    private let readerLock = ConditionLock()
+    private var idleReaders: [Database] = []
+    private var openReaderCount = 0
+    private var isClosed = false
+
+    /// Opens (creating if needed) the database at `path`, switches it to WAL and applies migrations.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        self.path = path
+        self.configuration = configuration
+        let writer = try Database(path: path, mode: .readWrite, create: true, busyTimeout: configuration.busyTimeout)
+        let journalMode = try writer.scalar("PRAGMA journal_mode = WAL").string
+        guard journalMode?.lowercased() == "wal" else {
+            throw SQLiteError(
+                code: SQLITE_ERROR, message: "could not switch to WAL (journal_mode is \(journalMode ?? "unknown"))",
+                path: path)
+        }
+        // FULL syncs the WAL on every commit: an acknowledged report survives a power cut.
+        // (NORMAL, the usual WAL choice, may lose the last commits.)
+        try writer.execute("PRAGMA synchronous = FULL")
+        try Migrator.apply(configuration.migrations, to: writer)
+        self.writer = writer
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Runs `body` on the writer connection inside an IMMEDIATE transaction, one writer at a time.
+    ///
+    /// Returning commits (and, with synchronous=FULL, makes the change durable); throwing rolls back.
+    /// `database.transaction` inside `body` makes a savepoint.
+    @discardableResult
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try writerLock.withLock {
+            guard let writer else { throw closedError() }
+            return try writer.transaction(.immediate) { try body(writer) }
+        }
+    }
+
+    /// Runs `body` on a writer connection outside any transaction, for statements that refuse one
+    /// (`VACUUM`, `PRAGMA wal_checkpoint`).
+    @discardableResult
+    public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try writerLock.withLock {
+            guard let writer else { throw closedError() }
+            return try body(writer)
+        }
+    }
+
+    /// Runs `body` on a read-only connection inside a read transaction, so every query in it sees
+    /// the same committed snapshot. Readers run in parallel with each other and with the writer.
+    @discardableResult
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        let reader = try checkOutReader()
+        defer { checkIn(reader) }
+        return try reader.transaction(.deferred) { try body(reader) }
+    }
+
+    /// Closes every connection. Waits for a running write; readers in use close when returned.
+    /// Later calls to `read` and `write` throw.
+    public func close() {
+        writerLock.withLock {
+            writer?.close()
+            writer = nil
+        }
+        let idle = readerLock.withLock { () -> [Database] in
+            isClosed = true
+            let idle = idleReaders
+            idleReaders.removeAll()
+            openReaderCount -= idle.count
+            readerLock.broadcast()
+            return idle
+        }
+        for reader in idle { reader.close() }
+    }
+
+    private func closedError() -> SQLiteError {
+        SQLiteError.misuse("database pool for \(path) is closed")
+    }
+
+    private func checkOutReader() throws -> Database {
+        let reuse = try readerLock.withLock { () throws -> Database? in
+            while true {
+                if isClosed { throw closedError() }
+                if let reader = idleReaders.popLast() { return reader }
+                if openReaderCount < configuration.maximumReaderCount {
+                    openReaderCount += 1
+                    return nil
+                }
+                readerLock.wait()
+            }
+        }
+        if let reuse { return reuse }
+        // Opened outside the lock: opening touches the disk and must not hold up other readers.
+        do {
+            return try Database(path: path, mode: .readOnly, busyTimeout: configuration.busyTimeout)
+        } catch {
+            readerLock.withLock {
+                openReaderCount -= 1
+                readerLock.signal()
+            }
+            throw error
+        }
+    }
+
+    private func checkIn(_ reader: Database) {
+        let closeIt = readerLock.withLock { () -> Bool in
+            if isClosed {
+                openReaderCount -= 1
+                return true
+            }
+            idleReaders.append(reader)
+            readerLock.signal()
+            return false
+        }
+        if closeIt { reader.close() }
+    }
+}

@@ -1,0 +1,275 @@
+import CSQLite
+
+/// A compiled SQL statement. Parameters are bound, never interpolated; `deinit` finalizes it.
+///
+/// It keeps its `Database` alive, so the connection cannot be freed under a live statement.
+public final class Statement {
+    public let database: Database
+    /// The SQL as written, without bound values (safe to log).
+    public let sql: String
+    private var handle: OpaquePointer?
+    private lazy var columnIndexes: [String: Int] = {
+        var indexes: [String: Int] = [:]
+        for (index, name) in columnNames.enumerated() where indexes[name] == nil {
+            indexes[name] = index
+        }
+        return indexes
+    }()
+
+    init(database: Database, sql: String) throws {
+        self.database = database
+        self.sql = sql
+        let connection = try database.openHandle(sql: sql)
+        var handle: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        let code = sql.withCString { text in
+            let result = sqlite3_prepare_v2(connection, text, -1, &handle, &tail)
+            // Anything but whitespace and semicolons after the first statement would be silently
+            // ignored by SQLite; refuse it instead (scripts go through `execute`).
+            if result == SQLITE_OK, let tail, !Statement.isBlank(tail) {
+                return SQLITE_MISUSE
+            }
+            return result
+        }
+        guard code == SQLITE_OK else {
+            sqlite3_finalize(handle)
+            if code == SQLITE_MISUSE {
+                throw SQLiteError.misuse("prepare takes one statement; use execute for scripts", sql: sql)
+            }
+            throw SQLiteError(handle: connection, code: code, sql: sql)
+        }
+        guard let handle else {
+            throw SQLiteError.misuse("no SQL statement to prepare", sql: sql)
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    private static func isBlank(_ text: UnsafePointer<CChar>) -> Bool {
+        var pointer = text
+        while pointer.pointee != 0 {
+            switch UInt8(bitPattern: pointer.pointee) {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: ";"):
+                pointer += 1
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
+    private func liveHandle() throws -> OpaquePointer {
+        guard let handle, database.isOpen else {
+            throw SQLiteError.misuse("statement used after its database was closed", sql: sql)
+        }
+        return handle
+    }
+
+    private func check(_ code: Int32) throws {
+        guard code == SQLITE_OK else {
+            throw SQLiteError(handle: database.handle, code: code, sql: sql)
+        }
+    }
+
+    // MARK: Binding
+
+    /// Number of parameters the SQL declares.
+    public var parameterCount: Int {
+        handle.map { Int(sqlite3_bind_parameter_count($0)) } ?? 0
+    }
+
+    /// Binds `value` to the parameter at `index`, counting from 1 as SQLite does.
+    public func bind(_ value: SQLValue, at index: Int) throws {
+        let handle = try liveHandle()
+        guard index >= 1, index <= parameterCount, let position = Int32(exactly: index) else {
+            throw SQLiteError(
+                code: SQLITE_RANGE, message: "no parameter at index \(index) (statement has \(parameterCount))",
+                sql: sql)
+        }
+        try check(Statement.bind(value, at: position, in: handle))
+    }
+
+    /// Binds `value` to a named parameter; `name` may include its prefix (`:id`) or not (`id`).
+    public func bind(_ value: SQLValue, to name: String) throws {
+        let handle = try liveHandle()
+        let candidates =
+            [":", "@", "$"].contains(where: name.hasPrefix) ? [name] : [":" + name, "@" + name, "$" + name]
+        for candidate in candidates {
+            let position = sqlite3_bind_parameter_index(handle, candidate)
+            if position > 0 {
+                try check(Statement.bind(value, at: position, in: handle))
+                return
+            }
+        }
+        throw SQLiteError(code: SQLITE_RANGE, message: "no parameter named \(name)", sql: sql)
+    }
+
+    /// Binds positional values, first to `?1`; the count must match the statement's.
+    public func bind(_ values: [SQLValue]) throws {
+        guard values.count == parameterCount else {
+            throw SQLiteError(
+                code: SQLITE_RANGE, message: "statement has \(parameterCount) parameters, \(values.count) given",
+                sql: sql)
+        }
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: offset + 1)
+        }
+    }
+
+    public func bind(named values: [String: SQLValue]) throws {
+        for (name, value) in values {
+            try bind(value, to: name)
+        }
+    }
+
+    private static func bind(_ value: SQLValue, at position: Int32, in handle: OpaquePointer) -> Int32 {
+        switch value {
+        case .null:
+            return sqlite3_bind_null(handle, position)
+        case .integer(let integer):
+            return sqlite3_bind_int64(handle, position, integer)
+        case .real(let real):
+            return sqlite3_bind_double(handle, position, real)
+        case .text(var text):
+            // Explicit byte length: text containing NUL is stored whole. An empty string must not
+            // become a NULL pointer, which SQLite would bind as NULL.
+            return text.withUTF8 { bytes in
+                guard let base = bytes.baseAddress, bytes.count > 0 else {
+                    return sqlite3_bind_text(handle, position, "", 0, har_sqlite_transient())
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
+                    sqlite3_bind_text64(
+                        handle, position, chars, sqlite3_uint64(bytes.count), har_sqlite_transient(),
+                        UInt8(SQLITE_UTF8))
+                }
+            }
+        case .blob(let bytes):
+            // Same for blobs: a zero-length blob, not NULL.
+            guard !bytes.isEmpty else { return sqlite3_bind_zeroblob(handle, position, 0) }
+            return bytes.withUnsafeBytes { raw in
+                sqlite3_bind_blob64(
+                    handle, position, raw.baseAddress, sqlite3_uint64(raw.count), har_sqlite_transient())
+            }
+        }
+    }
+
+    /// Unbinds every parameter (sets them to NULL).
+    public func clearBindings() throws {
+        try check(sqlite3_clear_bindings(try liveHandle()))
+    }
+
+    // MARK: Stepping
+
+    /// Advances to the next row: true when a row is available, false when the statement is done.
+    @discardableResult
+    public func step() throws -> Bool {
+        let code = sqlite3_step(try liveHandle())
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw SQLiteError(handle: database.handle, code: code, sql: sql)
+        }
+    }
+
+    /// Rewinds the statement so it can run again; bindings are kept.
+    public func reset() throws {
+        // sqlite3_reset repeats the last step's error; that error was already thrown by step().
+        sqlite3_reset(try liveHandle())
+    }
+
+    /// Steps through every remaining row and collects them.
+    public func rows() throws -> [Row] {
+        var rows: [Row] = []
+        let names = RowColumns(names: columnNames, indexes: columnIndexes)
+        while try step() {
+            var values: [SQLValue] = []
+            values.reserveCapacity(names.names.count)
+            for index in 0..<names.names.count {
+                values.append(try value(at: index))
+            }
+            rows.append(Row(columns: names, values: values))
+        }
+        return rows
+    }
+
+    // MARK: Columns
+
+    public var columnCount: Int {
+        handle.map { Int(sqlite3_column_count($0)) } ?? 0
+    }
+
+    public var columnNames: [String] {
+        guard let handle else { return [] }
+        return (0..<sqlite3_column_count(handle)).map { index in
+            sqlite3_column_name(handle, index).map { String(cString: $0) } ?? ""
+        }
+    }
+
+    /// The index of the result column called `name`; the first one when several share it.
+    public func columnIndex(named name: String) throws -> Int {
+        guard let index = columnIndexes[name] else {
+            throw SQLiteError(
+                code: SQLITE_RANGE,
+                message: "no column named \(name) (columns: \(columnNames.joined(separator: ", ")))",
+                sql: sql)
+        }
+        return index
+    }
+
+    private func column(_ index: Int) throws -> (OpaquePointer, Int32) {
+        let handle = try liveHandle()
+        guard index >= 0, index < columnCount else {
+            throw SQLiteError(
+                code: SQLITE_RANGE, message: "no column at index \(index) (statement has \(columnCount))", sql: sql)
+        }
+        return (handle, Int32(index))
+    }
+
+    /// The current row's value at `index` (from 0), in its stored type.
+    public func value(at index: Int) throws -> SQLValue {
+        let (handle, position) = try column(index)
+        switch sqlite3_column_type(handle, position) {
+        case SQLITE_NULL:
+            return .null
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(handle, position))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(handle, position))
+        case SQLITE_BLOB:
+            // Ask for the pointer before the length, as SQLite documents.
+            let pointer = sqlite3_column_blob(handle, position)
+            let count = Int(sqlite3_column_bytes(handle, position))
+            guard let pointer, count > 0 else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: pointer, count: count)))
+        default:
+            let pointer = sqlite3_column_text(handle, position)
+            let count = Int(sqlite3_column_bytes(handle, position))
+            guard let pointer, count > 0 else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self))
+        }
+    }
+
+    public func value(named name: String) throws -> SQLValue {
+        try value(at: try columnIndex(named: name))
+    }
+
+    /// Whether the current row's column holds NULL.
+    public func isNull(_ index: Int) throws -> Bool { try value(at: index) == .null }
+    public func isNull(_ name: String) throws -> Bool { try value(named: name) == .null }
+
+    // Typed reads: nil means NULL (or a stored type that does not convert; see SQLValue).
+    public func int(_ index: Int) throws -> Int64? { try value(at: index).int }
+    public func int(_ name: String) throws -> Int64? { try value(named: name).int }
+    public func double(_ index: Int) throws -> Double? { try value(at: index).double }
+    public func double(_ name: String) throws -> Double? { try value(named: name).double }
+    public func string(_ index: Int) throws -> String? { try value(at: index).string }
+    public func string(_ name: String) throws -> String? { try value(named: name).string }
+    public func blob(_ index: Int) throws -> [UInt8]? { try value(at: index).blob }
+    public func blob(_ name: String) throws -> [UInt8]? { try value(named: name).blob }
+}
+
+@available(*, unavailable)
+extension Statement: Sendable {}

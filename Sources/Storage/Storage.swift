@@ -1,2 +1,0 @@
-import CSQLite
-let _t = har_sqlite_transient()

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+/// `har serve` as an operator runs it: the real binary, a real socket, a real SQLite file.
+@Suite struct ServeTests {
+    @Test func healthzAnswersWithVersionAndStore() throws {
+        let server = try RunningServer()
+        let response = try curl(server.baseURL + "/healthz")
+        #expect(response.status == 200)
+        #expect(response.body == #"{"status":"ok","version":"0.1.0","store":"ok"}"#)
+        #expect(response.headers["content-type"] == "application/json")
+        #expect(FileManager.default.fileExists(atPath: server.dataDir + "/har.sqlite"))
+        #expect(server.stop().status == 0)
+    }
+
+    @Test func staticFilesCarrySecurityHeaders() throws {
+        let server = try RunningServer()
+        let response = try curl(server.baseURL + "/static/css/app.css")
+        #expect(response.status == 200)
+        #expect(response.headers["content-type"]?.hasPrefix("text/css") == true)
+        #expect(response.headers["content-security-policy"]?.contains("frame-ancestors 'none'") == true)
+        #expect(response.headers["x-content-type-options"] == "nosniff")
+        #expect(response.headers["referrer-policy"] != nil)
+        #expect(response.body.contains("--brand: #8F2227"))
+    }
+
+    @Test func notFoundIsTheProductsPageWithNoInternals() throws {
+        let server = try RunningServer()
+        let response = try curl(server.baseURL + "/no/such/page?x=1")
+        #expect(response.status == 404)
+        #expect(response.body.contains("Page not found"))
+        #expect(response.body.contains("/static/css/app.css"))
+        #expect(response.headers["content-security-policy"] != nil)
+        let traversal = try curl(server.baseURL + "/static/%2e%2e/%2e%2e/Package.swift", ["--path-as-is"])
+        #expect(traversal.status == 404)
+        #expect(!traversal.body.contains("PackageDescription"))
+    }
+
+    @Test func accessLogHasOneLinePerRequestWithoutQueryOrCookie() throws {
+        let server = try RunningServer()
+        _ = try curl(server.baseURL + "/healthz?token=secret-value", ["-H", "Cookie: session=cookie-secret"])
+        let status = server.stop().status
+        #expect(status == 0)
+        let log = server.accessLog()
+        let lines = log.split(separator: "\n").filter { $0.contains("/healthz") }
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("GET /healthz 200") == true)
+        #expect(!log.contains("secret-value"))
+        #expect(!log.contains("cookie-secret"))
+    }
+
+    @Test func metricsAreForLoopbackAndCountRequests() throws {
+        let server = try RunningServer()
+        _ = try curl(server.baseURL + "/healthz")
+        let metrics = try curl(server.baseURL + "/metrics")
+        #expect(metrics.status == 200)
+        #expect(metrics.body.contains("har_http_requests_total{status=\"2xx\"}"))
+        #expect(metrics.body.contains("har_store_up 1"))
+    }
+
+    @Test func sigtermStopsCleanlyWithStatusZero() throws {
+        let server = try RunningServer()
+        let (status, stderr) = server.stop()
+        #expect(status == 0)
+        #expect(stderr.contains("stopped"))
+    }
+
+    @Test func aBadConfigurationKeyIsNamedAtStart() throws {
+        let file = try TestPaths.temporaryFile(contents: #"{"port": 8080, "max_bodyy_bytes": 5}"#)
+        let result = try runHar(["serve", "--config", file])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("unknown configuration key \"max_bodyy_bytes\""))
+        let variable = try runHar(["serve"], environment: ["HAR_PORT": "eighty"])
+        #expect(variable.status == 78)
+        #expect(variable.stderr.contains("HAR_PORT"))
+    }
+
+    @Test func aCorruptDatabaseIsReportedWithItsPath() throws {
+        let dataDir = try TestPaths.temporaryDirectory()
+        let database = dataDir + "/har.sqlite"
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: database))
+        let result = try runHar(["serve"], environment: ["HAR_DATA_DIR": dataDir, "HAR_PORT": "0"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(database))
+        #expect(result.stderr.contains("not a database"))
+    }
+
+    @Test func aBrokenTemplateStopsStartWithFileAndLine() throws {
+        let templates = try TestPaths.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: templates + "/partials", withIntermediateDirectories: true)
+        try "<p>\n{{#rows}}\n<li>{{name}}</li>\n".write(toFile: templates + "/error.mustache", atomically: true, encoding: .utf8)
+        let dataDir = try TestPaths.temporaryDirectory()
+        let result = try runHar(["serve"], environment: ["HAR_DATA_DIR": dataDir, "HAR_PORT": "0", "HAR_TEMPLATES_DIR": templates])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("error.mustache:2:"))
+    }
+
+    @Test func helpListsEveryVariable() throws {
+        let result = try runHar(["--help"])
+        #expect(result.status == 0)
+        for name in ["HAR_HOST", "HAR_PORT", "HAR_DATA_DIR", "HAR_PLATFORM_URL", "HAR_CONSUMER_KEY", "HAR_CONSUMER_SECRET",
+                     "HAR_TLS_CERT", "HAR_TLS_KEY", "HAR_PLATFORM_PORT", "HAR_PLATFORM_DB", "HAR_PLATFORM_APPS",
+                     "HAR_PLATFORM_SESSION_TTL", "HAR_PLATFORM_FAULTS"] {
+            #expect(result.stdout.contains(name), "har --help lacks \(name)")
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Testing
+
+@testable import Mustache
+
+func render(_ source: String, _ context: MustacheValue, partials: [String: String] = [:]) throws -> String {
+    var sources = partials
+    sources["main"] = source
+    return try TemplateLibrary(sources: sources).render("main", context)
+}
+
+@Suite struct InterpolationTests {
+    @Test func variablesAreEscapedByDefault() throws {
+        #expect(try render("Hello, {{name}}!", ["name": "World"]) == "Hello, World!")
+        #expect(try render("{{ name }}", ["name": "<b>&"]) == "&lt;b&gt;&amp;")
+        #expect(try render("[{{missing}}]", [:]) == "[]")
+    }
+
+    @Test func numbersBooleansAndContainers() throws {
+        #expect(
+            try render("{{i}} {{d}} {{t}} {{f}} {{n}}", ["i": 42, "d": 1.5, "t": true, "f": false, "n": nil])
+                == "42 1.5 true false ")
+        #expect(try render("[{{a}}][{{o}}]", ["a": [1, 2], "o": ["x": 1]]) == "[][]")
+    }
+
+    @Test func rawOnlyOnExplicitRequest() throws {
+        let context: MustacheValue = ["html": "<em>hi</em> & 'bye'"]
+        #expect(try render("{{{html}}}", context) == "<em>hi</em> & 'bye'")
+        #expect(try render("{{& html}}", context) == "<em>hi</em> & 'bye'")
+        #expect(try render("{{{ html }}}", context) == "<em>hi</em> & 'bye'")
+        #expect(try render("{{html}}", context) == "&lt;em&gt;hi&lt;/em&gt; &amp; &#39;bye&#39;")
+    }
+
+    @Test func dottedNamesAndImplicitIterator() throws {
+        let context: MustacheValue = ["a": ["b": ["c": "deep"]], "x": "top"]
+        #expect(try render("{{a.b.c}}", context) == "deep")
+        #expect(try render("[{{a.missing.c}}]", context) == "[]")
+        #expect(try render("{{#a}}{{b.c}}{{/a}}", context) == "deep")
+        #expect(try render("{{.}}", "just me") == "just me")
+        #expect(try render("{{#items}}<{{.}}>{{/items}}", ["items": ["a", "b"]]) == "<a><b>")
+        // A dotted name does not fall back to outer contexts once its first part is found.
+        #expect(try render("{{#a}}[{{b.x}}]{{/a}}", ["a": ["b": [:]], "b": ["x": "outer"]]) == "[]")
+    }
+}
+
+@Suite struct EscapingTests {
+    static let hostile: [(String, String)] = [
+        ("\"><script>alert(1)</script>", "&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"),
+        ("' onmouseover='x", "&#39; onmouseover&#61;&#39;x"),
+        ("`backtick` a=b", "&#96;backtick&#96; a&#61;b"),
+        ("&amp;", "&amp;amp;"),
+        ("Ünïcødé 🏛️ Ελληνικά", "Ünïcødé 🏛️ Ελληνικά"),
+        ("nul\0byte", "nul\u{FFFD}byte"),
+        ("", ""),
+        ("<", "&lt;"),
+    ]
+
+    @Test(arguments: hostile)
+    func hostileStringsInTextAndAttributes(input: String, escaped: String) throws {
+        #expect(try render("<p>{{v}}</p>", ["v": .string(input)]) == "<p>\(escaped)</p>")
+        #expect(
+            try render("<input value=\"{{v}}\" title='{{v}}'>", ["v": .string(input)])
+                == "<input value=\"\(escaped)\" title='\(escaped)'>")
+    }
+
+    @Test func escapedOutputNeverContainsMarkupCharacters() throws {
+        let nasty = "<>&\"'`= \"><img src=x onerror=alert(1)>"
+        let output = try render("{{v}}", ["v": .string(nasty)])
+        #expect(!output.contains(where: { "<>\"'`=".contains($0) }))
+    }
+
+    @Test func alreadyEscapedTextIsEscapedAgain() throws {
+        // The engine cannot know a value was escaped before; callers pass plain text.
+        #expect(try render("{{v}}", ["v": "&lt;"]) == "&amp;lt;")
+        #expect(try render("{{{v}}}", ["v": "&lt;"]) == "&lt;")
+    }
+}
+
+@Suite struct SectionTests {
+    @Test func sectionOverListOfDictionariesWithOuterScopeLookup() throws {
+        let context: MustacheValue = [
+            "site": "HAR",
+            "rows": [["name": "Abbey", "site": "inner"], ["name": "Barn"]],
+        ]
+        #expect(try render("{{#rows}}{{name}}@{{site}};{{/rows}}", context) == "Abbey@inner;Barn@HAR;")
+    }
+
+    @Test func booleansAndValues() throws {
+        #expect(try render("{{#t}}yes{{/t}}{{#f}}no{{/f}}", ["t": true, "f": false]) == "yes")
+        #expect(try render("{{#n}}no{{/n}}{{#missing}}no{{/missing}}", ["n": nil]) == "")
+        #expect(try render("{{#s}}[{{.}}]{{/s}}", ["s": "text"]) == "[text]")
+        #expect(try render("{{#e}}no{{/e}}", ["e": ""]) == "")
+        #expect(try render("{{#o}}{{k}}{{/o}}", ["o": ["k": "v"]]) == "v")
+        #expect(try render("{{#zero}}{{.}}{{/zero}}", ["zero": 0]) == "0")
+    }
+
+    @Test func invertedSections() throws {
+        let template = "{{^x}}none{{/x}}"
+        #expect(try render(template, ["x": []]) == "none")
+        #expect(try render(template, ["x": false]) == "none")
+        #expect(try render(template, ["x": nil]) == "none")
+        #expect(try render(template, [:]) == "none")
+        #expect(try render(template, ["x": ""]) == "none")
+        #expect(try render(template, ["x": [1]]) == "")
+        #expect(try render(template, ["x": true]) == "")
+        #expect(
+            try render("{{#rows}}{{.}}{{/rows}}{{^rows}}No reports yet.{{/rows}}", ["rows": []])
+                == "No reports yet.")
+    }
+
+    @Test func nestedSections() throws {
+        let context: MustacheValue = ["groups": [["title": "A", "items": [1, 2]], ["title": "B", "items": []]]]
+        let template = "{{#groups}}{{title}}:{{#items}}{{.}},{{/items}}{{^items}}-{{/items}};{{/groups}}"
+        #expect(try render(template, context) == "A:1,2,;B:-;")
+    }
+
+    @Test func comments() throws {
+        #expect(try render("a{{! a comment }}b", [:]) == "ab")
+        #expect(try render("a{{!\n multi\n line }}b", [:]) == "ab")
+    }
+}
