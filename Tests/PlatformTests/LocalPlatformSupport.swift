@@ -11,15 +11,18 @@ struct LocalPlatformHarness {
     let directory: String
     let clock: TestClock
 
-    init(photoLimit: Int = 1_000_000, ttl: Double = 3600, faults: FaultConfiguration = FaultConfiguration()) throws {
+    init(photoLimit: Int = 1_000_000, ttl: Double = 3600, faults: FaultConfiguration = FaultConfiguration(),
+         sqlite: Bool = false) throws {
         directory = try TestSupport.temporaryDirectory()
+        let store: any LocalPlatformStore =
+            sqlite ? try SQLitePlatformStore(path: directory + "/platform.sqlite") : InMemoryPlatformStore()
         let clock = TestClock()
         self.clock = clock
         platform = LocalPlatform(
             configuration: LocalPlatformConfiguration(
                 apps: [Self.key: Self.secret], sessionTTL: ttl, photoLimitBytes: photoLimit,
                 dataDirectory: directory + "/data", passwordIterations: 1000, faults: faults),
-            store: InMemoryPlatformStore(), now: { clock.now })
+            store: store, now: { clock.now })
     }
 
     func request(

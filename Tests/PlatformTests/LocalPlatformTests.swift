@@ -5,8 +5,8 @@ import Testing
 @testable import Platform
 
 @Suite struct LocalPlatformTests {
-    @Test func signUpThenSignInThenWrongPassword() throws {
-        let h = try LocalPlatformHarness()
+    @Test(arguments: [false, true]) func signUpThenSignInThenWrongPassword(sqlite: Bool) throws {
+        let h = try LocalPlatformHarness(sqlite: sqlite)
         let first = try h.signIn()
         let second = try h.signIn()
         #expect(first != second && first.count == 64)
@@ -41,8 +41,8 @@ import Testing
         #expect(response.status == 401 && response.errorName == "InvalidSignatureException")
     }
 
-    @Test func unknownAndExpiredSessions() throws {
-        let h = try LocalPlatformHarness(ttl: 60)
+    @Test(arguments: [false, true]) func unknownAndExpiredSessions(sqlite: Bool) throws {
+        let h = try LocalPlatformHarness(ttl: 60, sqlite: sqlite)
         let session = try h.signIn()
         #expect(h.platform.respond(to: h.request("GET", "/har/report", session: session)).status == 200)
         let unknown = h.platform.respond(to: h.request("GET", "/har/report", session: "feed"))
@@ -68,8 +68,8 @@ import Testing
         }
     }
 
-    @Test func createListDeleteAndOwnership() throws {
-        let h = try LocalPlatformHarness()
+    @Test(arguments: [false, true]) func createListDeleteAndOwnership(sqlite: Bool) throws {
+        let h = try LocalPlatformHarness(sqlite: sqlite)
         let alice = try h.signIn("alice@example.org")
         let bob = try h.signIn("bob@example.org")
         let id = try h.createReport(session: alice)
@@ -91,8 +91,8 @@ import Testing
         #expect(unknown.status == 404)
     }
 
-    @Test func idempotencyReplaysAndConflicts() throws {
-        let h = try LocalPlatformHarness()
+    @Test(arguments: [false, true]) func idempotencyReplaysAndConflicts(sqlite: Bool) throws {
+        let h = try LocalPlatformHarness(sqlite: sqlite)
         let session = try h.signIn()
         let first = h.platform.respond(to: h.request("POST", "/har/report", json: LocalPlatformHarness.reportJSON,
                                                      session: session, idempotencyKey: "k1"))
@@ -107,8 +107,8 @@ import Testing
         #expect(try JSONDecoder().decode([PlatformReport].self, from: Data(listed.bytes)).count == 1)
     }
 
-    @Test func photosAcceptedCheckedAndListed() throws {
-        let h = try LocalPlatformHarness(photoLimit: 10_000)
+    @Test(arguments: [false, true]) func photosAcceptedCheckedAndListed(sqlite: Bool) throws {
+        let h = try LocalPlatformHarness(photoLimit: 10_000, sqlite: sqlite)
         let alice = try h.signIn("alice@example.org")
         let bob = try h.signIn("bob@example.org")
         let id = try h.createReport(session: alice)
