@@ -9,7 +9,8 @@ import Testing
     @Test func refusedConnectionIsRetryLater() async throws {
         let lines = LogLines()
         let client = try PlatformClient(
-            configuration: PlatformConfiguration(baseURL: "http://127.0.0.1:1", consumerKey: "k", consumerSecret: "sekrit"),
+            configuration: PlatformConfiguration(
+                baseURL: "http://127.0.0.1:1", consumerKey: "k", consumerSecret: "sekrit"),
             log: { lines.append($0) })
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<20 {
@@ -24,7 +25,10 @@ import Testing
             }
         }
         #expect(lines.all.count == 20)
-        #expect(lines.all.allSatisfy { $0.hasPrefix("platform POST account/session failed") && !$0.contains("sekrit") && !$0.contains("pw") })
+        #expect(
+            lines.all.allSatisfy {
+                $0.hasPrefix("platform POST account/session failed") && !$0.contains("sekrit") && !$0.contains("pw")
+            })
     }
 
     @Test func otherSchemesAreRefusedWithoutRetry() async throws {

@@ -11,14 +11,16 @@ import Testing
     @Test func contractTable() {
         #expect(map(401, "ExpiredSessionException") == .sessionExpired)
         #expect(map(401, "AuthenticationFailureException") == .authenticationFailed(message: "the message"))
-        #expect(map(401, "InvalidSignatureException")
-            == .rejected(status: 401, error: "InvalidSignatureException", message: "the message"))
+        #expect(
+            map(401, "InvalidSignatureException")
+                == .rejected(status: 401, error: "InvalidSignatureException", message: "the message"))
         #expect(map(403, "IllegalAccessException") == .forbidden(message: "the message"))
         #expect(map(404, "UndefinedObjectException") == .notFound(message: "the message"))
         #expect(map(409, "ConflictException") == .conflict(message: "the message"))
         #expect(map(413, "PayloadTooLargeException") == .payloadTooLarge(message: "the message"))
-        #expect(map(400, "InvalidArgumentException")
-            == .rejected(status: 400, error: "InvalidArgumentException", message: "the message"))
+        #expect(
+            map(400, "InvalidArgumentException")
+                == .rejected(status: 400, error: "InvalidArgumentException", message: "the message"))
     }
 
     @Test func retryLaterHonoursRetryAfter() {
@@ -38,8 +40,9 @@ import Testing
     }
 
     @Test func transportFailures() {
-        #expect(PlatformError.from(TransferFailure(kind: .notSent, message: "refused"))
-            == .retryLater(retryAfter: nil, reason: "refused"))
+        #expect(
+            PlatformError.from(TransferFailure(kind: .notSent, message: "refused"))
+                == .retryLater(retryAfter: nil, reason: "refused"))
         let lost = PlatformError.from(TransferFailure(kind: .noAnswerAfterSending, message: "timeout"))
         #expect(lost.shouldRetryLater && lost.mayHaveBeenProcessed)
     }

@@ -11,8 +11,10 @@ struct LocalPlatformHarness {
     let directory: String
     let clock: TestClock
 
-    init(photoLimit: Int = 1_000_000, ttl: Double = 3600, faults: FaultConfiguration = FaultConfiguration(),
-         sqlite: Bool = false) throws {
+    init(
+        photoLimit: Int = 1_000_000, ttl: Double = 3600, faults: FaultConfiguration = FaultConfiguration(),
+        sqlite: Bool = false
+    ) throws {
         directory = try TestSupport.temporaryDirectory()
         let store: any LocalPlatformStore =
             sqlite ? try SQLitePlatformStore(path: directory + "/platform.sqlite") : InMemoryPlatformStore()
@@ -42,8 +44,10 @@ struct LocalPlatformHarness {
 
     /// A multipart photo request as the HTTP server would hand it over: the raw body spooled to a file
     /// (for the signature), the file part in its own temporary file, the text parts parsed.
-    func photoRequest(reportID: String, bytes: [UInt8], session: String, idempotencyKey: String? = nil,
-                      latitude: Double? = 48.853, tamper: Bool = false) throws -> Request {
+    func photoRequest(
+        reportID: String, bytes: [UInt8], session: String, idempotencyKey: String? = nil,
+        latitude: Double? = 48.853, tamper: Bool = false
+    ) throws -> Request {
         let source = directory + "/source-\(UUID().uuidString).jpg"
         try Data(bytes).write(to: URL(fileURLWithPath: source))
         let photo = PhotoUpload(filePath: source, contentType: "image/jpeg", latitude: latitude)
@@ -65,18 +69,23 @@ struct LocalPlatformHarness {
         return Request(
             method: "POST", path: path, headers: headers,
             formFields: latitude.map { [("latitude", String($0))] } ?? [],
-            files: [UploadedFile(fieldName: "photo", fileName: "photo.jpg", contentType: "image/jpeg", path: part,
-                                 size: bytes.count)],
+            files: [
+                UploadedFile(
+                    fieldName: "photo", fileName: "photo.jpg", contentType: "image/jpeg", path: part,
+                    size: bytes.count)
+            ],
             rawBodyPath: rawPath)
     }
 
     func signIn(_ email: String = "volunteer@example.org", password: String = "7Dj3VEE8Z9j4E4Jv") throws -> String {
-        let response = platform.respond(to: request(
-            "POST", "/account/session", json: #"{"email_address":"\#(email)","password":"\#(password)"}"#))
+        let response = platform.respond(
+            to: request(
+                "POST", "/account/session", json: #"{"email_address":"\#(email)","password":"\#(password)"}"#))
         return try JSONDecoder().decode(PlatformSession.self, from: Data(response.bytes)).sessionID
     }
 
-    static let reportJSON = #"{"condition":"poor","designation":"LPW","grade":"I","occupancy":"not_applicable","owner_type":"religious_organization","place_name":"Nha Tho Duc Ba","priority_category":"F","location":{"latitude":48.853,"longitude":2.349,"accuracy":10}}"#
+    static let reportJSON =
+        #"{"condition":"poor","designation":"LPW","grade":"I","occupancy":"not_applicable","owner_type":"religious_organization","place_name":"Nha Tho Duc Ba","priority_category":"F","location":{"latitude":48.853,"longitude":2.349,"accuracy":10}}"#
 
     func createReport(session: String, json: String = Self.reportJSON) throws -> String {
         let response = platform.respond(to: request("POST", "/har/report", json: json, session: session))

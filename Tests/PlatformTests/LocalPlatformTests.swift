@@ -10,8 +10,9 @@ import Testing
         let first = try h.signIn()
         let second = try h.signIn()
         #expect(first != second && first.count == 64)
-        let wrong = h.platform.respond(to: h.request(
-            "POST", "/account/session", json: #"{"email_address":"volunteer@example.org","password":"nope"}"#))
+        let wrong = h.platform.respond(
+            to: h.request(
+                "POST", "/account/session", json: #"{"email_address":"volunteer@example.org","password":"nope"}"#))
         #expect(wrong.status == 401 && wrong.errorName == "AuthenticationFailureException")
     }
 
@@ -19,8 +20,9 @@ import Testing
         let h = try LocalPlatformHarness()
         let session = try h.signIn()
         for header in ["X-API-Key", "X-API-Sig", "X-Authentication", "Content-Type"] {
-            let response = h.platform.respond(to: h.request(
-                "POST", "/har/report", json: LocalPlatformHarness.reportJSON, session: session, omit: header))
+            let response = h.platform.respond(
+                to: h.request(
+                    "POST", "/har/report", json: LocalPlatformHarness.reportJSON, session: session, omit: header))
             #expect(response.status == 400 && response.errorName == "MissingHeaderException", "\(header)")
             #expect(String(decoding: response.bytes, as: UTF8.self).contains(header))
         }
@@ -31,8 +33,10 @@ import Testing
         let session = try h.signIn()
         let unknown = h.platform.respond(to: h.request("GET", "/har/report", session: session, key: "other"))
         #expect(unknown.status == 401 && unknown.errorName == "UndefinedObjectException")
-        let forged = h.platform.respond(to: h.request("GET", "/har/report", session: session,
-                                                      signature: String(repeating: "0", count: 40)))
+        let forged = h.platform.respond(
+            to: h.request(
+                "GET", "/har/report", session: session,
+                signature: String(repeating: "0", count: 40)))
         #expect(forged.status == 401 && forged.errorName == "InvalidSignatureException")
         // Signed one body, sent another.
         var changed = h.request("POST", "/har/report", json: LocalPlatformHarness.reportJSON, session: session)
@@ -73,8 +77,10 @@ import Testing
         let alice = try h.signIn("alice@example.org")
         let bob = try h.signIn("bob@example.org")
         let id = try h.createReport(session: alice)
-        let listed = try JSONDecoder().decode([PlatformReport].self, from: Data(
-            h.platform.respond(to: h.request("GET", "/har/report", session: alice)).bytes))
+        let listed = try JSONDecoder().decode(
+            [PlatformReport].self,
+            from: Data(
+                h.platform.respond(to: h.request("GET", "/har/report", session: alice)).bytes))
         #expect(listed.map(\.reportID) == [id])
         #expect(listed.first?.formattedAddress == "48.85300° N, 2.34900° E")
         #expect(listed.first?.designation == "LPW")
@@ -85,8 +91,10 @@ import Testing
         #expect(h.platform.respond(to: h.request("DELETE", "/har/report/\(id)", session: alice)).status == 200)
         let again = h.platform.respond(to: h.request("DELETE", "/har/report/\(id)", session: alice))
         #expect(again.status == 404 && again.errorName == "UndefinedObjectException")
-        #expect(String(decoding: h.platform.respond(to: h.request("GET", "/har/report", session: alice)).bytes,
-                       as: UTF8.self) == "[]")
+        #expect(
+            String(
+                decoding: h.platform.respond(to: h.request("GET", "/har/report", session: alice)).bytes,
+                as: UTF8.self) == "[]")
         let unknown = h.platform.respond(to: h.request("DELETE", "/har/report/0123", session: alice))
         #expect(unknown.status == 404)
     }
@@ -94,14 +102,20 @@ import Testing
     @Test(arguments: [false, true]) func idempotencyReplaysAndConflicts(sqlite: Bool) throws {
         let h = try LocalPlatformHarness(sqlite: sqlite)
         let session = try h.signIn()
-        let first = h.platform.respond(to: h.request("POST", "/har/report", json: LocalPlatformHarness.reportJSON,
-                                                     session: session, idempotencyKey: "k1"))
-        let retry = h.platform.respond(to: h.request("POST", "/har/report", json: LocalPlatformHarness.reportJSON,
-                                                     session: session, idempotencyKey: "k1"))
+        let first = h.platform.respond(
+            to: h.request(
+                "POST", "/har/report", json: LocalPlatformHarness.reportJSON,
+                session: session, idempotencyKey: "k1"))
+        let retry = h.platform.respond(
+            to: h.request(
+                "POST", "/har/report", json: LocalPlatformHarness.reportJSON,
+                session: session, idempotencyKey: "k1"))
         #expect(first.status == 200 && retry.bytes == first.bytes)
         let other = LocalPlatformHarness.reportJSON.replacingOccurrences(of: "poor", with: "good")
-        let conflict = h.platform.respond(to: h.request("POST", "/har/report", json: other, session: session,
-                                                        idempotencyKey: "k1"))
+        let conflict = h.platform.respond(
+            to: h.request(
+                "POST", "/har/report", json: other, session: session,
+                idempotencyKey: "k1"))
         #expect(conflict.status == 409 && conflict.errorName == "ConflictException")
         let listed = h.platform.respond(to: h.request("GET", "/har/report", session: session))
         #expect(try JSONDecoder().decode([PlatformReport].self, from: Data(listed.bytes)).count == 1)
@@ -113,14 +127,18 @@ import Testing
         let bob = try h.signIn("bob@example.org")
         let id = try h.createReport(session: alice)
         let bytes = [UInt8].jpeg(size: 5000)
-        let ok = h.platform.respond(to: try h.photoRequest(reportID: id, bytes: bytes, session: alice, idempotencyKey: "p1"))
+        let ok = h.platform.respond(
+            to: try h.photoRequest(reportID: id, bytes: bytes, session: alice, idempotencyKey: "p1"))
         #expect(ok.status == 200)
         let photoID = try JSONDecoder().decode(UploadedPhoto.self, from: Data(ok.bytes)).photoID
         // A retry with the same key, even with a new boundary, is the same upload.
-        let retry = h.platform.respond(to: try h.photoRequest(reportID: id, bytes: bytes, session: alice, idempotencyKey: "p1"))
+        let retry = h.platform.respond(
+            to: try h.photoRequest(reportID: id, bytes: bytes, session: alice, idempotencyKey: "p1"))
         #expect(retry.bytes == ok.bytes)
-        let listed = try JSONDecoder().decode([PlatformReport].self, from: Data(
-            h.platform.respond(to: h.request("GET", "/har/report", session: alice)).bytes))
+        let listed = try JSONDecoder().decode(
+            [PlatformReport].self,
+            from: Data(
+                h.platform.respond(to: h.request("GET", "/har/report", session: alice)).bytes))
         let photo = try #require(listed.first?.photos?.first)
         #expect(listed.first?.photos?.count == 1)
         #expect(photo.photoID == photoID && photo.size == 5000 && photo.latitude == 48.853)
@@ -128,9 +146,11 @@ import Testing
 
         let big = h.platform.respond(to: try h.photoRequest(reportID: id, bytes: .jpeg(size: 10_001), session: alice))
         #expect(big.status == 413 && big.errorName == "PayloadTooLargeException")
-        let text = h.platform.respond(to: try h.photoRequest(reportID: id, bytes: Array("hello, world".utf8), session: alice))
+        let text = h.platform.respond(
+            to: try h.photoRequest(reportID: id, bytes: Array("hello, world".utf8), session: alice))
         #expect(text.status == 400 && text.errorName == "InvalidArgumentException")
-        let tampered = h.platform.respond(to: try h.photoRequest(reportID: id, bytes: bytes, session: alice, tamper: true))
+        let tampered = h.platform.respond(
+            to: try h.photoRequest(reportID: id, bytes: bytes, session: alice, tamper: true))
         #expect(tampered.status == 401 && tampered.errorName == "InvalidSignatureException")
         let notMine = h.platform.respond(to: try h.photoRequest(reportID: id, bytes: bytes, session: bob))
         #expect(notMine.status == 403)
@@ -144,7 +164,8 @@ import Testing
         #expect(faults.fail5xx == 0.3 && faults.drop == 0.2 && faults.seed == 7)
         #expect(throws: Refusal.self) { try FaultConfiguration(parsing: "fail5xx=2") }
         #expect(throws: Refusal.self) { try FaultConfiguration(parsing: "boom=1") }
-        let a = FaultInjector(faults), b = FaultInjector(faults)
+        let a = FaultInjector(faults)
+        let b = FaultInjector(faults)
         let sequence = (0..<200).map { _ in a.decide() }
         #expect(sequence == (0..<200).map { _ in b.decide() })
         let failures = sequence.filter { if case .fail = $0 { true } else { false } }.count
@@ -154,11 +175,13 @@ import Testing
         faults.drop = 1
         let h = try LocalPlatformHarness(faults: faults)
         // A dropped request is still processed: the account exists afterwards.
-        let dropped = await h.platform.handle(h.request(
-            "POST", "/account/session", json: #"{"email_address":"d@example.org","password":"pw"}"#))
+        let dropped = await h.platform.handle(
+            h.request(
+                "POST", "/account/session", json: #"{"email_address":"d@example.org","password":"pw"}"#))
         #expect(dropped.status == LocalPlatform.dropConnectionStatus)
-        let wrong = h.platform.respond(to: h.request(
-            "POST", "/account/session", json: #"{"email_address":"d@example.org","password":"other"}"#))
+        let wrong = h.platform.respond(
+            to: h.request(
+                "POST", "/account/session", json: #"{"email_address":"d@example.org","password":"other"}"#))
         #expect(wrong.status == 401)
     }
 

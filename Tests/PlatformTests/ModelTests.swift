@@ -16,8 +16,10 @@ import Testing
     }
 
     @Test func refusesMalformedTimes() {
-        for text in ["2026-11-29T15:41:17", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-11-29 x",
-                     "2026-11-29T15:41:17.Z", "2026-11-29T15:41:17Z trailing", ""] {
+        for text in [
+            "2026-11-29T15:41:17", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-11-29 x",
+            "2026-11-29T15:41:17.Z", "2026-11-29T15:41:17Z trailing", "",
+        ] {
             #expect(ISO8601.parse(text) == nil, "\(text)")
         }
     }
@@ -35,7 +37,9 @@ import Testing
     }
 
     @Test func sessionWithAllFields() throws {
-        let session = try decode(PlatformSession.self, """
+        let session = try decode(
+            PlatformSession.self,
+            """
             {"account_id":"a1","account_type":"user","app_id":"app","creation_time":"2026-11-29T15:41:17+01:00",
              "expiration_time":"2026-12-29T15:41:17.5+01:00","fullname":null,"is_primary":true,"is_verified":false,
              "locale":"en","picture_id":null,"picture_url":null,"object_status":"active","session_id":"s1",
@@ -52,7 +56,9 @@ import Testing
     }
 
     @Test func reportIsLenientButNeedsIDAndCreationTime() throws {
-        let reports = try decode([PlatformReport].self, """
+        let reports = try decode(
+            [PlatformReport].self,
+            """
             [{"report_id":"r1","creation_time":"2026-11-29T15:41:17+01:00"},
              {"report_id":"r2","creation_time":"2026-11-29T15:41:17Z","name":null,"condition":"poor","grade":7,
               "location":{"latitude":48.853,"longitude":2.349,"accuracy":null},"photos":[{"photo_id":"p1"},{"photo_id":[]}],
@@ -63,20 +69,28 @@ import Testing
         #expect(reports[1].grade == nil)  // wrong type: dropped, not fatal
         #expect(reports[1].location == Location(latitude: 48.853, longitude: 2.349))
         #expect(reports[1].photos?.count == 2)
-        #expect(throws: (any Error).self) { try decode(PlatformReport.self, #"{"creation_time":"2026-11-29T15:41:17Z"}"#) }
+        #expect(throws: (any Error).self) {
+            try decode(PlatformReport.self, #"{"creation_time":"2026-11-29T15:41:17Z"}"#)
+        }
         #expect(throws: (any Error).self) { try decode(PlatformReport.self, #"{"report_id":"r"}"#) }
     }
 
     @Test func newReportEncodesContractNames() throws {
-        let report = NewReport(condition: .poor, designation: .listedPlaceOfWorship, grade: .one,
-                               occupancy: .notApplicable, ownerType: .religiousOrganization,
-                               placeName: "Nha Tho Duc Ba", priorityCategory: .f)
+        let report = NewReport(
+            condition: .poor, designation: .listedPlaceOfWorship, grade: .one,
+            occupancy: .notApplicable, ownerType: .religiousOrganization,
+            placeName: "Nha Tho Duc Ba", priorityCategory: .f)
         let text = String(decoding: try report.jsonBytes(), as: UTF8.self)
-        #expect(text == #"{"condition":"poor","designation":"LPW","grade":"I","occupancy":"not_applicable","owner_type":"religious_organization","place_name":"Nha Tho Duc Ba","priority_category":"F"}"#)
+        #expect(
+            text
+                == #"{"condition":"poor","designation":"LPW","grade":"I","occupancy":"not_applicable","owner_type":"religious_organization","place_name":"Nha Tho Duc Ba","priority_category":"F"}"#
+        )
         // The same bytes as the shared vector, so the same signature.
-        #expect(Signature.sign(path: "/har/report", body: try report.jsonBytes(),
-                               secret: "NDk2MGFmMTNjZjYwNDVhODg0ZmZlNGFhYTMzNGJhOTM=")
-            == "041ef69bea2d3c4425bf0a27a553e89e330c2e99")
+        #expect(
+            Signature.sign(
+                path: "/har/report", body: try report.jsonBytes(),
+                secret: "NDk2MGFmMTNjZjYwNDVhODg0ZmZlNGFhYTMzNGJhOTM=")
+                == "041ef69bea2d3c4425bf0a27a553e89e330c2e99")
     }
 
     @Test func formattedCoordinates() {

@@ -7,8 +7,9 @@ import Testing
     func makePhoto(bytes: [UInt8]) throws -> PhotoUpload {
         let path = try TestSupport.temporaryDirectory() + "/photo.jpg"
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return PhotoUpload(filePath: path, contentType: "image/jpeg", latitude: 48.853, longitude: 2.349,
-                           accuracy: 12, capturedAt: ISO8601.parse("2026-11-29T15:41:17+01:00"))
+        return PhotoUpload(
+            filePath: path, contentType: "image/jpeg", latitude: 48.853, longitude: 2.349,
+            accuracy: 12, capturedAt: ISO8601.parse("2026-11-29T15:41:17+01:00"))
     }
 
     /// Streams the body through the reader with an awkward buffer size, as curl would.
@@ -39,8 +40,9 @@ import Testing
         let photo = try makePhoto(bytes: (0..<300_000).map { UInt8($0 % 256) })
         let body = try MultipartBody(photo: photo, boundary: "X7f3a")
         let path = "/har/report/f31aa1c2f1bd11e1abf1109adda98fe0/photo"
-        #expect(try body.signature(path: path, secret: "s3cret")
-            == Signature.sign(path: path, body: try body.bufferedBytes(), secret: "s3cret"))
+        #expect(
+            try body.signature(path: path, secret: "s3cret")
+                == Signature.sign(path: path, body: try body.bufferedBytes(), secret: "s3cret"))
     }
 
     @Test func rewindRereadsTheSameBytes() throws {
@@ -61,7 +63,8 @@ import Testing
 
     @Test func missingFileIsAnError() {
         #expect(throws: FileReadError.self) {
-            try MultipartBody(photo: PhotoUpload(filePath: "/nonexistent/x.jpg", contentType: "image/jpeg"), boundary: "b")
+            try MultipartBody(
+                photo: PhotoUpload(filePath: "/nonexistent/x.jpg", contentType: "image/jpeg"), boundary: "b")
         }
     }
 }

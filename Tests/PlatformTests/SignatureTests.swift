@@ -66,8 +66,9 @@ struct SignatureVectors: Decodable {
     }
 
     @Test func sha256AndPBKDF2KnownAnswers() {
-        #expect(SHA256Stream.hash(Array("abc".utf8))
-            == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            SHA256Stream.hash(Array("abc".utf8))
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         // RFC 7914 §11 PBKDF2-HMAC-SHA256 test vector (P="passwd", S="salt", c=1), first 32 bytes.
         let derived = Crypto.pbkdf2SHA256(password: "passwd", salt: Array("salt".utf8), iterations: 1)
         #expect(Hex.encode(derived) == "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc")

@@ -19,7 +19,9 @@ final class CurlEasy {
     deinit { if let handle { curl_easy_cleanup(handle) } }
 
     /// Runs one transfer to completion on the calling thread (blocking).
-    func perform(_ request: TransferRequest, configuration: PlatformConfiguration) -> Result<TransferResponse, TransferFailure> {
+    func perform(_ request: TransferRequest, configuration: PlatformConfiguration) -> Result<
+        TransferResponse, TransferFailure
+    > {
         guard let handle else { return .failure(TransferFailure(kind: .notSent, message: "curl_easy_init failed")) }
         curl_easy_reset(handle)
         let context = TransferContext(request: request, maxResponseBytes: configuration.maxResponseBytes)
@@ -51,8 +53,10 @@ final class CurlEasy {
         return .success(TransferResponse(status: status, headers: context.headers, body: context.body))
     }
 
-    private func setOptions(_ handle: UnsafeMutableRawPointer, configuration c: PlatformConfiguration,
-                            request: TransferRequest) -> Bool {
+    private func setOptions(
+        _ handle: UnsafeMutableRawPointer, configuration c: PlatformConfiguration,
+        request: TransferRequest
+    ) -> Bool {
         var codes = [
             har_curl_setopt_string(handle, CURLOPT_URL, request.url),
             har_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1),  // signals and threads do not mix
@@ -76,7 +80,8 @@ final class CurlEasy {
         return codes.allSatisfy { $0 == CURLE_OK }
     }
 
-    private func failure(_ code: CURLcode, handle: UnsafeMutableRawPointer, context: TransferContext) -> TransferFailure {
+    private func failure(_ code: CURLcode, handle: UnsafeMutableRawPointer, context: TransferContext) -> TransferFailure
+    {
         let text = String(cString: curl_easy_strerror(code))
         if context.responseTooLarge { return TransferFailure(kind: .responseTooLarge, message: "answer too large") }
         if context.bodyUnreadable { return TransferFailure(kind: .bodyUnreadable, message: "photo file unreadable") }

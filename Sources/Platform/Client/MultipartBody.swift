@@ -34,7 +34,7 @@ public struct MultipartBody: Sendable {
             ("accuracy", photo.accuracy.map { String($0) }), ("altitude", photo.altitude.map { String($0) }),
             ("captured_at", photo.capturedAt.map(ISO8601.format)),
         ]
-        for case let (name, value?) in fields {
+        for case (let name, let value?) in fields {
             tail += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n"
         }
         tail += "--\(boundary)--\r\n"
@@ -103,8 +103,10 @@ final class MultipartReader {
                 count = min(room, fileStart - position)
                 copy(body.prefix, from: position, count: count, into: buffer, at: written)
             } else if position < fileEnd {
-                guard let got = readFile(offset: position - fileStart, count: min(room, fileEnd - position),
-                                         into: buffer, at: written)
+                guard
+                    let got = readFile(
+                        offset: position - fileStart, count: min(room, fileEnd - position),
+                        into: buffer, at: written)
                 else { return nil }
                 count = got
             } else {
@@ -124,8 +126,10 @@ final class MultipartReader {
         return true
     }
 
-    private func copy(_ source: [UInt8], from start: Int, count: Int, into buffer: UnsafeMutableRawBufferPointer,
-                      at offset: Int) {
+    private func copy(
+        _ source: [UInt8], from start: Int, count: Int, into buffer: UnsafeMutableRawBufferPointer,
+        at offset: Int
+    ) {
         source.withUnsafeBytes { bytes in
             guard let from = bytes.baseAddress, let to = buffer.baseAddress else { return }
             (to + offset).copyMemory(from: from + start, byteCount: count)

@@ -10,8 +10,10 @@ public final class PlatformClient: Sendable {
     /// `log` gets one line per call (method, endpoint, status, duration); never a secret, password,
     /// session id or body.
     public init(configuration: PlatformConfiguration, log: @escaping @Sendable (String) -> Void = { _ in }) throws {
-        guard let threads = TransferThreads(count: configuration.concurrentTransfers,
-                                            capacity: configuration.maxQueuedTransfers)
+        guard
+            let threads = TransferThreads(
+                count: configuration.concurrentTransfers,
+                capacity: configuration.maxQueuedTransfers)
         else { throw PlatformError.retryLater(retryAfter: nil, reason: "cannot start transfer threads") }
         self.configuration = configuration
         self.threads = threads
@@ -40,8 +42,9 @@ public final class PlatformClient: Sendable {
     {
         // Serialised once: these exact bytes are signed and sent.
         let body = try report.jsonBytes()
-        let response = try await send("POST", "har/report", body: .bytes(body), session: session,
-                                      idempotencyKey: idempotencyKey)
+        let response = try await send(
+            "POST", "har/report", body: .bytes(body), session: session,
+            idempotencyKey: idempotencyKey)
         return try decode(CreatedReport.self, response)
     }
 
@@ -50,12 +53,14 @@ public final class PlatformClient: Sendable {
     {
         let multipart: MultipartBody
         do {
-            multipart = try MultipartBody(photo: photo, boundary: MultipartBody.boundary(forIdempotencyKey: idempotencyKey))
+            multipart = try MultipartBody(
+                photo: photo, boundary: MultipartBody.boundary(forIdempotencyKey: idempotencyKey))
         } catch {
             throw PlatformError.rejected(status: 0, error: "PhotoUnreadable", message: "\(error)")
         }
-        let response = try await send("POST", "har/report/\(Self.pathSegment(reportID))/photo",
-                                      body: .multipart(multipart), session: session, idempotencyKey: idempotencyKey)
+        let response = try await send(
+            "POST", "har/report/\(Self.pathSegment(reportID))/photo",
+            body: .multipart(multipart), session: session, idempotencyKey: idempotencyKey)
         return try decode(UploadedPhoto.self, response)
     }
 
@@ -110,7 +115,8 @@ public final class PlatformClient: Sendable {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let accepted = threads.submit { easy in continuation.resume(with: Result { try work(easy) }) }
             if !accepted {
-                continuation.resume(throwing: PlatformError.retryLater(retryAfter: 1, reason: "too many platform calls queued"))
+                continuation.resume(
+                    throwing: PlatformError.retryLater(retryAfter: 1, reason: "too many platform calls queued"))
             }
         }
     }

@@ -63,8 +63,10 @@ final class BodySource {
 
 // curl's callbacks: free functions with C signatures; the context comes back through `userdata`.
 
-func curlWriteCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
-                       _ userData: UnsafeMutableRawPointer?) -> Int {
+func curlWriteCallback(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
+    _ userData: UnsafeMutableRawPointer?
+) -> Int {
     guard let userData, let data else { return 0 }
     let context = Unmanaged<TransferContext>.fromOpaque(userData).takeUnretainedValue()
     let length = size * count
@@ -78,8 +80,10 @@ func curlWriteCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ coun
     return length
 }
 
-func curlHeaderCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
-                        _ userData: UnsafeMutableRawPointer?) -> Int {
+func curlHeaderCallback(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
+    _ userData: UnsafeMutableRawPointer?
+) -> Int {
     guard let userData, let data else { return 0 }
     let context = Unmanaged<TransferContext>.fromOpaque(userData).takeUnretainedValue()
     let length = size * count
@@ -96,8 +100,10 @@ func curlHeaderCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ cou
     return length
 }
 
-func curlReadCallback(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
-                      _ userData: UnsafeMutableRawPointer?) -> Int {
+func curlReadCallback(
+    _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
+    _ userData: UnsafeMutableRawPointer?
+) -> Int {
     guard let userData, let buffer else { return Int(CURL_READFUNC_ABORT) }
     let context = Unmanaged<TransferContext>.fromOpaque(userData).takeUnretainedValue()
     guard let source = context.source else { return 0 }

@@ -40,7 +40,9 @@ public final class InMemoryPlatformStore: LocalPlatformStore {
         state.withLock { $0.reports[id]?.deletedTime = time }
     }
 
-    public func insertPhoto(_ photo: PhotoRecord) { state.withLock { $0.photos[photo.reportID, default: []].append(photo) } }
+    public func insertPhoto(_ photo: PhotoRecord) {
+        state.withLock { $0.photos[photo.reportID, default: []].append(photo) }
+    }
     public func photos(reportID: String) -> [PhotoRecord] { state.withLock { $0.photos[reportID] ?? [] } }
 
     public func idempotentAnswer(scope: String, key: String) -> IdempotentAnswer? {

@@ -9,19 +9,25 @@ extension LocalPlatform {
         try fields.refuseUnknown(allowed: ["email_address", "password"])
         let email = try fields.requiredString("email_address").lowercased()
         let password = try fields.requiredString("password")
-        guard email.contains("@"), email.count <= 320 else { throw .invalidArgument("field email_address is not an e-mail address") }
-        guard !password.isEmpty, password.utf8.count <= 1024 else { throw .invalidArgument("field password is empty or too long") }
+        guard email.contains("@"), email.count <= 320 else {
+            throw .invalidArgument("field email_address is not an e-mail address")
+        }
+        guard !password.isEmpty, password.utf8.count <= 1024 else {
+            throw .invalidArgument("field password is empty or too long")
+        }
 
         let account = try existingOrNewAccount(email: email, password: password)
         let time = now()
-        let session = SessionRecord(id: Crypto.randomHex(bytes: 32), accountID: account.id, appKey: caller.appKey,
-                                    creationTime: time, expirationTime: time.addingTimeInterval(configuration.sessionTTL))
+        let session = SessionRecord(
+            id: Crypto.randomHex(bytes: 32), accountID: account.id, appKey: caller.appKey,
+            creationTime: time, expirationTime: time.addingTimeInterval(configuration.sessionTTL))
         try stored { try store.insertSession(session) }
-        return try json(PlatformSession(
-            sessionID: session.id, accountID: account.id, accountType: "user", appID: caller.appKey,
-            creationTime: time, expirationTime: session.expirationTime,
-            fullname: String(email.prefix { $0 != "@" }), isPrimary: true, isVerified: false, locale: "en",
-            objectStatus: "active", updateTime: time))
+        return try json(
+            PlatformSession(
+                sessionID: session.id, accountID: account.id, accountType: "user", appID: caller.appKey,
+                creationTime: time, expirationTime: session.expirationTime,
+                fullname: String(email.prefix { $0 != "@" }), isPrimary: true, isVerified: false, locale: "en",
+                objectStatus: "active", updateTime: time))
     }
 
     private func existingOrNewAccount(email: String, password: String) throws(Refusal) -> AccountRecord {
@@ -35,8 +41,9 @@ extension LocalPlatform {
         let salt = Crypto.randomBytes(16)
         let iterations = configuration.passwordIterations
         let hash = Crypto.pbkdf2SHA256(password: password, salt: salt, iterations: iterations)
-        let candidate = AccountRecord(id: Self.newID(), email: email, passwordHash: hash, salt: salt,
-                                      iterations: iterations, creationTime: now())
+        let candidate = AccountRecord(
+            id: Self.newID(), email: email, passwordHash: hash, salt: salt,
+            iterations: iterations, creationTime: now())
         let account = try writeLock.withLock { _ throws(Refusal) -> AccountRecord in
             if let raced = try stored({ try store.account(email: email) }) { return raced }
             try stored { try store.insertAccount(candidate) }

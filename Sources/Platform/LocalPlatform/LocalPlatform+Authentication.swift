@@ -61,7 +61,9 @@ extension LocalPlatform {
         switch body {
         case .none: return
         case .json:
-            guard mediaType == "application/json" else { throw .invalidArgument("Content-Type must be application/json") }
+            guard mediaType == "application/json" else {
+                throw .invalidArgument("Content-Type must be application/json")
+            }
         case .multipart:
             guard mediaType == "multipart/form-data", value.contains("boundary=") else {
                 throw .invalidArgument("Content-Type must be multipart/form-data with a boundary")
@@ -72,8 +74,10 @@ extension LocalPlatform {
     /// Replays the first answer for a repeated Idempotency-Key with the same fingerprint, refuses it
     /// with another (409), else runs `body` and remembers a successful answer. Under the write lock, so
     /// two concurrent retries cannot both create.
-    func idempotent(_ request: Request, caller: Caller, fingerprint: String,
-                    _ body: () throws(Refusal) -> Response) throws(Refusal) -> Response {
+    func idempotent(
+        _ request: Request, caller: Caller, fingerprint: String,
+        _ body: () throws(Refusal) -> Response
+    ) throws(Refusal) -> Response {
         guard let key = request.headers["Idempotency-Key"], !key.isEmpty else { return try body() }
         return try writeLock.withLock { _ throws(Refusal) -> Response in
             let scope = caller.idempotencyScope
@@ -83,8 +87,9 @@ extension LocalPlatform {
             }
             let response = try body()
             if (200...299).contains(response.status), case .bytes(let bytes) = response.body {
-                let answer = IdempotentAnswer(scope: scope, key: key, fingerprint: fingerprint,
-                                              status: response.status, body: bytes)
+                let answer = IdempotentAnswer(
+                    scope: scope, key: key, fingerprint: fingerprint,
+                    status: response.status, body: bytes)
                 try stored { try store.saveIdempotentAnswer(answer) }
             }
             return response

@@ -49,7 +49,8 @@ extension LocalPlatform {
         var place = PhotoPlace()
         func number(_ field: (name: String, value: String), _ range: ClosedRange<Double>) throws(Refusal) -> Double {
             guard let value = Double(field.value), range.contains(value) else {
-                throw .invalidArgument("field \(field.name) must be a number in \(range.lowerBound)…\(range.upperBound)")
+                throw .invalidArgument(
+                    "field \(field.name) must be a number in \(range.lowerBound)…\(range.upperBound)")
             }
             return value
         }

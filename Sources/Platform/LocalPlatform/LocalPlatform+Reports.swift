@@ -22,8 +22,9 @@ extension LocalPlatform {
         let fingerprint = SHA256Stream.hash(Array(Signature.signedPath(request.rawPath).utf8) + request.body)
         return try idempotent(request, caller: caller, fingerprint: fingerprint) { () throws(Refusal) -> Response in
             let time = now()
-            let record = ReportRecord(id: Self.newID(), ownerID: caller.session?.accountID ?? "", report: report,
-                                      creationTime: time, updateTime: time, deletedTime: nil)
+            let record = ReportRecord(
+                id: Self.newID(), ownerID: caller.session?.accountID ?? "", report: report,
+                creationTime: time, updateTime: time, deletedTime: nil)
             try stored { try store.insertReport(record) }
             return try json(CreatedReport(reportID: record.id, objectStatus: "active", creationTime: time))
         }
@@ -93,9 +94,10 @@ extension LocalPlatform {
         report.isLocationEdited = false
         report.location = new.location
         report.photos = photos.map {
-            PlatformPhoto(photoID: $0.id, creationTime: $0.creationTime, latitude: $0.latitude, longitude: $0.longitude,
-                          accuracy: $0.accuracy, altitude: $0.altitude, capturedAt: $0.capturedAt, size: $0.size,
-                          sha256: $0.sha256)
+            PlatformPhoto(
+                photoID: $0.id, creationTime: $0.creationTime, latitude: $0.latitude, longitude: $0.longitude,
+                accuracy: $0.accuracy, altitude: $0.altitude, capturedAt: $0.capturedAt, size: $0.size,
+                sha256: $0.sha256)
         }
         return report
     }

@@ -35,8 +35,10 @@ public final class LocalPlatform: Sendable {
         }
         switch faults.decide() {
         case .fail(let status):
-            var response = Refusal(status, status == 429 ? "TooManyRequestsException" : "ServiceUnavailableException",
-                                   "injected fault: try again later").response
+            var response = Refusal(
+                status, status == 429 ? "TooManyRequestsException" : "ServiceUnavailableException",
+                "injected fault: try again later"
+            ).response
             if status != 500 { response.headers.add("Retry-After", "1") }
             return response
         case .dropAfterProcessing:

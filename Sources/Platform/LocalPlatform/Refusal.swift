@@ -34,8 +34,9 @@ public struct Refusal: Error, Sendable, Equatable {
     static let noSuchReport = Refusal(404, "UndefinedObjectException", "no such report")
     static let noSuchEndpoint = Refusal(404, "UndefinedObjectException", "no such endpoint")
     static let methodNotAllowed = Refusal(405, "MethodNotAllowedException", "method not allowed")
-    static let idempotencyConflict = Refusal(409, "ConflictException",
-                                             "the Idempotency-Key was already used with another request body")
+    static let idempotencyConflict = Refusal(
+        409, "ConflictException",
+        "the Idempotency-Key was already used with another request body")
     static func tooLarge(limit: Int) -> Refusal {
         Refusal(413, "PayloadTooLargeException", "the photo is larger than \(limit) bytes")
     }

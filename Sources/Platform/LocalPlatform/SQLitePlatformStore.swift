@@ -13,24 +13,26 @@ public final class SQLitePlatformStore: LocalPlatformStore {
     public func close() { pool.close() }
 
     static let migrations = [
-        Migration(version: 1, name: "local platform schema", sql: """
-            CREATE TABLE account (id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, password_hash BLOB NOT NULL,
-                salt BLOB NOT NULL, iterations INTEGER NOT NULL, creation_time REAL NOT NULL);
-            CREATE TABLE session (id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES account(id),
-                app_key TEXT NOT NULL, creation_time REAL NOT NULL, expiration_time REAL NOT NULL);
-            CREATE TABLE report (id TEXT PRIMARY KEY, owner_id TEXT NOT NULL REFERENCES account(id),
-                condition TEXT NOT NULL, designation TEXT NOT NULL, grade TEXT NOT NULL, occupancy TEXT NOT NULL,
-                owner_type TEXT NOT NULL, place_name TEXT NOT NULL, priority_category TEXT NOT NULL,
-                latitude REAL, longitude REAL, accuracy REAL, altitude REAL, is_anonymous INTEGER,
-                creation_time REAL NOT NULL, update_time REAL NOT NULL, deleted_time REAL);
-            CREATE INDEX report_owner ON report(owner_id, creation_time);
-            CREATE TABLE photo (id TEXT PRIMARY KEY, report_id TEXT NOT NULL REFERENCES report(id), path TEXT NOT NULL,
-                content_type TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL, latitude REAL, longitude REAL,
-                accuracy REAL, altitude REAL, captured_at TEXT, creation_time REAL NOT NULL);
-            CREATE INDEX photo_report ON photo(report_id, creation_time);
-            CREATE TABLE idempotent_answer (scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
-                status INTEGER NOT NULL, body BLOB NOT NULL, PRIMARY KEY (scope, key));
-            """)
+        Migration(
+            version: 1, name: "local platform schema",
+            sql: """
+                CREATE TABLE account (id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, password_hash BLOB NOT NULL,
+                    salt BLOB NOT NULL, iterations INTEGER NOT NULL, creation_time REAL NOT NULL);
+                CREATE TABLE session (id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES account(id),
+                    app_key TEXT NOT NULL, creation_time REAL NOT NULL, expiration_time REAL NOT NULL);
+                CREATE TABLE report (id TEXT PRIMARY KEY, owner_id TEXT NOT NULL REFERENCES account(id),
+                    condition TEXT NOT NULL, designation TEXT NOT NULL, grade TEXT NOT NULL, occupancy TEXT NOT NULL,
+                    owner_type TEXT NOT NULL, place_name TEXT NOT NULL, priority_category TEXT NOT NULL,
+                    latitude REAL, longitude REAL, accuracy REAL, altitude REAL, is_anonymous INTEGER,
+                    creation_time REAL NOT NULL, update_time REAL NOT NULL, deleted_time REAL);
+                CREATE INDEX report_owner ON report(owner_id, creation_time);
+                CREATE TABLE photo (id TEXT PRIMARY KEY, report_id TEXT NOT NULL REFERENCES report(id), path TEXT NOT NULL,
+                    content_type TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL, latitude REAL, longitude REAL,
+                    accuracy REAL, altitude REAL, captured_at TEXT, creation_time REAL NOT NULL);
+                CREATE INDEX photo_report ON photo(report_id, creation_time);
+                CREATE TABLE idempotent_answer (scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+                    status INTEGER NOT NULL, body BLOB NOT NULL, PRIMARY KEY (scope, key));
+                """)
     ]
 
     public func account(email: String) throws -> AccountRecord? {
@@ -39,15 +41,17 @@ public final class SQLitePlatformStore: LocalPlatformStore {
 
     public func insertAccount(_ a: AccountRecord) throws {
         try pool.write {
-            _ = try $0.run("INSERT INTO account VALUES (?, ?, ?, ?, ?, ?)", .text(a.id), .text(a.email),
-                           .blob(a.passwordHash), .blob(a.salt), SQLValue(a.iterations), .real(a.creationTime.seconds))
+            _ = try $0.run(
+                "INSERT INTO account VALUES (?, ?, ?, ?, ?, ?)", .text(a.id), .text(a.email),
+                .blob(a.passwordHash), .blob(a.salt), SQLValue(a.iterations), .real(a.creationTime.seconds))
         }
     }
 
     public func insertSession(_ s: SessionRecord) throws {
         try pool.write {
-            _ = try $0.run("INSERT INTO session VALUES (?, ?, ?, ?, ?)", .text(s.id), .text(s.accountID), .text(s.appKey),
-                           .real(s.creationTime.seconds), .real(s.expirationTime.seconds))
+            _ = try $0.run(
+                "INSERT INTO session VALUES (?, ?, ?, ?, ?)", .text(s.id), .text(s.accountID), .text(s.appKey),
+                .real(s.creationTime.seconds), .real(s.expirationTime.seconds))
         }
     }
 
@@ -55,8 +59,9 @@ public final class SQLitePlatformStore: LocalPlatformStore {
         guard let row = try pool.read({ try $0.query("SELECT * FROM session WHERE id = ?", .text(id)) }).first else {
             return nil
         }
-        return SessionRecord(id: try row.text("id"), accountID: try row.text("account_id"), appKey: try row.text("app_key"),
-                             creationTime: try row.date("creation_time"), expirationTime: try row.date("expiration_time"))
+        return SessionRecord(
+            id: try row.text("id"), accountID: try row.text("account_id"), appKey: try row.text("app_key"),
+            creationTime: try row.date("creation_time"), expirationTime: try row.date("expiration_time"))
     }
 
     public func insertReport(_ r: ReportRecord) throws {
@@ -64,11 +69,14 @@ public final class SQLitePlatformStore: LocalPlatformStore {
         try pool.write {
             _ = try $0.run(
                 "INSERT INTO report VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [.text(r.id), .text(r.ownerID), .text(n.condition.rawValue), .text(n.designation.rawValue),
-                 .text(n.grade.rawValue), .text(n.occupancy.rawValue), .text(n.ownerType.rawValue), .text(n.placeName),
-                 .text(n.priorityCategory.rawValue), SQLValue(n.location?.latitude), SQLValue(n.location?.longitude),
-                 SQLValue(n.location?.accuracy), SQLValue(n.location?.altitude), SQLValue(n.isAnonymous),
-                 .real(r.creationTime.seconds), .real(r.updateTime.seconds), SQLValue(r.deletedTime?.seconds)])
+                [
+                    .text(r.id), .text(r.ownerID), .text(n.condition.rawValue), .text(n.designation.rawValue),
+                    .text(n.grade.rawValue), .text(n.occupancy.rawValue), .text(n.ownerType.rawValue),
+                    .text(n.placeName),
+                    .text(n.priorityCategory.rawValue), SQLValue(n.location?.latitude), SQLValue(n.location?.longitude),
+                    SQLValue(n.location?.accuracy), SQLValue(n.location?.altitude), SQLValue(n.isAnonymous),
+                    .real(r.creationTime.seconds), .real(r.updateTime.seconds), SQLValue(r.deletedTime?.seconds),
+                ])
         }
     }
 
@@ -78,15 +86,17 @@ public final class SQLitePlatformStore: LocalPlatformStore {
 
     public func reports(ownerID: String) throws -> [ReportRecord] {
         try pool.read {
-            try $0.query("SELECT * FROM report WHERE owner_id = ? AND deleted_time IS NULL ORDER BY creation_time, rowid",
-                         .text(ownerID))
+            try $0.query(
+                "SELECT * FROM report WHERE owner_id = ? AND deleted_time IS NULL ORDER BY creation_time, rowid",
+                .text(ownerID))
         }.map(Self.report)
     }
 
     public func markReportDeleted(id: String, at time: Date) throws {
         try pool.write {
-            _ = try $0.run("UPDATE report SET deleted_time = ?, update_time = ? WHERE id = ?", .real(time.seconds),
-                           .real(time.seconds), .text(id))
+            _ = try $0.run(
+                "UPDATE report SET deleted_time = ?, update_time = ? WHERE id = ?", .real(time.seconds),
+                .real(time.seconds), .text(id))
         }
     }
 
@@ -94,9 +104,12 @@ public final class SQLitePlatformStore: LocalPlatformStore {
         try pool.write {
             _ = try $0.run(
                 "INSERT INTO photo VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [.text(p.id), .text(p.reportID), .text(p.path), .text(p.contentType), SQLValue(p.size), .text(p.sha256),
-                 SQLValue(p.latitude), SQLValue(p.longitude), SQLValue(p.accuracy), SQLValue(p.altitude),
-                 SQLValue(p.capturedAt), .real(p.creationTime.seconds)])
+                [
+                    .text(p.id), .text(p.reportID), .text(p.path), .text(p.contentType), SQLValue(p.size),
+                    .text(p.sha256),
+                    SQLValue(p.latitude), SQLValue(p.longitude), SQLValue(p.accuracy), SQLValue(p.altitude),
+                    SQLValue(p.capturedAt), .real(p.creationTime.seconds),
+                ])
         }
     }
 
@@ -106,7 +119,8 @@ public final class SQLitePlatformStore: LocalPlatformStore {
         }.map { row in
             PhotoRecord(
                 id: try row.text("id"), reportID: try row.text("report_id"), path: try row.text("path"),
-                contentType: try row.text("content_type"), size: Int(try row.int("size") ?? 0), sha256: try row.text("sha256"),
+                contentType: try row.text("content_type"), size: Int(try row.int("size") ?? 0),
+                sha256: try row.text("sha256"),
                 latitude: try row.double("latitude"), longitude: try row.double("longitude"),
                 accuracy: try row.double("accuracy"), altitude: try row.double("altitude"),
                 capturedAt: try row.string("captured_at"), creationTime: try row.date("creation_time"))
@@ -114,24 +128,29 @@ public final class SQLitePlatformStore: LocalPlatformStore {
     }
 
     public func idempotentAnswer(scope: String, key: String) throws -> IdempotentAnswer? {
-        guard let row = try pool.read({
-            try $0.query("SELECT * FROM idempotent_answer WHERE scope = ? AND key = ?", .text(scope), .text(key))
-        }).first else { return nil }
-        return IdempotentAnswer(scope: scope, key: key, fingerprint: try row.text("fingerprint"),
-                                status: Int(try row.int("status") ?? 0), body: try row.blob("body") ?? [])
+        guard
+            let row = try pool.read({
+                try $0.query("SELECT * FROM idempotent_answer WHERE scope = ? AND key = ?", .text(scope), .text(key))
+            }).first
+        else { return nil }
+        return IdempotentAnswer(
+            scope: scope, key: key, fingerprint: try row.text("fingerprint"),
+            status: Int(try row.int("status") ?? 0), body: try row.blob("body") ?? [])
     }
 
     public func saveIdempotentAnswer(_ a: IdempotentAnswer) throws {
         try pool.write {
-            _ = try $0.run("INSERT INTO idempotent_answer VALUES (?, ?, ?, ?, ?)", .text(a.scope), .text(a.key),
-                           .text(a.fingerprint), SQLValue(a.status), .blob(a.body))
+            _ = try $0.run(
+                "INSERT INTO idempotent_answer VALUES (?, ?, ?, ?, ?)", .text(a.scope), .text(a.key),
+                .text(a.fingerprint), SQLValue(a.status), .blob(a.body))
         }
     }
 
     private static func account(_ row: Row) throws -> AccountRecord {
-        AccountRecord(id: try row.text("id"), email: try row.text("email"), passwordHash: try row.blob("password_hash") ?? [],
-                      salt: try row.blob("salt") ?? [], iterations: Int(try row.int("iterations") ?? 0),
-                      creationTime: try row.date("creation_time"))
+        AccountRecord(
+            id: try row.text("id"), email: try row.text("email"), passwordHash: try row.blob("password_hash") ?? [],
+            salt: try row.blob("salt") ?? [], iterations: Int(try row.int("iterations") ?? 0),
+            creationTime: try row.date("creation_time"))
     }
 
     private static func report(_ row: Row) throws -> ReportRecord {
@@ -141,8 +160,9 @@ public final class SQLitePlatformStore: LocalPlatformStore {
         }
         var location: Location?
         if let latitude = try row.double("latitude"), let longitude = try row.double("longitude") {
-            location = Location(latitude: latitude, longitude: longitude, accuracy: try row.double("accuracy"),
-                                altitude: try row.double("altitude"))
+            location = Location(
+                latitude: latitude, longitude: longitude, accuracy: try row.double("accuracy"),
+                altitude: try row.double("altitude"))
         }
         let anonymous = try row.int("is_anonymous").map { $0 != 0 }
         let report = NewReport(
@@ -151,9 +171,10 @@ public final class SQLitePlatformStore: LocalPlatformStore {
             ownerType: try code("owner_type", OwnerType.self), placeName: try row.text("place_name"),
             priorityCategory: try code("priority_category", PriorityCategory.self), location: location,
             isAnonymous: anonymous)
-        return ReportRecord(id: try row.text("id"), ownerID: try row.text("owner_id"), report: report,
-                            creationTime: try row.date("creation_time"), updateTime: try row.date("update_time"),
-                            deletedTime: try row.double("deleted_time").map { Date(timeIntervalSince1970: $0) })
+        return ReportRecord(
+            id: try row.text("id"), ownerID: try row.text("owner_id"), report: report,
+            creationTime: try row.date("creation_time"), updateTime: try row.date("update_time"),
+            deletedTime: try row.double("deleted_time").map { Date(timeIntervalSince1970: $0) })
     }
 }
 

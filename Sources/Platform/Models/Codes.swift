@@ -23,7 +23,12 @@ public enum Occupancy: String, Codable, Sendable, CaseIterable {
 }
 
 public enum PriorityCategory: String, Codable, Sendable, CaseIterable {
-    case a = "A", b = "B", c = "C", d = "D", e = "E", f = "F"
+    case a = "A"
+    case b = "B"
+    case c = "C"
+    case d = "D"
+    case e = "E"
+    case f = "F"
 }
 
 public enum OwnerType: String, Codable, Sendable, CaseIterable {

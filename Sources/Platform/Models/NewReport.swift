@@ -28,8 +28,12 @@ public struct NewReport: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case condition, designation, grade, occupancy, ownerType = "owner_type", placeName = "place_name"
-        case priorityCategory = "priority_category", location, isAnonymous = "is_anonymous"
+        case condition, designation, grade, occupancy
+        case ownerType = "owner_type"
+        case placeName = "place_name"
+        case priorityCategory = "priority_category"
+        case location
+        case isAnonymous = "is_anonymous"
     }
 
     /// The exact bytes sent and signed. Sorted keys make them the same on every retry of the same report,
@@ -54,7 +58,9 @@ public struct CreatedReport: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case reportID = "report_id", objectStatus = "object_status", creationTime = "creation_time"
+        case reportID = "report_id"
+        case objectStatus = "object_status"
+        case creationTime = "creation_time"
     }
 
     public init(from decoder: any Decoder) throws {

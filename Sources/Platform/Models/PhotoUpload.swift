@@ -39,7 +39,9 @@ public struct UploadedPhoto: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case photoID = "photo_id", reportID = "report_id", creationTime = "creation_time"
+        case photoID = "photo_id"
+        case reportID = "report_id"
+        case creationTime = "creation_time"
     }
 
     public init(from decoder: any Decoder) throws {

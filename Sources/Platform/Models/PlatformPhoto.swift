@@ -30,8 +30,11 @@ public struct PlatformPhoto: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case photoID = "photo_id", creationTime = "creation_time", latitude, longitude, accuracy, altitude
-        case capturedAt = "captured_at", size, sha256
+        case photoID = "photo_id"
+        case creationTime = "creation_time"
+        case latitude, longitude, accuracy, altitude
+        case capturedAt = "captured_at"
+        case size, sha256
     }
 
     public init(from decoder: any Decoder) throws {

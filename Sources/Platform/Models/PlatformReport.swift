@@ -28,10 +28,19 @@ public struct PlatformReport: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case reportID = "report_id", creationTime = "creation_time", name, formattedAddress = "formatted_address"
-        case updateTime = "update_time", condition, designation, grade, occupancy, ownerType = "owner_type"
-        case priorityCategory = "priority_category", placeID = "place_id", isAddressEdited = "is_address_edited"
-        case isAnonymous = "is_anonymous", isLocationEdited = "is_location_edited", location, photos
+        case reportID = "report_id"
+        case creationTime = "creation_time"
+        case name
+        case formattedAddress = "formatted_address"
+        case updateTime = "update_time"
+        case condition, designation, grade, occupancy
+        case ownerType = "owner_type"
+        case priorityCategory = "priority_category"
+        case placeID = "place_id"
+        case isAddressEdited = "is_address_edited"
+        case isAnonymous = "is_anonymous"
+        case isLocationEdited = "is_location_edited"
+        case location, photos
     }
 
     public init(from decoder: any Decoder) throws {

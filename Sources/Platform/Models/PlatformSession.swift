@@ -41,10 +41,20 @@ public struct PlatformSession: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case sessionID = "session_id", accountID = "account_id", accountType = "account_type", appID = "app_id"
-        case creationTime = "creation_time", expirationTime = "expiration_time", fullname
-        case isPrimary = "is_primary", isVerified = "is_verified", locale, pictureID = "picture_id"
-        case pictureURL = "picture_url", objectStatus = "object_status", updateTime = "update_time"
+        case sessionID = "session_id"
+        case accountID = "account_id"
+        case accountType = "account_type"
+        case appID = "app_id"
+        case creationTime = "creation_time"
+        case expirationTime = "expiration_time"
+        case fullname
+        case isPrimary = "is_primary"
+        case isVerified = "is_verified"
+        case locale
+        case pictureID = "picture_id"
+        case pictureURL = "picture_url"
+        case objectStatus = "object_status"
+        case updateTime = "update_time"
     }
 
     public init(from decoder: any Decoder) throws {

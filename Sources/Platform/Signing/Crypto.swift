@@ -21,8 +21,9 @@ public enum Crypto {
         let ok = password.withCString { pc in
             salt.withUnsafeBufferPointer { s in
                 out.withUnsafeMutableBufferPointer { o in
-                    PKCS5_PBKDF2_HMAC(pc, length, s.baseAddress, Int32(s.count), Int32(iterations), EVP_sha256(),
-                                      Int32(o.count), o.baseAddress)
+                    PKCS5_PBKDF2_HMAC(
+                        pc, length, s.baseAddress, Int32(s.count), Int32(iterations), EVP_sha256(),
+                        Int32(o.count), o.baseAddress)
                 }
             }
         }
@@ -32,7 +33,9 @@ public enum Crypto {
 
     public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
-        return a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in CRYPTO_memcmp(pa.baseAddress, pb.baseAddress, a.count) == 0 } }
+        return a.withUnsafeBytes { pa in
+            b.withUnsafeBytes { pb in CRYPTO_memcmp(pa.baseAddress, pb.baseAddress, a.count) == 0 }
+        }
     }
 }
 
@@ -49,7 +52,9 @@ public final class SHA256Stream {
 
     deinit { EVP_MD_CTX_free(context) }
 
-    public func update(_ bytes: UnsafeBufferPointer<UInt8>) { _ = EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) }
+    public func update(_ bytes: UnsafeBufferPointer<UInt8>) {
+        _ = EVP_DigestUpdate(context, bytes.baseAddress, bytes.count)
+    }
 
     public func update(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { update($0) } }
 
