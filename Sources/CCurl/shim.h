@@ -18,6 +18,10 @@ static inline CURLcode har_curl_setopt_read_function(CURL *h, size_t (*f)(char *
 static inline CURLcode har_curl_setopt_header_function(CURL *h, size_t (*f)(char *, size_t, size_t, void *)) {
     return curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, f);
 }
+// curl rewinds a streamed body when it resends it on a fresh connection (a reused one had died).
+static inline CURLcode har_curl_setopt_seek_function(CURL *h, int (*f)(void *, curl_off_t, int)) {
+    return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, f);
+}
 static inline CURLcode har_curl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode har_curl_getinfo_double(CURL *h, CURLINFO i, double *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode har_curl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }

@@ -1,0 +1,127 @@
+import FoundationEssentials
+
+/// ISO 8601 date-times as the platform writes them: `2026-11-29T15:41:17+01:00`, `…Z`,
+/// `…17.123456+00:00`. Written by hand because FoundationEssentials' formatters are heavier than this
+/// one shape needs, and because the offset and fraction must both be optional.
+public enum ISO8601 {
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM|±HHMM)`; nil for anything else.
+    public static func parse(_ text: String) -> Date? {
+        var scanner = Scanner(Array(text.utf8))
+        guard let year = scanner.digits(4), scanner.skip("-"), let month = scanner.digits(2), scanner.skip("-"),
+            let day = scanner.digits(2), scanner.skip("T") || scanner.skip("t") || scanner.skip(" "),
+            let hour = scanner.digits(2), scanner.skip(":"), let minute = scanner.digits(2), scanner.skip(":"),
+            let second = scanner.digits(2)
+        else { return nil }
+        guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day), hour < 24,
+            minute < 60, second < 61
+        else { return nil }
+        var fraction = 0.0
+        if scanner.skip(".") || scanner.skip(",") {
+            var scale = 0.1
+            var any = false
+            while let digit = scanner.digits(1) {
+                fraction += Double(digit) * scale
+                scale /= 10
+                any = true
+            }
+            guard any else { return nil }
+        }
+        var offsetSeconds = 0
+        if scanner.skip("Z") || scanner.skip("z") {
+            offsetSeconds = 0
+        } else if let sign = scanner.sign() {
+            guard let hours = scanner.digits(2) else { return nil }
+            _ = scanner.skip(":")
+            guard let minutes = scanner.digits(2), hours < 24, minutes < 60 else { return nil }
+            offsetSeconds = sign * (hours * 3600 + minutes * 60)
+        } else {
+            return nil  // A time without an offset is ambiguous; the contract always gives one.
+        }
+        guard scanner.atEnd else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86400 + hour * 3600 + minute * 60 + second - offsetSeconds
+        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+
+    /// Formats in UTC with microseconds, `2026-11-29T14:41:17.123456+00:00`.
+    public static func format(_ date: Date) -> String {
+        let interval = date.timeIntervalSince1970
+        var whole = Int(interval.rounded(.down))
+        var micros = Int(((interval - Double(whole)) * 1_000_000).rounded())
+        if micros >= 1_000_000 {
+            whole += 1
+            micros -= 1_000_000
+        }
+        let days = whole >= 0 ? whole / 86400 : (whole - 86399) / 86400
+        let secondsOfDay = whole - days * 86400
+        let (year, month, day) = civilFromDays(days)
+        return pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(secondsOfDay / 3600, 2) + ":"
+            + pad(secondsOfDay / 60 % 60, 2) + ":" + pad(secondsOfDay % 60, 2) + "." + pad(micros, 6) + "+00:00"
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    // Howard Hinnant's days_from_civil / civil_from_days: proleptic Gregorian calendar, day 0 = 1970-01-01.
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146097 + dayOfEra - 719468
+    }
+
+    static func civilFromDays(_ days: Int) -> (Int, Int, Int) {
+        let z = days + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let dayOfEra = z - era * 146097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        var atEnd: Bool { index == bytes.count }
+
+        mutating func skip(_ character: Unicode.Scalar) -> Bool {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: character) else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func sign() -> Int? {
+            if skip("+") { return 1 }
+            if skip("-") { return -1 }
+            return nil
+        }
+
+        mutating func digits(_ count: Int) -> Int? {
+            guard index + count <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[index..<index + count] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            index += count
+            return value
+        }
+    }
+}

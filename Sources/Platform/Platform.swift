@@ -1,3 +1,0 @@
-import CCurl
-import COpenSSL
-let _c = CURLOPT_URL

@@ -1,0 +1,80 @@
+import COpenSSL
+
+/// The few other primitives the platform needs from libcrypto: SHA-256, PBKDF2, random bytes.
+public enum Crypto {
+    /// Cryptographically random bytes (session ids, salts, multipart boundaries).
+    public static func randomBytes(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32($0.count)) }
+        // RAND_bytes fails only when the system's entropy source is unusable; carrying on would hand
+        // out guessable session ids.
+        guard ok == 1 else { preconditionFailure("RAND_bytes failed: no usable entropy source") }
+        return bytes
+    }
+
+    public static func randomHex(bytes count: Int) -> String { Hex.encode(randomBytes(count)) }
+
+    /// PBKDF2-HMAC-SHA256 of a password, 32 bytes.
+    public static func pbkdf2SHA256(password: String, salt: [UInt8], iterations: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        let length = Int32(password.utf8.count)
+        let ok = password.withCString { pc in
+            salt.withUnsafeBufferPointer { s in
+                out.withUnsafeMutableBufferPointer { o in
+                    PKCS5_PBKDF2_HMAC(
+                        pc, length, s.baseAddress, Int32(s.count), Int32(iterations), EVP_sha256(),
+                        Int32(o.count), o.baseAddress)
+                }
+            }
+        }
+        guard ok == 1 else { preconditionFailure("PKCS5_PBKDF2_HMAC failed") }
+        return out
+    }
+
+    public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBytes { pa in
+            b.withUnsafeBytes { pb in CRYPTO_memcmp(pa.baseAddress, pb.baseAddress, a.count) == 0 }
+        }
+    }
+}
+
+/// SHA-256 computed piece by piece (photo files are hashed as they are stored).
+public final class SHA256Stream {
+    private let context: OpaquePointer
+
+    public init() {
+        guard let made = EVP_MD_CTX_new(), EVP_DigestInit_ex(made, EVP_sha256(), nil) == 1 else {
+            preconditionFailure("libcrypto cannot create a SHA-256 context")
+        }
+        context = made
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    public func update(_ bytes: UnsafeBufferPointer<UInt8>) {
+        _ = EVP_DigestUpdate(context, bytes.baseAddress, bytes.count)
+    }
+
+    public func update(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { update($0) } }
+
+    public func finalize() -> String {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        _ = digest.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
+        return Hex.encode(digest.prefix(Int(length)))
+    }
+
+    /// The hex SHA-256 of a whole file.
+    public static func hashFile(at path: String) throws -> String {
+        let stream = SHA256Stream()
+        try FileChunks.forEach(path: path, range: nil) { stream.update($0) }
+        return stream.finalize()
+    }
+
+    public static func hash(_ bytes: [UInt8]) -> String {
+        let stream = SHA256Stream()
+        stream.update(bytes)
+        return stream.finalize()
+    }
+}
