@@ -175,6 +175,8 @@ extension HTTPServer {
     }
 
     func queue(_ response: Response, for state: RequestState, connection: OpaquePointer) -> MHD_Result {
+        // MHD closes a connection whose handler says NO, with nothing queued: the lost-answer case.
+        if response.closesConnectionWithoutAnswer { return MHD_Result.NO }
         guard let (mhdResponse, status, bytes) = makeMHDResponse(response, request: state) else {
             return MHD_Result.NO  // not even an error page could be built: let MHD drop the connection
         }

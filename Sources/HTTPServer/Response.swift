@@ -9,6 +9,16 @@ public struct Response: Sendable {
     public var status: Int
     public var headers: Headers
     public var body: Body
+    /// Close the connection and send nothing: for fault injection (a request processed, its answer
+    /// lost on the way). Never for ordinary errors, which deserve an answer.
+    public var closesConnectionWithoutAnswer = false
+
+    /// A response that is never sent: the connection is closed instead.
+    public static var connectionDropped: Response {
+        var response = Response(status: 500)
+        response.closesConnectionWithoutAnswer = true
+        return response
+    }
 
     public init(status: Int = 200, headers: Headers = Headers(), body: Body = .bytes([])) {
         self.status = status

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HTTPServer
 import Mustache
+import Platform
 import Storage
 
 #if canImport(Glibc)
@@ -16,10 +17,15 @@ public final class Application: Sendable {
     let metrics: Metrics
     let server: HTTPServer
     let benchmarkFixtures: BenchmarkFixtures?
+    /// The one way to the platform: the upstream one configured, or the embedded local platform.
+    let platform: PlatformClient
+    let embeddedPlatform: EmbeddedPlatform?
 
     /// Opens the data folder and the database, compiles every template and builds the routes.
     /// Throws, with a message naming the file, when any of them cannot be used.
-    public init(configuration: Configuration, log: Log = Log()) throws {
+    /// `platformExecutable` is the `har` binary that runs the embedded platform (default: this process's
+    /// own executable; tests that build the application in-process name the real `har`).
+    public init(configuration: Configuration, log: Log = Log(), platformExecutable: String? = nil) throws {
         self.configuration = configuration
         let dataDir = configuration.dataDir
         let temporaryDirectory = dataDir + "/tmp"
@@ -57,6 +63,28 @@ public final class Application: Sendable {
                 metrics.record(entry)
                 if accessLog { log.access(entry) }
             })
+
+        // Last, so that nothing after it can fail and leave the child running.
+        let platformConfiguration: PlatformConfiguration
+        if let url = configuration.platformURL, let key = configuration.consumerKey, let secret = configuration.consumerSecret {
+            embeddedPlatform = nil
+            platformConfiguration = PlatformConfiguration(baseURL: url, consumerKey: key, consumerSecret: secret)
+        } else {
+            let embedded = try EmbeddedPlatform(configuration: configuration, log: log, executable: platformExecutable)
+            embeddedPlatform = embedded
+            platformConfiguration = PlatformConfiguration(
+                baseURL: embedded.baseURL, consumerKey: embedded.consumerKey, consumerSecret: embedded.consumerSecret)
+        }
+        var clientConfiguration = platformConfiguration
+        clientConfiguration.connectTimeout = configuration.platformConnectTimeout
+        clientConfiguration.totalTimeout = configuration.platformTimeout
+        clientConfiguration.proxy = configuration.platformProxy
+        do {
+            platform = try PlatformClient(configuration: clientConfiguration, log: { log.info($0) })
+        } catch {
+            embeddedPlatform?.stop()
+            throw error
+        }
     }
 
     /// Starts listening; throws with the address when it cannot.
@@ -68,6 +96,7 @@ public final class Application: Sendable {
     /// Stops accepting, lets requests in flight finish (at most `gracePeriod` seconds), closes the store.
     public func stop(gracePeriod: Double = 10) {
         server.stop(gracePeriod: gracePeriod)
+        embeddedPlatform?.stop()
         benchmarkFixtures?.close()
         store.close()
     }

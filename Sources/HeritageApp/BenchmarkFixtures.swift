@@ -53,7 +53,7 @@ final class BenchmarkFixtures: Sendable {
                 let descriptor = open(file.path, O_RDONLY)
                 if descriptor >= 0 {
                     fsync(descriptor)
-                    close(descriptor)
+                    Glibc.close(descriptor)
                 }
                 total += file.size
             }

@@ -13,7 +13,10 @@ final class ChildProcess: @unchecked Sendable {
     /// Starts `executable` with `arguments` and exactly `environment`; standard error is inherited.
     init(executable: String, arguments: [String], environment: [String: String]) throws {
         var pipeEnds: [Int32] = [0, 0]
-        guard pipe2(&pipeEnds, O_CLOEXEC) == 0 else { throw ChildProcessError.cannotStart(executable, errno) }
+        guard pipe(&pipeEnds) == 0 else { throw ChildProcessError.cannotStart(executable, errno) }
+        // Our end must not leak into the child (dup2 onto its stdout clears the flag for that copy).
+        _ = fcntl(pipeEnds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(pipeEnds[1], F_SETFD, FD_CLOEXEC)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -37,9 +40,9 @@ final class ChildProcess: @unchecked Sendable {
         }
         var child: pid_t = 0
         let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
-        close(pipeEnds[1])
+        Glibc.close(pipeEnds[1])
         guard status == 0 else {
-            close(pipeEnds[0])
+            Glibc.close(pipeEnds[0])
             throw ChildProcessError.cannotStart(executable, status)
         }
         pid = child
@@ -82,12 +85,12 @@ final class ChildProcess: @unchecked Sendable {
         var status: Int32 = 0
         while Log.now() < deadline {
             let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid || reaped < 0 { close(output); return }
+            if reaped == pid || reaped < 0 { Glibc.close(output); return }
             usleep(20_000)
         }
         kill(pid, SIGKILL)
         waitpid(pid, &status, 0)
-        close(output)
+        Glibc.close(output)
     }
 }
 

@@ -81,8 +81,7 @@ public enum Command {
     }
 
     static func printError(_ message: String) {
-        let line = "har: \(message)\n"
-        _ = line.withCString { fputs($0, stderr) }
+        Log.write("har: \(message)\n", to: STDERR_FILENO)
     }
 }
 

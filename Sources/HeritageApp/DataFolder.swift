@@ -8,9 +8,9 @@ import Glibc
 /// server's user (0700), never under the web root.
 enum DataFolder {
     static func prepare(_ path: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw ConfigurationError("data folder \(path) is not a folder") }
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR else { throw ConfigurationError("data folder \(path) is not a folder") }
             return
         }
         do {

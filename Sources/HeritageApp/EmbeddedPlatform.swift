@@ -14,14 +14,13 @@ final class EmbeddedPlatform: Sendable {
     let consumerKey: String
     let consumerSecret: String
 
-    init(configuration: Configuration, log: Log) throws {
+    init(configuration: Configuration, log: Log, executable: String? = nil) throws {
         let credentials = try Self.credentials(in: configuration.dataDir)
         consumerKey = credentials.key
         consumerSecret = credentials.secret
         var environment: [String: String] = [
             "HAR_PLATFORM_HOST": "127.0.0.1",
             "HAR_PLATFORM_PORT": "0",
-            "HAR_PLATFORM_DB": configuration.platformDB ?? configuration.dataDir + "/platform.sqlite",
             "HAR_PLATFORM_APPS": "\(credentials.key):\(credentials.secret)",
             "HAR_PLATFORM_SESSION_TTL": String(configuration.platformSessionTTL),
             "HAR_PLATFORM_PHOTO_LIMIT_BYTES": String(configuration.platformPhotoLimitBytes),
@@ -30,12 +29,13 @@ final class EmbeddedPlatform: Sendable {
             "HAR_INTERNAL_PARENT_PID": String(getpid()),
         ]
         if let faults = configuration.platformFaults { environment["HAR_PLATFORM_FAULTS"] = faults }
+        if let database = configuration.platformDB { environment["HAR_PLATFORM_DB"] = database }
         for name in ["PATH", "LANG", "TMPDIR"] {
             if let value = ProcessInfo.processInfo.environment[name] { environment[name] = value }
         }
-        child = try ChildProcess(executable: Self.ownExecutable(), arguments: ["platform"], environment: environment)
+        child = try ChildProcess(executable: executable ?? Self.ownExecutable(), arguments: ["platform"], environment: environment)
         let port = child.waitForLine(timeout: 30) { line -> Int? in
-            guard let range = line.range(of: "listening on http://127.0.0.1:") else { return nil }
+            guard let range = line.firstRange(of: "listening on http://127.0.0.1:") else { return nil }
             return Int(line[range.upperBound...].prefix { $0.isNumber })
         }
         guard let port else {

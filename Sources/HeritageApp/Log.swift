@@ -15,18 +15,25 @@ public struct Log: Sendable {
         let milliseconds = (entry.durationSeconds * 10_000).rounded() / 10
         let line = "\(Self.timestamp(entry.time)) \(entry.method) \(Self.printable(entry.path)) \(entry.status) "
             + "\(entry.bytes)B \(milliseconds)ms \(entry.remoteAddress)\n"
-        write(line, to: stdout)
+        Self.write(line, to: STDOUT_FILENO)
     }
 
-    public func info(_ message: String) { write("\(Self.timestamp(Self.now())) info \(message)\n", to: stderr) }
-    public func error(_ message: String) { write("\(Self.timestamp(Self.now())) error \(message)\n", to: stderr) }
+    public func info(_ message: String) { Self.write("\(Self.timestamp(Self.now())) info \(message)\n", to: STDERR_FILENO) }
+    public func error(_ message: String) { Self.write("\(Self.timestamp(Self.now())) error \(message)\n", to: STDERR_FILENO) }
 
-    private func write(_ line: String, to stream: UnsafeMutablePointer<FILE>?) {
+    /// One write(2) per line: unbuffered, so nothing is lost at a crash, and atomic for pipes up to
+    /// PIPE_BUF bytes, so lines of different threads never interleave.
+    static func write(_ line: String, to descriptor: Int32) {
         var line = line
         line.withUTF8 { bytes in
-            _ = fwrite(bytes.baseAddress, 1, bytes.count, stream)
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
         }
-        fflush(stream)
     }
 
     /// Control characters in a path would let a client forge log lines: shown escaped instead.

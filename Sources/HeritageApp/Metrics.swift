@@ -78,7 +78,7 @@ final class Metrics: Sendable {
     private static func fscanf_statm(_ file: UnsafeMutablePointer<FILE>, _ size: inout Int, _ resident: inout Int) -> Bool {
         var buffer = [CChar](repeating: 0, count: 128)
         guard fgets(&buffer, Int32(buffer.count), file) != nil else { return false }
-        let fields = String(cString: buffer).split(separator: " ")
+        let fields = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: " ")
         guard fields.count >= 2, let first = Int(fields[0]), let second = Int(fields[1]) else { return false }
         size = first
         resident = second

@@ -5,9 +5,15 @@ enum Serve {
         let application: Application
         do {
             application = try Application(configuration: configuration, log: log)
+        } catch {
+            Command.printError("\(error)")
+            return 1
+        }
+        do {
             try application.start()
         } catch {
             Command.printError("\(error)")
+            application.stop(gracePeriod: 0)
             return 1
         }
         let scheme = configuration.tlsCert == nil ? "http" : "https"

@@ -7,10 +7,6 @@ import Synchronization
 /// header, the signature, every field's type and code, ownership, and honours Idempotency-Key.
 /// Request handling is plain functions of `Request` to `Response`, unit-tested without a socket.
 public final class LocalPlatform: Sendable {
-    /// The status that tells the server to close the connection without answering (nginx uses 444 for
-    /// the same). It models an answer lost after the request was processed: the ambiguous case.
-    public static let dropConnectionStatus = 444
-
     public let configuration: LocalPlatformConfiguration
     let store: any LocalPlatformStore
     let faults: FaultInjector
@@ -43,7 +39,7 @@ public final class LocalPlatform: Sendable {
             return response
         case .dropAfterProcessing:
             _ = respond(to: request)
-            return Response(status: Self.dropConnectionStatus)
+            return Response.connectionDropped  // processed, answer lost: the ambiguous case
         case .none:
             return respond(to: request)
         }
