@@ -1,7 +1,7 @@
 import Storage
 
 /// The application's schema, one numbered migration per change, applied at start in order. Never edit
-/// a migration that has shipped: add the next one.
+/// a migration that has shipped: add the next one. Times are Unix seconds (REAL), UTC.
 enum AppMigrations {
     static let all: [Migration] = [
         Migration(
@@ -12,6 +12,100 @@ enum AppMigrations {
                     value TEXT NOT NULL
                 ) STRICT;
                 INSERT INTO instance (key, value) VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
-                """)
+                """),
+        Migration(version: 2, name: "users, sessions, reports, photos", sql: usersSessionsReportsPhotos),
     ]
+
+    /// Users and their settings; our own web sessions; reports (drafts, the outbox, and copies of what
+    /// the platform holds) and their photos. docs/DATA.md explains each state.
+    static let usersSessionsReportsPhotos = """
+        CREATE TABLE users (
+            id INTEGER PRIMARY KEY,
+            email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+            account_id TEXT,
+            fullname TEXT,
+            -- The platform's session: server-side only, never sent to a browser or logged.
+            platform_session_id TEXT,
+            platform_session_expires_at REAL,
+            -- Settings (SET-01..03), kept per user so they follow the user to every device.
+            gps_accuracy_m INTEGER NOT NULL DEFAULT 20 CHECK (gps_accuracy_m BETWEEN 1 AND 1000),
+            gps_alert_seconds INTEGER NOT NULL DEFAULT 60 CHECK (gps_alert_seconds BETWEEN 5 AND 3600),
+            wireless_only INTEGER NOT NULL DEFAULT 0 CHECK (wireless_only IN (0, 1)),
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        ) STRICT;
+
+        CREATE TABLE web_sessions (
+            -- SHA-256 of the cookie's 256 random bits: a copy of the database cannot sign anyone in.
+            token_hash BLOB PRIMARY KEY NOT NULL,
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            csrf_token TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            last_seen_at REAL NOT NULL
+        ) STRICT;
+        CREATE INDEX web_sessions_user ON web_sessions(user_id);
+        CREATE INDEX web_sessions_expiry ON web_sessions(expires_at);
+
+        CREATE TABLE reports (
+            id INTEGER PRIMARY KEY,
+            user_id INTEGER NOT NULL REFERENCES users(id),
+            -- A UUID made here: the Idempotency-Key of the create, and the id pages use before the
+            -- platform has given one.
+            local_id TEXT NOT NULL UNIQUE,
+            platform_report_id TEXT UNIQUE,
+            state TEXT NOT NULL CHECK (state IN (
+                'draft', 'queued', 'creating', 'created', 'uploading', 'stored', 'retry_wait',
+                'needs_attention', 'waiting_signin', 'held', 'deleting', 'cancelled', 'deleted')),
+            name TEXT,
+            formatted_address TEXT,
+            designation TEXT,
+            condition TEXT,
+            occupancy TEXT,
+            priority_category TEXT,
+            owner_type TEXT,
+            grade TEXT,
+            latitude REAL,
+            longitude REAL,
+            accuracy REAL,
+            altitude REAL,
+            -- When the report was made (draft started, or the platform's creation_time).
+            creation_time REAL NOT NULL,
+            submitted_at REAL,
+            -- The worker's bookkeeping (issue 5): attempts, next try, why it is stuck, and the
+            -- moment of the last create attempt (reconciliation adopts a report created after it).
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at REAL,
+            last_error TEXT,
+            create_attempted_at REAL,
+            -- A replayed or double-clicked Submit carries the same token: one report, not two.
+            submit_token TEXT UNIQUE,
+            updated_at REAL NOT NULL
+        ) STRICT;
+        CREATE INDEX reports_user_time ON reports(user_id, creation_time DESC);
+        CREATE INDEX reports_state ON reports(state, next_attempt_at);
+
+        CREATE TABLE photos (
+            id INTEGER PRIMARY KEY,
+            report_id INTEGER NOT NULL REFERENCES reports(id) ON DELETE CASCADE,
+            -- A UUID made here: the Idempotency-Key of the upload, and the photo's file name.
+            local_id TEXT NOT NULL UNIQUE,
+            position INTEGER NOT NULL,
+            content_type TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,
+            width INTEGER,
+            height INTEGER,
+            latitude REAL,
+            longitude REAL,
+            accuracy REAL,
+            altitude REAL,
+            captured_at TEXT,
+            state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'uploading', 'stored')),
+            platform_photo_id TEXT,
+            stored_at REAL,
+            created_at REAL NOT NULL
+        ) STRICT;
+        CREATE INDEX photos_report ON photos(report_id, position);
+        """
 }
