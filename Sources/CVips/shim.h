@@ -27,7 +27,7 @@ static inline void har_vips_unref(VipsImage *image) {
     if (image) g_object_unref(image);
 }
 
-// Nickname of the loader vips would pick for this file ("jpegload_source", ...), copied into buf.
+// Type name of the loader vips would pick for this file ("VipsForeignLoadJpegSource", ...), copied into buf.
 static inline int har_vips_loader(const char *path, char *buf, size_t len) {
     VipsSource *source = vips_source_new_from_file(path);
     if (!source) return -1;
@@ -37,12 +37,18 @@ static inline int har_vips_loader(const char *path, char *buf, size_t len) {
     return name ? 0 : -1;
 }
 
+// Loader option for how strict decoding is: VIPS_FAIL_ON_ERROR stops on truncation and serious errors,
+// VIPS_FAIL_ON_WARNING on anything libjpeg / libpng / libwebp reports, even a warning.
+static inline const char *har_vips_fail_on_option(int fail_on) {
+    return fail_on >= VIPS_FAIL_ON_WARNING ? "fail_on=warning" : "fail_on=error";
+}
+
 // Opens a file lazily (header only), sequential access: pixels are decoded only when read.
-static inline int har_vips_open(const char *path, VipsImage **out) {
+static inline int har_vips_open(const char *path, VipsImage **out, int fail_on) {
     VipsSource *source = vips_source_new_from_file(path);
     if (!source) return -1;
-    *out = vips_image_new_from_source(source, "", "access", VIPS_ACCESS_SEQUENTIAL,
-                                      "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+    *out = vips_image_new_from_source(source, har_vips_fail_on_option(fail_on), "access", VIPS_ACCESS_SEQUENTIAL,
+                                      NULL);
     g_object_unref(source);
     return *out ? 0 : -1;
 }
@@ -54,11 +60,13 @@ static inline int har_vips_decode_all(VipsImage *in) {
 }
 
 // Shrink-on-load thumbnail fitting width x height, never enlarged, rotated upright by its EXIF orientation.
-static inline int har_vips_thumbnail(const char *path, VipsImage **out, int width, int height) {
+// The thumbnail's own "fail_on" argument does not reach the loader in 8.14: the option string does.
+// Lazy: decoding (and its failure) happens when the result is saved.
+static inline int har_vips_thumbnail(const char *path, VipsImage **out, int width, int height, int fail_on) {
     VipsSource *source = vips_source_new_from_file(path);
     if (!source) return -1;
     int result = vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                                       "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+                                       "option_string", har_vips_fail_on_option(fail_on), NULL);
     g_object_unref(source);
     return result;
 }
@@ -98,12 +106,12 @@ static inline int har_vips_test_image(VipsImage **out, int width, int height, in
     return failed;
 }
 
-// format: 0 JPEG (metadata stripped), 1 PNG, 2 WebP.
+// format: 0 JPEG, 1 PNG, 2 WebP, all without metadata.
 static inline int har_vips_test_save(VipsImage *in, const char *path, int format) {
     switch (format) {
     case 0: return vips_jpegsave(in, path, "strip", TRUE, NULL);
-    case 1: return vips_pngsave(in, path, NULL);
-    case 2: return vips_webpsave(in, path, NULL);
+    case 1: return vips_pngsave(in, path, "strip", TRUE, NULL);
+    case 2: return vips_webpsave(in, path, "strip", TRUE, NULL);
     default: return -1;
     }
 }

@@ -65,8 +65,9 @@ struct ExifMetadata: Equatable {
             degrees += part / scale
         }
         guard degrees <= limit else { return nil }
-        switch ref.flatMap(tiff.string) {
-        case nil, "N", "E": return degrees
+        guard let ref else { return degrees }
+        switch tiff.string(ref) {
+        case "N", "E": return degrees
         case negative: return -degrees
         default: return nil
         }

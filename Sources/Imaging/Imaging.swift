@@ -41,7 +41,7 @@ public enum Imaging {
     /// returns its displayed size (after EXIF orientation). Every pixel is decoded, streaming.
     public static func inspect(path: String) throws(ImageError) -> ImageInfo {
         let (format, width, height) = try header(path: path)
-        let image = try open(path: path)
+        let image = try open(path: path, format: format)
         defer { har_vips_unref(image) }
         guard har_vips_decode_all(image) == 0 else { throw decodeFailure() }
         let orientation = orientation(path: path)
@@ -57,10 +57,10 @@ public enum Imaging {
     public static func makeThumbnail(
         from source: String, to destination: String, maxSide: Int = 320, quality: Int = 80
     ) throws(ImageError) {
-        _ = try header(path: source)
+        let (format, _, _) = try header(path: source)
         let side = Int32(clamping: min(max(maxSide, 1), 10_000))
         var thumbnail: UnsafeMutablePointer<VipsImage>?
-        guard har_vips_thumbnail(source, &thumbnail, side, side) == 0, let thumbnail else {
+        guard har_vips_thumbnail(source, &thumbnail, side, side, strictness(format)) == 0, let thumbnail else {
             throw decodeFailure()
         }
         defer { har_vips_unref(thumbnail) }
@@ -103,8 +103,13 @@ public enum Imaging {
         var name = [CChar](repeating: 0, count: 64)
         guard har_vips_loader(path, &name, name.count) == 0 else { throw decodeFailure() }
         let loader = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard loader == "\(format.rawValue)load_source" else { throw .unsupportedFormat }
-        let image = try open(path: path)
+        let expected = switch format {
+            case .jpeg: "VipsForeignLoadJpegSource"
+            case .png: "VipsForeignLoadPngSource"
+            case .webp: "VipsForeignLoadWebpSource"
+        }
+        guard loader == expected else { throw .unsupportedFormat }
+        let image = try open(path: path, format: format)
         defer { har_vips_unref(image) }
         let width = Int(vips_image_get_width(image)), height = Int(vips_image_get_height(image))
         guard width > 0, height > 0 else { throw .decodeFailed("empty image") }
@@ -113,10 +118,18 @@ public enum Imaging {
     }
 
     /// The image opened lazily: header read, pixels decoded only when pulled.
-    private static func open(path: String) throws(ImageError) -> UnsafeMutablePointer<VipsImage> {
+    private static func open(path: String, format: ImageFormat) throws(ImageError) -> UnsafeMutablePointer<VipsImage> {
         var image: UnsafeMutablePointer<VipsImage>?
-        guard har_vips_open(path, &image) == 0, let image else { throw decodeFailure() }
+        guard har_vips_open(path, &image, strictness(format)) == 0, let image else { throw decodeFailure() }
         return image
+    }
+
+    /// How strict decoding is. Every libjpeg warning means damaged data ("Corrupt JPEG data: premature
+    /// end of data segment", "extraneous bytes before marker"...): a JPEG fails on warnings. libpng warns
+    /// about harmless things many real PNGs have (an sRGB profile it knows to be wrong): PNG and WebP fail
+    /// on errors and truncation only.
+    private static func strictness(_ format: ImageFormat) -> Int32 {
+        Int32((format == .jpeg ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_ERROR).rawValue)
     }
 
     /// The libvips error text (its buffer is process-wide: under concurrency it may hold another call's text).
