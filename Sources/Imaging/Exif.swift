@@ -34,8 +34,10 @@ struct ExifMetadata: Equatable {
         }
         // A receiver that had no fix marks the record void ("V"); some write 0/0 then.
         if let status = entry(Tag.status).flatMap(tiff.string), status == "V" { return nil }
-        guard let latitude = coordinate(tiff, entry(Tag.latitude), ref: entry(Tag.latitudeRef), negative: "S", limit: 90),
-            let longitude = coordinate(tiff, entry(Tag.longitude), ref: entry(Tag.longitudeRef), negative: "W", limit: 180),
+        guard
+            let latitude = coordinate(tiff, entry(Tag.latitude), ref: entry(Tag.latitudeRef), negative: "S", limit: 90),
+            let longitude = coordinate(
+                tiff, entry(Tag.longitude), ref: entry(Tag.longitudeRef), negative: "W", limit: 180),
             latitude != 0 || longitude != 0
         else { return nil }
 
@@ -88,7 +90,8 @@ struct ExifMetadata: Equatable {
 
     /// DateTimeOriginal "YYYY:MM:DD HH:MM:SS" is the camera's local time: converted to UTC with
     /// OffsetTimeOriginal ("+01:00") when present, else written without a zone.
-    private static func originalTime(_ tiff: TIFFReader, date: TIFFReader.Entry?, offset: TIFFReader.Entry?) -> String? {
+    private static func originalTime(_ tiff: TIFFReader, date: TIFFReader.Entry?, offset: TIFFReader.Entry?) -> String?
+    {
         guard let text = date.flatMap(tiff.string), text.utf8.count >= 19,
             let day = parseDate(String(text.prefix(10))),
             let clock = numbers(String(text.dropFirst(11).prefix(8)), separator: ":"), clock.count == 3,
@@ -124,7 +127,9 @@ struct CivilTime {
             day <= Self.daysIn(month: month, year: year),
             (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
-        (self.year, self.month, self.day, self.hour, self.minute, self.second) = (year, month, day, hour, minute, min(second, 59))
+        (self.year, self.month, self.day, self.hour, self.minute, self.second) = (
+            year, month, day, hour, minute, min(second, 59)
+        )
     }
 
     private init(days: Int, secondOfDay: Int) {

@@ -40,9 +40,10 @@ public enum Imaging {
     /// Checks that the file is a complete, decodable JPEG, PNG or WebP of at most `maximumPixels`, and
     /// returns its displayed size (after EXIF orientation). Every pixel is decoded, streaming.
     public static func inspect(path: String) throws(ImageError) -> ImageInfo {
-        let (format, width, height) = try header(path: path)
-        let image = try open(path: path, format: format)
+        let (format, image) = try header(path: path)
         defer { har_vips_unref(image) }
+        let width = Int(vips_image_get_width(image))
+        let height = Int(vips_image_get_height(image))
         guard har_vips_decode_all(image) == 0 else { throw decodeFailure() }
         let orientation = orientation(path: path)
         let swapped = orientation >= 5
@@ -57,7 +58,8 @@ public enum Imaging {
     public static func makeThumbnail(
         from source: String, to destination: String, maxSide: Int = 320, quality: Int = 80
     ) throws(ImageError) {
-        let (format, _, _) = try header(path: source)
+        let (format, opened) = try header(path: source)
+        har_vips_unref(opened)
         let side = Int32(clamping: min(max(maxSide, 1), 10_000))
         var thumbnail: UnsafeMutablePointer<VipsImage>?
         guard har_vips_thumbnail(source, &thumbnail, side, side, strictness(format)) == 0, let thumbnail else {
@@ -95,26 +97,30 @@ public enum Imaging {
         return ExifMetadata(tiff: tiff)
     }
 
-    /// Magic bytes, loader, header: the checks made before any pixel is decoded.
-    private static func header(path: String) throws(ImageError) -> (ImageFormat, Int, Int) {
+    /// Magic bytes, loader, header: the checks made before any pixel is decoded. The image is returned
+    /// opened (sequential, not yet decoded); the caller unrefs it.
+    private static func header(path: String) throws(ImageError) -> (ImageFormat, UnsafeMutablePointer<VipsImage>) {
         guard vipsStarted else { throw .decodeFailed("libvips failed to start") }
         guard let reader = FileReader(path: path) else { throw .decodeFailed("cannot read the file") }
         guard let format = Containers.format(of: reader) else { throw .notAnImage }
         var name = [CChar](repeating: 0, count: 64)
         guard har_vips_loader(path, &name, name.count) == 0 else { throw decodeFailure() }
         let loader = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let expected = switch format {
+        let expected =
+            switch format {
             case .jpeg: "VipsForeignLoadJpegSource"
             case .png: "VipsForeignLoadPngSource"
             case .webp: "VipsForeignLoadWebpSource"
-        }
+            }
         guard loader == expected else { throw .unsupportedFormat }
         let image = try open(path: path, format: format)
-        defer { har_vips_unref(image) }
-        let width = Int(vips_image_get_width(image)), height = Int(vips_image_get_height(image))
-        guard width > 0, height > 0 else { throw .decodeFailed("empty image") }
-        guard width * height <= maximumPixels else { throw .tooLarge(pixels: width * height) }
-        return (format, width, height)
+        let width = Int(vips_image_get_width(image))
+        let height = Int(vips_image_get_height(image))
+        guard width > 0, height > 0, width * height <= maximumPixels else {
+            har_vips_unref(image)
+            throw width > 0 && height > 0 ? .tooLarge(pixels: width * height) : .decodeFailed("empty image")
+        }
+        return (format, image)
     }
 
     /// The image opened lazily: header read, pixels decoded only when pulled.

@@ -36,7 +36,8 @@ struct TIFFReader {
 
     private static func u16(_ bytes: [UInt8], _ offset: Int, _ bigEndian: Bool) -> Int? {
         guard offset >= 0, offset <= bytes.count - 2 else { return nil }
-        let a = Int(bytes[offset]), b = Int(bytes[offset + 1])
+        let a = Int(bytes[offset])
+        let b = Int(bytes[offset + 1])
         return bigEndian ? a << 8 | b : b << 8 | a
     }
 

@@ -53,7 +53,10 @@ import Testing
         let b = TIFFBuilder(bigEndian: true)
         let tiff = b.tiff(
             ifd0: [],
-            gps: [b.ascii(1, "N"), b.rationals(2, [(51, 1), (30, 1), (0, 1)]), b.ascii(3, "W"), b.rationals(4, [(0, 1), (7, 1), (3, 1)])],
+            gps: [
+                b.ascii(1, "N"), b.rationals(2, [(51, 1), (30, 1), (0, 1)]), b.ascii(3, "W"),
+                b.rationals(4, [(0, 1), (7, 1), (3, 1)]),
+            ],
             exif: [b.ascii(0x9003, "2024:02:29 23:59:59")])
         let fix = try #require(Imaging.gpsFix(path: jpeg(with: tiff)))
         #expect(fix.altitude == nil)
@@ -63,12 +66,18 @@ import Testing
 
     @Test func voidOrMissingOrInvalidPositionsAreNil() {
         let b = TIFFBuilder(bigEndian: false)
-        let lat = b.rationals(2, [(48, 1), (51, 1), (108, 10)]), lon = b.rationals(4, [(2, 1), (21, 1), (36, 10)])
+        let lat = b.rationals(2, [(48, 1), (51, 1), (108, 10)])
+        let lon = b.rationals(4, [(2, 1), (21, 1), (36, 10)])
         let cases: [(String, [UInt8])] = [
             ("no-gps", b.tiff(ifd0: [b.short(0x0112, 3)])),
             ("void", b.tiff(ifd0: [], gps: [b.ascii(9, "V"), lat, lon])),
             ("no-longitude", b.tiff(ifd0: [], gps: [lat])),
-            ("zero-zero", b.tiff(ifd0: [], gps: [b.rationals(2, [(0, 1), (0, 1), (0, 1)]), b.rationals(4, [(0, 1), (0, 1), (0, 1)])])),
+            (
+                "zero-zero",
+                b.tiff(
+                    ifd0: [],
+                    gps: [b.rationals(2, [(0, 1), (0, 1), (0, 1)]), b.rationals(4, [(0, 1), (0, 1), (0, 1)])])
+            ),
             ("bad-ref", b.tiff(ifd0: [], gps: [b.ascii(1, "X"), lat, lon])),
             ("over-90", b.tiff(ifd0: [], gps: [b.rationals(2, [(91, 1), (0, 1), (0, 1)]), lon])),
             ("zero-denominator", b.tiff(ifd0: [], gps: [b.rationals(2, [(48, 0), (0, 1), (0, 1)]), lon])),
@@ -85,7 +94,10 @@ import Testing
         let b = TIFFBuilder(bigEndian: false)
         let tiff = b.tiff(
             ifd0: [b.short(0x0112, 8)],
-            gps: [b.ascii(1, "N"), b.rationals(2, [(48, 1), (51, 1), (108, 10)]), b.ascii(3, "E"), b.rationals(4, [(2, 1), (21, 1), (36, 10)])])
+            gps: [
+                b.ascii(1, "N"), b.rationals(2, [(48, 1), (51, 1), (108, 10)]), b.ascii(3, "E"),
+                b.rationals(4, [(2, 1), (21, 1), (36, 10)]),
+            ])
 
         directory.image("plain.png", width: 40, height: 20, format: .png)
         let png = directory.read("plain.png")

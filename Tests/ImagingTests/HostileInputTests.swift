@@ -49,9 +49,10 @@ import Testing
     @Test func brokenImagesFailToDecode() {
         var random = SeededGenerator(state: 7)
         let garbage = (0..<8192).map { _ in UInt8.random(in: 0...255, using: &random) }
-        let jpeg = directory.read(directory.image("good.jpg", width: 400, height: 200, format: .jpeg).split(separator: "/").last.map(String.init) ?? "")
-        let png = directory.read(directory.image("good.png", width: 400, height: 200, format: .png).split(separator: "/").last.map(String.init) ?? "")
-        let webp = directory.read(directory.image("good.webp", width: 400, height: 200, format: .webp).split(separator: "/").last.map(String.init) ?? "")
+        for format in [ImageFormat.jpeg, .png, .webp] {
+            directory.image("good.\(format.rawValue)", width: 400, height: 200, format: format)
+        }
+        let (jpeg, png, webp) = (directory.read("good.jpeg"), directory.read("good.png"), directory.read("good.webp"))
         #expect(jpeg.count > 1000 && png.count > 1000 && webp.count > 200)
         var corrupted = jpeg
         for index in stride(from: jpeg.count / 2, to: jpeg.count - 2, by: 7) { corrupted[index] = 0xFF }
@@ -64,7 +65,8 @@ import Testing
             directory.write(Array(png.prefix(8)) + garbage, to: "header-garbage.png"),
             directory.write(Array(png.prefix(png.count / 2)), to: "truncated.png"),
             directory.write(Array(webp.prefix(webp.count / 2)), to: "truncated.webp"),
-            directory.write(Array("RIFF".utf8) + [0xFF, 0xFF, 0, 0] + Array("WEBP".utf8) + garbage, to: "garbage.webp"),
+            directory.write(
+                Array("RIFF".utf8) + [0xFF, 0xFF, 0, 0] + Array("WEBP".utf8) + garbage, to: "garbage.webp"),
         ]
         for path in files {
             #expect(isDecodeFailure(refusal(path)), "\(path): \(String(describing: refusal(path)))")
@@ -79,7 +81,8 @@ import Testing
         var ihdr = bigEndian32(100_000) + bigEndian32(100_000)
         ihdr += [8, 2, 0, 0, 0]  // 8-bit RGB, deflate, adaptive filter, no interlace
         // A compressed stream of zeros would be tiny; a few bytes of IDAT suffice to reach the header.
-        let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + pngChunk("IHDR", ihdr)
+        let png =
+            [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + pngChunk("IHDR", ihdr)
             + pngChunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]) + pngChunk("IEND", [])
         let path = directory.write(png, to: "bomb.png")
         #expect(Imaging.sniff(path: path) == .png)
@@ -90,11 +93,14 @@ import Testing
 
     @Test func hostileExifSegments() throws {
         let b = TIFFBuilder(bigEndian: false)
-        let lat = b.rationals(2, [(48, 1), (51, 1), (108, 10)]), lon = b.rationals(4, [(2, 1), (21, 1), (36, 10)])
+        let lat = b.rationals(2, [(48, 1), (51, 1), (108, 10)])
+        let lon = b.rationals(4, [(2, 1), (21, 1), (36, 10)])
         let valid = b.tiff(ifd0: [b.short(0x0112, 6)], gps: [b.ascii(1, "N"), lat, b.ascii(3, "E"), lon])
         #expect(ExifMetadata(tiff: valid)?.gps != nil)
 
-        func pointer(_ tag: Int, _ offset: Int) -> TIFFBuilder.Field { .init(tag: tag, type: 4, count: 1, data: b.u32(offset)) }
+        func pointer(_ tag: Int, _ offset: Int) -> TIFFBuilder.Field {
+            .init(tag: tag, type: 4, count: 1, data: b.u32(offset))
+        }
         let header = Array("II".utf8) + b.u16(42)
         let hostile: [(String, [UInt8])] = [
             ("gps-outside", b.tiff(ifd0: [pointer(0x8825, 0x7FFF_FFF0)])),
@@ -102,9 +108,18 @@ import Testing
             ("ifd0-outside", header + b.u32(0xFFFF_FFF0)),
             ("ifd0-at-header", header + b.u32(0)),
             ("huge-entry-count", header + b.u32(8) + b.u16(0xFFFF) + b.u16(0x0112) + b.u16(3)),
-            ("huge-value-count", b.tiff(ifd0: [], gps: [.init(tag: 2, type: 5, count: 0x7FFF_FFFF, data: b.u32(8)), lon])),
-            ("value-offset-outside", b.tiff(ifd0: [], gps: [.init(tag: 2, type: 5, count: 3, data: b.u32(0xFFFF_FFF0)), lon])),
-            ("huge-string", b.tiff(ifd0: [], gps: [.init(tag: 1, type: 2, count: 0xFFFF_FFFF, data: b.u32(8)), lat, lon])),
+            (
+                "huge-value-count",
+                b.tiff(ifd0: [], gps: [.init(tag: 2, type: 5, count: 0x7FFF_FFFF, data: b.u32(8)), lon])
+            ),
+            (
+                "value-offset-outside",
+                b.tiff(ifd0: [], gps: [.init(tag: 2, type: 5, count: 3, data: b.u32(0xFFFF_FFF0)), lon])
+            ),
+            (
+                "huge-string",
+                b.tiff(ifd0: [], gps: [.init(tag: 1, type: 2, count: 0xFFFF_FFFF, data: b.u32(8)), lat, lon])
+            ),
             ("unknown-type", b.tiff(ifd0: [.init(tag: 0x0112, type: 99, count: 0xFFFF_FFFF, data: b.u32(0))])),
             ("truncated", Array(valid.prefix(valid.count - 20))),
             ("bad-byte-order", Array("IM".utf8) + Array(valid.dropFirst(2))),
@@ -117,9 +132,10 @@ import Testing
             _ = refusal(path)
         }
         // An APP1 whose length runs past the end of the file, and one shorter than its header.
-        for (name, bytes) in [("long", [0xFF, 0xD8, 0xFF, 0xE1, 0xFF, 0xFF] + Array("Exif".utf8) + [0, 0] + valid),
-            ("short", [0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x01, 0xFF, 0xE1, 0x00, 0x00])] as [(String, [UInt8])]
-        {
+        for (name, bytes) in [
+            ("long", [0xFF, 0xD8, 0xFF, 0xE1, 0xFF, 0xFF] + Array("Exif".utf8) + [0, 0] + valid),
+            ("short", [0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x01, 0xFF, 0xE1, 0x00, 0x00]),
+        ] as [(String, [UInt8])] {
             let path = directory.write(bytes, to: "app1-\(name).jpg")
             #expect(Imaging.gpsFix(path: path) == nil)
             #expect(Imaging.orientation(path: path) == 1)
@@ -147,7 +163,9 @@ import Testing
                     let index = Int.random(in: 0..<tiff.count, using: &random)
                     tiff[index] = UInt8.random(in: 0...255, using: &random)
                 }
-                if Bool.random(using: &random) { tiff = Array(tiff.prefix(Int.random(in: 0...tiff.count, using: &random))) }
+                if Bool.random(using: &random) {
+                    tiff = Array(tiff.prefix(Int.random(in: 0...tiff.count, using: &random)))
+                }
                 if let parsed = ExifMetadata(tiff: tiff) {
                     #expect((1...8).contains(parsed.orientation))
                     if let fix = parsed.gps {
@@ -157,8 +175,11 @@ import Testing
             }
         }
         for _ in 0..<2000 {
-            let noise = (0..<Int.random(in: 0...200, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
-            _ = ExifMetadata(tiff: (Bool.random(using: &random) ? Array("MM".utf8) + [0, 42] : Array("II".utf8) + [42, 0]) + noise)
+            let noise = (0..<Int.random(in: 0...200, using: &random)).map { _ in
+                UInt8.random(in: 0...255, using: &random)
+            }
+            _ = ExifMetadata(
+                tiff: (Bool.random(using: &random) ? Array("MM".utf8) + [0, 42] : Array("II".utf8) + [42, 0]) + noise)
         }
     }
 }

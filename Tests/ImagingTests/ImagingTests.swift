@@ -47,7 +47,9 @@ import Testing
     @Test func smallImagesAreNotEnlarged() throws {
         let path = directory.image("tiny.jpg", width: 64, height: 48, format: .jpeg)
         try Imaging.makeThumbnail(from: path, to: directory.file("thumb.jpg"))
-        #expect(try Imaging.inspect(path: directory.file("thumb.jpg")) == ImageInfo(format: .jpeg, width: 64, height: 48, orientation: 1))
+        #expect(
+            try Imaging.inspect(path: directory.file("thumb.jpg"))
+                == ImageInfo(format: .jpeg, width: 64, height: 48, orientation: 1))
     }
 
     @Test func orientationSixIsAppliedToSizeAndThumbnail() throws {
@@ -91,7 +93,8 @@ import Testing
         Imaging.initialize()
         Imaging.initialize()
         let sources = (0..<3).map { index in
-            directory.image("c\(index).\(["jpg", "png", "webp"][index])", width: 500, height: 300,
+            directory.image(
+                "c\(index).\(["jpg", "png", "webp"][index])", width: 500, height: 300,
                 format: [ImageFormat.jpeg, .png, .webp][index])
         }
         let outputs = (0..<12).map { directory.file("t\($0).jpg") }

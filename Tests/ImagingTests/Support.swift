@@ -51,7 +51,12 @@ final class TemporaryDirectory {
             return target
         }
         defer { har_vips_unref(image) }
-        let code: Int32 = switch format { case .jpeg: 0; case .png: 1; case .webp: 2 }
+        let code: Int32 =
+            switch format {
+            case .jpeg: 0
+            case .png: 1
+            case .webp: 2
+            }
         _ = har_vips_test_save(image, target, code)
         return target
     }
