@@ -21,6 +21,8 @@ final class Web: Sendable {
     let secure: Bool
     /// Files of photos live here (reports' photos are removed when a report is cancelled).
     let photosDirectory: String
+    /// Sign-in attempts: at most 10 per 5 minutes per client address and per e-mail.
+    let signInLimiter = RateLimiter(limit: 10, window: 300)
 
     init(
         store: DatabasePool, templates: TemplateLibrary, catalog: MessageCatalog, platform: PlatformClient, log: Log,

@@ -11,6 +11,7 @@ enum WebRoutes {
         router.web("POST", "/lang", web, access: .anyone) { request, context in
             LanguageSwitch.answer(request, context, web: web)
         }
+        SignInScreen.register(on: &router, web: web)
     }
 }
 
