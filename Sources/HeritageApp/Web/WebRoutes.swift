@@ -12,6 +12,8 @@ enum WebRoutes {
             LanguageSwitch.answer(request, context, web: web)
         }
         SignInScreen.register(on: &router, web: web)
+        ReportListScreen.register(on: &router, web: web)
+        SettingsScreen.register(on: &router, web: web)
     }
 }
 
