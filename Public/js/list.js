@@ -4,11 +4,15 @@
 // deletion-failure dialog (LST-08) when the platform refuses.
 (function () {
   'use strict';
-  var list, status, pollTimer = null, busy = false;
+  var list, status, pollTimer = null, busy = false, lastHTML = null;
   var POLL_MS = 5000;
 
   function replaceRows(answer) {
     if (!answer || typeof answer.html !== 'string') return;
+    list.dataset.pending = answer.pending ? '1' : '';
+    // Unchanged rows are left alone: no flicker, and focus stays on the button a user is on.
+    if (answer.html === lastHTML) return;
+    lastHTML = answer.html;
     list.innerHTML = answer.html;
     list.dataset.pending = answer.pending ? '1' : '';
     window.HAR.formatTimes(list);
@@ -42,8 +46,10 @@
     window.HAR.postJSON('/api/reports/refresh', {}, 20000).then(function (result) {
       if (result.body && !busy) replaceRows(result.body);
       showStatus(result.status === 200 ? '' : list.dataset.refreshFailed);
+      list.dataset.refreshed = result.status === 200 ? 'ok' : 'failed';
     }, function () {
       showStatus(list.dataset.refreshFailed);
+      list.dataset.refreshed = 'failed';
     }).then(schedulePoll);
   }
 

@@ -181,3 +181,88 @@ class HttpClient:
         _, _, body = self.request("GET", path)
         match = re.search(r'name="_csrf" value="([0-9a-f]+)"', body)
         return match.group(1) if match else ""
+
+
+class Platform:
+    """Talks to the server's embedded local platform as another client app would (signed requests), to
+    put reports on it and check what it holds. Credentials come from the server's data folder."""
+
+    def __init__(self, server):
+        import json
+        url = None
+        for line in server.stderr_lines:
+            match = re.search(r"embedded local platform on (http://[0-9.]+:\d+)", line)
+            if match:
+                url = match.group(1)
+        assert url, "no embedded platform line in: " + "".join(server.stderr_lines)
+        self.url = url
+        with open(os.path.join(server.data_dir, "platform-app.json")) as f:
+            app = json.load(f)
+        self.key, self.secret = app["consumer_key"], app["consumer_secret"]
+
+    def call(self, method, path, body=None, session=None):
+        import hashlib
+        import hmac
+        import json
+        data = json.dumps(body).encode() if body is not None else b""
+        signature = hmac.new(self.secret.encode(), path.encode() + data, hashlib.sha1).hexdigest()
+        headers = {"X-API-Key": self.key, "X-API-Sig": signature, "Accept": "application/json"}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        if session:
+            headers["X-Authentication"] = session
+        req = urllib.request.Request(self.url + "/" + path, data=data if body is not None else None,
+                                     method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as response:
+                return response.status, json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+
+    def session(self, email, password="correct horse"):
+        status, body = self.call("POST", "account/session", {"email_address": email, "password": password})
+        assert status == 200, body
+        return body["session_id"]
+
+    def create_report(self, session, name):
+        status, body = self.call("POST", "har/report", {
+            "condition": "poor", "designation": "LB", "grade": "II", "occupancy": "vacant",
+            "owner_type": "private", "place_name": name, "priority_category": "C",
+            "location": {"latitude": 51.5, "longitude": -0.12, "accuracy": 5, "altitude": 10}}, session)
+        assert status == 200, body
+        return body["report_id"]
+
+    def list_reports(self, session):
+        status, body = self.call("GET", "har/report", session=session)
+        assert status == 200, body
+        return body
+
+
+def database(server):
+    import sqlite3
+    connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
+    connection.row_factory = sqlite3.Row
+    return connection
+
+
+def seed_report(server, email, name, state="queued", created=None, platform_id=None, address=None, photos=0,
+                last_error=None):
+    """Puts a report straight into the app's database (as Submit and the worker would), with photo files."""
+    created = created if created is not None else time.time()
+    local_id = str(uuid.uuid4())
+    with database(server) as db:
+        user_id = db.execute("SELECT id FROM users WHERE email = ?", (email,)).fetchone()[0]
+        cursor = db.execute(
+            "INSERT INTO reports (user_id, local_id, platform_report_id, state, name, formatted_address, "
+            "creation_time, submitted_at, last_error, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (user_id, local_id, platform_id, state, name, address, created, created, last_error, created))
+        report_id = cursor.lastrowid
+        os.makedirs(os.path.join(server.data_dir, "photos"), exist_ok=True)
+        for position in range(photos):
+            photo_id = str(uuid.uuid4())
+            path = os.path.join(server.data_dir, "photos", photo_id)
+            with open(path, "wb") as f:
+                f.write(b"\xff\xd8\xff\xe0fake jpeg")
+            db.execute("INSERT INTO photos (report_id, local_id, position, content_type, size, sha256, created_at) "
+                       "VALUES (?, ?, ?, 'image/jpeg', 13, 'x', ?)", (report_id, photo_id, position, created))
+    return local_id
