@@ -12,7 +12,9 @@ enum SignInScreen {
             let notice = request.queryValue("notice").flatMap { ["expired", "signedOut"].contains($0) ? $0 : nil }
             return try page(web, context, form: SignInForm(), notice: notice.map { context.messages["signin.notice.\($0)"] })
         }
-        router.webAsync("POST", "/signin", web, access: .anyone) { request, context in
+        // A sign-in form is a few hundred bytes: anything near 64 KB is not one (413 before parsing).
+        router.webAsync("POST", "/signin", web, access: .anyone, options: RouteOptions(maxBodyBytes: 65_536)) {
+            request, context in
             try await signIn(request, context, web: web)
         }
         router.web("GET", "/forgot-password", web, access: .anyone) { _, context in
