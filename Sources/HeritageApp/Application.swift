@@ -80,7 +80,8 @@ public final class Application: Sendable {
         benchmarkFixtures?.addRoutes(to: &router)
         WebRoutes.register(on: &router, web: Web(
             store: store, templates: templates, catalog: messages, platform: platform, log: log,
-            secure: configuration.tlsCert != nil, photosDirectory: dataDir + "/photos"))
+            secure: configuration.tlsCert != nil, photosDirectory: dataDir + "/photos",
+            handlerDeadline: Double(configuration.handlerDeadlineSeconds)))
 
         let accessLog = configuration.accessLog
         server = HTTPServer(

@@ -142,3 +142,49 @@ import Testing
         #expect(english.body.contains(#"<html lang="en">"#))
     }
 }
+
+/// A slow platform or TLS: what the sign-in page and its cookie become.
+@Suite struct SignInConditionsTests {
+    @Test func aSlowPlatformGetsAClearMessageBeforeTheHandlerDeadline() throws {
+        let server = try RunningServer(environment: [
+            "HAR_HANDLER_DEADLINE_SECONDS": "6", "HAR_PLATFORM_FAULTS": "latency_ms=9000,seed=1",
+        ])
+        let client = try WebClient(server)
+        let started = Date()
+        let page = try client.signIn(uniqueEmail())
+        #expect(Date().timeIntervalSince(started) < 6)
+        #expect(page.status == 503)
+        #expect(page.body.contains("The Heritage Observatory platform cannot be reached."))
+    }
+
+    @Test func underTLSTheCookieIsSecureWithTheHostPrefix() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", folder + "/key.pem",
+                             "-out", folder + "/cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1"]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        let server = try RunningServer(environment: ["HAR_TLS_CERT": folder + "/cert.pem", "HAR_TLS_KEY": folder + "/key.pem"])
+        let base = "https://127.0.0.1:\(server.port)"
+        let jar = folder + "/jar"
+        let page = try curl(base + "/signin", ["-k", "-c", jar])
+        #expect(page.headers["set-cookie"]?.hasPrefix("__Host-har_csrf=") == true)
+        #expect(page.headers["set-cookie"]?.contains("Secure") == true)
+        guard let range = page.body.range(of: #"name="_csrf" value="[0-9a-f]+""#, options: .regularExpression) else {
+            Issue.record("no token")
+            return
+        }
+        let token = String(page.body[range].dropFirst(#"name="_csrf" value=""#.count).dropLast())
+        let signedIn = try curl(base + "/signin", ["-k", "-b", jar, "-c", jar, "--data-urlencode", "_csrf=\(token)",
+                                                   "--data-urlencode", "email=\(uniqueEmail())", "--data-urlencode", "password=pw"])
+        #expect(signedIn.status == 303)
+        let cookie = signedIn.headers["set-cookie"] ?? ""
+        #expect(cookie.hasPrefix("__Host-har_session="))
+        #expect(cookie.contains("Secure") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"))
+        #expect(cookie.contains("Path=/") && !cookie.contains("Domain"))
+        #expect(try curl(base + "/reports", ["-k", "-b", jar]).status == 200)
+    }
+}

@@ -44,7 +44,10 @@ enum SignInScreen {
         }
         let platformSession: PlatformSession
         do {
-            platformSession = try await web.platform.signIn(email: checked.email, password: checked.password)
+            let (platform, email, password) = (web.platform, checked.email, checked.password)
+            platformSession = try await withinDeadline(web.platformWait) {
+                try await platform.signIn(email: email, password: password)
+            }
         } catch {
             web.log.info("sign-in refused by the platform: \(error)")
             checked.formError = web.message(for: error, context: context)

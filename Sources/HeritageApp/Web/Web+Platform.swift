@@ -8,7 +8,7 @@ extension Web {
     /// wrappers turn into a redirect to /signin with a notice. Other `PlatformError`s are rethrown:
     /// show them with `message(for:context:)`.
     func withPlatform<T: Sendable>(
-        _ context: WebContext, _ call: @Sendable (PlatformClient, PlatformSession) async throws -> T
+        _ context: WebContext, _ call: @escaping @Sendable (PlatformClient, PlatformSession) async throws -> T
     ) async throws -> T {
         let user = try context.requireUser()
         guard let session = user.platformSession(now: Self.now()) else {
@@ -16,7 +16,8 @@ extension Web {
             throw SignedOut()
         }
         do {
-            return try await call(platform, session)
+            let platform = platform
+            return try await withinDeadline(platformWait) { try await call(platform, session) }
         } catch PlatformError.sessionExpired {
             try endPlatformSession(of: user)
             throw SignedOut()

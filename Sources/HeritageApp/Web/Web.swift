@@ -21,13 +21,16 @@ final class Web: Sendable {
     let secure: Bool
     /// Files of photos live here (reports' photos are removed when a report is cancelled).
     let photosDirectory: String
+    /// Longest a page waits on the platform (a little under the server's handler deadline).
+    let platformWait: Double
     /// Sign-in attempts: at most 10 per 5 minutes per client address and per e-mail.
     let signInLimiter = RateLimiter(limit: 10, window: 300)
 
     init(
         store: DatabasePool, templates: TemplateLibrary, catalog: MessageCatalog, platform: PlatformClient, log: Log,
-        secure: Bool, photosDirectory: String
+        secure: Bool, photosDirectory: String, handlerDeadline: Double = 30
     ) {
+        self.platformWait = max(1, min(handlerDeadline - 3, handlerDeadline * 0.9))
         self.store = store
         self.sessions = SessionStore(store: store)
         self.templates = templates
