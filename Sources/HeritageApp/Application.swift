@@ -39,32 +39,9 @@ public final class Application: Sendable {
         benchmarkFixtures = configuration.benchmarkRoutes
             ? try BenchmarkFixtures(path: dataDir + "/bench.sqlite", templates: templates) : nil
 
-        let pages = Pages(templates: templates)
-        var router = Router()
-        router.errorPage = { status, request in pages.error(status: status, request: request) }
-        router.serveStatic(prefix: "/static", directory: configuration.publicDir)
-        let health = Health(store: store)
-        router.getInline("/healthz") { _ in health.response() }
-        let metrics = metrics
-        let allowRemoteMetrics = configuration.metricsAllowRemote
-        router.getInline("/metrics") { request in
-            guard allowRemoteMetrics || Loopback.contains(request.remoteAddress) else {
-                return pages.error(status: 404, request: request)
-            }
-            return metrics.response(health: health)
-        }
-        benchmarkFixtures?.addRoutes(to: &router)
+        let messages = try MessageCatalog(directory: configuration.templatesDir)
 
-        let accessLog = configuration.accessLog
-        server = HTTPServer(
-            configuration: ServerConfiguration(application: configuration, temporaryDirectory: temporaryDirectory),
-            router: router,
-            accessLog: { entry in
-                metrics.record(entry)
-                if accessLog { log.access(entry) }
-            })
-
-        // Last, so that nothing after it can fail and leave the child running.
+        // Last of what can fail, so that nothing after it can leave the child running.
         let platformConfiguration: PlatformConfiguration
         if let url = configuration.platformURL, let key = configuration.consumerKey, let secret = configuration.consumerSecret {
             embeddedPlatform = nil
@@ -85,6 +62,35 @@ public final class Application: Sendable {
             embeddedPlatform?.stop()
             throw error
         }
+
+        let pages = Pages(templates: templates)
+        var router = Router()
+        router.errorPage = { status, request in pages.error(status: status, request: request) }
+        router.serveStatic(prefix: "/static", directory: configuration.publicDir)
+        let health = Health(store: store)
+        router.getInline("/healthz") { _ in health.response() }
+        let metrics = metrics
+        let allowRemoteMetrics = configuration.metricsAllowRemote
+        router.getInline("/metrics") { request in
+            guard allowRemoteMetrics || Loopback.contains(request.remoteAddress) else {
+                return pages.error(status: 404, request: request)
+            }
+            return metrics.response(health: health)
+        }
+        benchmarkFixtures?.addRoutes(to: &router)
+        WebRoutes.register(on: &router, web: Web(
+            store: store, templates: templates, catalog: messages, platform: platform, log: log,
+            secure: configuration.tlsCert != nil, photosDirectory: dataDir + "/photos",
+            handlerDeadline: Double(configuration.handlerDeadlineSeconds)))
+
+        let accessLog = configuration.accessLog
+        server = HTTPServer(
+            configuration: ServerConfiguration(application: configuration, temporaryDirectory: temporaryDirectory),
+            router: router,
+            accessLog: { entry in
+                metrics.record(entry)
+                if accessLog { log.access(entry) }
+            })
     }
 
     /// Starts listening; throws with the address when it cannot.

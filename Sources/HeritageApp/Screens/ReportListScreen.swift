@@ -1,0 +1,170 @@
+import FoundationEssentials
+import HTTPServer
+import Mustache
+import Platform
+
+/// The report list (LST-01..09): rendered at once from the local store; the page's script then asks
+/// `/api/reports/refresh` to merge what the platform lists (LST-05) and polls `/api/reports` while
+/// reports are on their way. Delete works as a form post without JavaScript too.
+enum ReportListScreen {
+    static func register(on router: inout Router, web: Web) {
+        let reports = ReportListStore(store: web.store, photosDirectory: web.photosDirectory)
+        router.web("GET", "/reports", web, access: .page) { request, context in
+            let user = try context.requireUser()
+            let rows = try reports.reports(userID: user.id)
+            let outcome = request.queryValue("deleted") == "1" ? context.messages["list.deleted"] : nil
+            return try page(web, context, rows: rows, notice: outcome, failure: request.queryValue("failed") == "1")
+        }
+        router.web("GET", "/api/reports", web, access: .api) { _, context in
+            let user = try context.requireUser()
+            return try rowsAnswer(web, context, rows: reports.reports(userID: user.id))
+        }
+        router.webAsync("POST", "/api/reports/refresh", web, access: .api) { _, context in
+            let user = try context.requireUser()
+            do {
+                let listed = try await web.withPlatform(context) { client, session in
+                    try await client.listReports(session: session)
+                }
+                try reports.merge(listed, userID: user.id, now: Web.now())
+            } catch let error as PlatformError {
+                web.log.info("list refresh for user \(user.id) failed: \(error)")
+                var answer = try rowsAnswer(web, context, rows: reports.reports(userID: user.id), refreshed: false)
+                answer.status = 503
+                return answer
+            }
+            return try rowsAnswer(web, context, rows: reports.reports(userID: user.id))
+        }
+        router.webAsync("POST", "/reports/:id/delete", web, access: .page) { request, context in
+            try await delete(request.parameters["id"] ?? "", context, web: web, reports: reports)
+        }
+    }
+
+    /// LST-06..09. JSON for the page's script; a redirect (or the list with the failure shown) without it.
+    static func delete(_ localID: String, _ context: WebContext, web: Web, reports: ReportListStore) async throws
+        -> Response
+    {
+        let user = try context.requireUser()
+        let now = Web.now()
+        switch try reports.planDeletion(localID: localID, userID: user.id, now: now) {
+        case .notFound:
+            if context.wantsJSON {
+                return web.jsonError("not_found", context.messages["errors.notFound"], status: 404, context: context)
+            }
+            return web.errorPage(status: 404, titleKey: "errors.notFound", messageKey: "errors.notFound", context: context)
+        case .cancelledLocally, .handedToWorker:
+            return deleted(web, context)
+        case .deleteOnPlatform(let reportID):
+            do {
+                try await web.withPlatform(context) { client, session in
+                    try await client.deleteReport(reportID: reportID, session: session)
+                }
+            } catch let error as PlatformError {
+                // LST-08: any answer but 200 (or none) shows the dialog; the row stays.
+                web.log.info("delete of report \(localID) failed: \(error)")
+                if context.wantsJSON {
+                    return web.json(
+                        DeletionFailure(
+                            error: "delete_failed", title: context.messages["list.deleteFailure.title"],
+                            message: context.messages["list.deleteFailure.message"]), status: 502, context: context)
+                }
+                return web.redirect("/reports?failed=1", context: context)
+            }
+            try reports.markDeleted(localID: localID, userID: user.id, now: now)
+            return deleted(web, context)
+        }
+    }
+
+    private static func deleted(_ web: Web, _ context: WebContext) -> Response {
+        if context.wantsJSON { return web.json(["deleted": true], context: context) }
+        return web.redirect("/reports?deleted=1", context: context)
+    }
+
+    static func page(_ web: Web, _ context: WebContext, rows: [ListedReport], notice: String?, failure: Bool) throws
+        -> Response
+    {
+        let values: [String: MustacheValue] = [
+            "header": ["settings": true], "rows": .array(rows.map { rowValue($0, context.messages) }),
+            "notice": MustacheValue(notice), "deleteFailure": .bool(failure),
+            "pending": .bool(rows.contains { $0.state != "stored" }),
+        ]
+        return try web.render(
+            "list", title: context.messages["list.title"], values, context: context, scripts: ["list", "settings"])
+    }
+
+    /// `{"rows": [...], "html": "...", "refreshed": true}`: the rows as data, and as the page renders them.
+    static func rowsAnswer(_ web: Web, _ context: WebContext, rows: [ListedReport], refreshed: Bool = true) throws
+        -> Response
+    {
+        let values: [String: MustacheValue] = [
+            "rows": .array(rows.map { rowValue($0, context.messages) }), "t": context.messages.tree,
+            "csrf": .string(context.csrfToken),
+        ]
+        let html = try web.templates.render("partials/report-rows", .dictionary(values))
+        let answer = RowsAnswer(
+            rows: rows.map { row in
+                RowJSON(
+                    id: row.localID, name: row.name, formattedAddress: row.formattedAddress,
+                    creationTime: ISO8601.format(Date(timeIntervalSince1970: row.creationTime)), state: row.state,
+                    status: status(of: row).kind, statusText: status(of: row, context.messages).text)
+            }, html: html, refreshed: refreshed, pending: rows.contains { $0.state != "stored" })
+        return web.json(answer, context: context)
+    }
+
+    static func rowValue(_ row: ListedReport, _ messages: Messages) -> MustacheValue {
+        let iso = ISO8601.format(Date(timeIntervalSince1970: row.creationTime))
+        let name = row.name.flatMap { $0.isEmpty ? nil : $0 } ?? messages["list.noName"]
+        let status = status(of: row, messages)
+        return [
+            "id": .string(row.localID), "name": .string(name),
+            "address": MustacheValue(row.formattedAddress.flatMap { $0.isEmpty ? nil : $0 }),
+            "iso": .string(iso), "dateFallback": .string(fallbackDate(iso)),
+            "stored": .bool(status.kind == "stored"), "queued": .bool(status.kind == "queued"),
+            "attention": .bool(status.kind == "attention"), "statusText": .string(status.text),
+            "detail": MustacheValue(row.state == "needs_attention" ? row.lastError : nil),
+            "deleteLabel": .string(messages.format("list.deleteLabel", ["name": name])),
+        ]
+    }
+
+    /// "2026-11-29 15:41 UTC": what a browser without JavaScript shows (the script localizes it).
+    static func fallbackDate(_ iso: String) -> String {
+        String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5)) + " UTC"
+    }
+
+    /// LST-03: Stored (cloud done), Queued (cloud pending), or, when the user must act, words that say so.
+    static func status(of row: ListedReport, _ messages: Messages? = nil) -> (kind: String, text: String) {
+        let (kind, key): (String, String) =
+            switch row.state {
+            case "stored": ("stored", "list.status.stored")
+            case "uploading": ("queued", "list.status.uploading")
+            case "retry_wait": ("queued", "list.status.retrying")
+            case "held": ("queued", "list.status.held")
+            case "needs_attention": ("attention", "list.status.needsAttention")
+            case "waiting_signin": ("attention", "list.status.waitingSignin")
+            default: ("queued", "list.status.queued")
+            }
+        return (kind, messages?[key] ?? key)
+    }
+}
+
+struct DeletionFailure: Encodable {
+    var error: String
+    var title: String
+    var message: String
+}
+
+struct RowsAnswer: Encodable {
+    var rows: [RowJSON]
+    var html: String
+    var refreshed: Bool
+    var pending: Bool
+}
+
+struct RowJSON: Encodable {
+    var id: String
+    var name: String?
+    var formattedAddress: String?
+    var creationTime: String
+    var state: String
+    var status: String
+    var statusText: String
+}

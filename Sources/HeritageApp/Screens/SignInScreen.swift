@@ -1,0 +1,124 @@
+import HTTPServer
+import Mustache
+import Platform
+
+/// The sign-in screen (LOG-01..16), the forgot-password explanation, and sign-out.
+/// The page works without JavaScript: the form posts, the server checks exactly what the browser
+/// checks (`SignInForm`) and re-shows the page with the same messages.
+enum SignInScreen {
+    static func register(on router: inout Router, web: Web) {
+        router.web("GET", "/signin", web, access: .anyone) { request, context in
+            if context.user != nil { return web.redirect("/reports", context: context) }
+            let notice = request.queryValue("notice").flatMap { ["expired", "signedOut"].contains($0) ? $0 : nil }
+            return try page(web, context, form: SignInForm(), notice: notice.map { context.messages["signin.notice.\($0)"] })
+        }
+        // A sign-in form is a few hundred bytes: anything near 64 KB is not one (413 before parsing).
+        router.webAsync("POST", "/signin", web, access: .anyone, options: RouteOptions(maxBodyBytes: 65_536)) {
+            request, context in
+            try await signIn(request, context, web: web)
+        }
+        router.web("GET", "/forgot-password", web, access: .anyone) { _, context in
+            try web.render("forgot", title: context.messages["forgot.title"], context: context)
+        }
+        router.web("POST", "/signout", web, access: .page) { _, context in
+            var context = context
+            if let session = context.session { try web.sessions.delete(session: session) }
+            context.cookies.append(web.expiredCookie(web.sessionCookieName))
+            return web.redirect("/signin?notice=signedOut", context: context)
+        }
+    }
+
+    static func signIn(_ request: Request, _ context: WebContext, web: Web) async throws -> Response {
+        let form = SignInForm(email: request.formValue("email") ?? "", password: request.formValue("password") ?? "")
+        var checked = form
+        checked.validate(context.messages)
+        guard checked.isValid else { return try page(web, context, form: checked, status: 422) }
+
+        let now = Web.now()
+        let limited = !web.signInLimiter.allow(["ip:" + request.remoteAddress, "email:" + checked.email.lowercased()], now: now)
+        if limited {
+            checked.formError = context.messages["signin.errors.rateLimited"]
+            var response = try page(web, context, form: checked, status: 429)
+            response.headers.add("Retry-After", "300")
+            return response
+        }
+        let platformSession: PlatformSession
+        do {
+            let (platform, email, password) = (web.platform, checked.email, checked.password)
+            platformSession = try await withinDeadline(web.platformWait) {
+                try await platform.signIn(email: email, password: password)
+            }
+        } catch {
+            web.log.info("sign-in refused by the platform: \(error)")
+            checked.formError = web.message(for: error, context: context)
+            return try page(web, context, form: checked, status: statusFor(error))
+        }
+        // Rotation: the session cookie the browser came with (if any) is dropped, a new one is made.
+        let made = try web.sessions.signIn(
+            email: checked.email, platform: platformSession, replacing: request.cookies[web.sessionCookieName], now: now)
+        var context = context
+        let lifetime = max(60, Int(made.session.expiresAt - now))
+        // Persistent (Max-Age), so the sign-in outlives a browser restart until the platform session ends.
+        context.cookies.append(web.cookie(web.sessionCookieName, made.token, maxAge: lifetime))
+        return web.redirect("/reports", context: context)
+    }
+
+    /// The HTTP status of the re-shown page, for scripts and tests; the words are what people read.
+    static func statusFor(_ error: any Error) -> Int {
+        guard let error = error as? PlatformError else { return 500 }
+        switch error {
+        case .authenticationFailed: return 401
+        case .retryLater, .outcomeUnknown: return 503
+        default: return 502
+        }
+    }
+
+    static func page(_ web: Web, _ context: WebContext, form: SignInForm, notice: String? = nil, status: Int = 200)
+        throws -> Response
+    {
+        let values: [String: MustacheValue] = [
+            "email": .string(form.email), "emailError": MustacheValue(form.emailError),
+            "passwordError": MustacheValue(form.passwordError), "formError": MustacheValue(form.formError),
+            "notice": MustacheValue(notice), "maxEmail": .int(AddressSpec.maximumLength),
+        ]
+        return try web.render(
+            "signin", title: context.messages["signin.title"], values, context: context, status: status,
+            scripts: ["addr-spec", "signin"])
+    }
+}
+
+/// What the sign-in form holds and the messages for it; the checks of `Public/js/signin.js`.
+struct SignInForm: Sendable {
+    var email = ""
+    var password = ""
+    var emailError: String?
+    var passwordError: String?
+    var formError: String?
+
+    /// Longest password sent on; anything longer is refused before it reaches the platform.
+    static let maximumPasswordLength = 1024
+
+    init(email: String = "", password: String = "") {
+        // LOG-08: the e-mail is trimmed as it is when the field is left.
+        self.email = Text.trimmed(email)
+        self.password = password
+    }
+
+    var isValid: Bool { emailError == nil && passwordError == nil }
+
+    mutating func validate(_ messages: Messages) {
+        if email.isEmpty {
+            emailError = messages["signin.errors.emailEmpty"]  // LOG-12
+        } else if email.utf8.count > AddressSpec.maximumLength {
+            emailError = messages["signin.errors.emailTooLong"]
+        } else if !AddressSpec.isValid(email) {
+            emailError = messages["signin.errors.emailInvalid"]  // LOG-11
+        }
+        if password.isEmpty {
+            passwordError = messages["signin.errors.passwordEmpty"]  // LOG-13
+        } else if password.utf8.count > Self.maximumPasswordLength {
+            passwordError = messages["signin.errors.passwordTooLong"]
+        }
+        if email.utf8.count > 4096 { email = String(email.prefix(256)) }  // never echo a huge value back
+    }
+}

@@ -1,0 +1,90 @@
+import HTTPServer
+import Platform
+
+/// Handler wrappers: every screen's route goes through one of them, so sign-in checks (LOG-01), CSRF
+/// checks on state-changing requests and the end of a platform session are handled in one place.
+extension Web {
+    typealias PageHandler = @Sendable (Request, WebContext) throws -> Response
+    typealias AsyncPageHandler = @Sendable (Request, WebContext) async throws -> Response
+
+    /// Methods that change state: their requests must carry the CSRF token.
+    static func changesState(_ method: String) -> Bool { !["GET", "HEAD", "OPTIONS"].contains(method.uppercased()) }
+
+    /// Wraps an inline handler (no waiting on the network: SQLite and templates only).
+    func authenticated(_ access: Access, csrfProtected: Bool, _ handler: @escaping PageHandler) -> InlineHandler {
+        { request in
+            let context = try self.context(for: request)
+            if let refusal = self.refusal(request, context, access: access, csrfProtected: csrfProtected) {
+                return refusal
+            }
+            do {
+                return try handler(request, context)
+            } catch is SignedOut {
+                return self.signedOutAnswer(access: access, context: context)
+            }
+        }
+    }
+
+    /// Wraps an async handler: for anything that calls the platform (the connection is suspended, no
+    /// server thread waits).
+    func authenticated(_ access: Access, csrfProtected: Bool, _ handler: @escaping AsyncPageHandler) -> AsyncHandler {
+        { request in
+            let context = try self.context(for: request)
+            if let refusal = self.refusal(request, context, access: access, csrfProtected: csrfProtected) {
+                return refusal
+            }
+            do {
+                return try await handler(request, context)
+            } catch is SignedOut {
+                return self.signedOutAnswer(access: access, context: context)
+            }
+        }
+    }
+
+    /// Sign-in required but missing, or a CSRF token missing or wrong: the answer; else nil.
+    private func refusal(_ request: Request, _ context: WebContext, access: Access, csrfProtected: Bool) -> Response? {
+        if access != .anyone && context.user == nil {
+            return signedOutAnswer(access: access, context: context, notice: nil)
+        }
+        if csrfProtected && !csrfIsValid(request, context) {
+            if access == .api || context.wantsJSON {
+                return jsonError("csrf", context.messages["errors.csrf"], status: 403, context: context)
+            }
+            return errorPage(status: 403, titleKey: "errors.csrfTitle", messageKey: "errors.csrf", context: context)
+        }
+        return nil
+    }
+
+    /// Pages go to /signin; fetch calls get 401 JSON naming where to go. `notice` is a message key of
+    /// `signin.notice` shown there (the platform session expired, say). The session cookie is cleared.
+    func signedOutAnswer(access: Access, context: WebContext, notice: String? = "expired") -> Response {
+        let location = "/signin" + (notice.map { "?notice=\($0)" } ?? "")
+        var context = context
+        if context.session != nil || notice != nil { context.cookies.append(expiredCookie(sessionCookieName)) }
+        if access == .api || context.wantsJSON {
+            let message = notice.map { context.messages["signin.notice.\($0)"] } ?? context.messages["errors.signedOut"]
+            return jsonError("signed_out", message, status: 401, context: context, redirect: location)
+        }
+        return redirect(location, context: context)
+    }
+}
+
+extension Router {
+    /// Registers a web route: `access` says who may call it; every method but GET/HEAD is CSRF-checked.
+    mutating func web(
+        _ method: String, _ pattern: String, _ web: Web, access: Access, options: RouteOptions = .init(),
+        _ handler: @escaping Web.PageHandler
+    ) {
+        let wrapped = web.authenticated(access, csrfProtected: Web.changesState(method), handler)
+        addInline(method: method, pattern: pattern, options: options, handler: wrapped)
+    }
+
+    /// The same for an async handler (one that calls the platform).
+    mutating func webAsync(
+        _ method: String, _ pattern: String, _ web: Web, access: Access, options: RouteOptions = .init(),
+        _ handler: @escaping Web.AsyncPageHandler
+    ) {
+        let wrapped = web.authenticated(access, csrfProtected: Web.changesState(method), handler)
+        add(method: method, pattern: pattern, options: options, handler: wrapped)
+    }
+}

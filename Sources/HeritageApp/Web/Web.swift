@@ -1,0 +1,205 @@
+import FoundationEssentials
+import HTTPServer
+import Mustache
+import Platform
+import Storage
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What every screen needs, given once at start: the store, the templates and messages, the platform
+/// client, and whether cookies must be `Secure` (TLS). See docs/WEB.md for how a screen uses it.
+final class Web: Sendable {
+    let store: DatabasePool
+    let sessions: SessionStore
+    let templates: TemplateLibrary
+    let catalog: MessageCatalog
+    let platform: PlatformClient
+    let log: Log
+    /// Served over TLS: cookies get `Secure` and the `__Host-` prefix.
+    let secure: Bool
+    /// Files of photos live here (reports' photos are removed when a report is cancelled).
+    let photosDirectory: String
+    /// Longest a page waits on the platform (a little under the server's handler deadline).
+    let platformWait: Double
+    /// Sign-in attempts: at most 10 per 5 minutes per client address and per e-mail.
+    let signInLimiter = RateLimiter(limit: 10, window: 300)
+
+    init(
+        store: DatabasePool, templates: TemplateLibrary, catalog: MessageCatalog, platform: PlatformClient, log: Log,
+        secure: Bool, photosDirectory: String, handlerDeadline: Double = 30
+    ) {
+        self.platformWait = max(1, min(handlerDeadline - 3, handlerDeadline * 0.9))
+        self.store = store
+        self.sessions = SessionStore(store: store)
+        self.templates = templates
+        self.catalog = catalog
+        self.platform = platform
+        self.log = log
+        self.secure = secure
+        self.photosDirectory = photosDirectory
+    }
+
+    // MARK: - Cookies
+
+    var sessionCookieName: String { secure ? "__Host-har_session" : "har_session" }
+    var csrfCookieName: String { secure ? "__Host-har_csrf" : "har_csrf" }
+    static let languageCookieName = "har_lang"
+
+    func cookie(_ name: String, _ value: String, maxAge: Int?) -> SetCookie {
+        SetCookie(name: name, value: value, path: "/", maxAge: maxAge, httpOnly: true, secure: secure, sameSite: .lax)
+    }
+
+    /// A cookie that tells the browser to forget `name`.
+    func expiredCookie(_ name: String) -> SetCookie { cookie(name, "", maxAge: 0) }
+
+    static func now() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+
+    // MARK: - Context
+
+    /// Reads the session (one indexed SQLite read), the language and the CSRF token of a request.
+    func context(for request: Request) throws -> WebContext {
+        let language = Language.negotiate(
+            cookie: request.cookies[Self.languageCookieName], acceptLanguage: request.headers["Accept-Language"])
+        let contentType = request.headers["Content-Type"]?.lowercased() ?? ""
+        let accept = request.headers["Accept"]?.lowercased() ?? ""
+        let wantsJSON = contentType.hasPrefix("application/json") || accept.hasPrefix("application/json")
+        var context = WebContext(
+            user: nil, session: nil, csrfToken: "", messages: catalog.messages(for: language), path: request.path,
+            wantsJSON: wantsJSON)
+        if let token = request.cookies[sessionCookieName], let found = try sessions.lookup(token: token, now: Self.now()) {
+            context.user = found.user
+            context.session = found.session
+            context.csrfToken = found.session.csrfToken
+        } else if let anonymous = request.cookies[csrfCookieName], anonymous.utf8.count == 64,
+            Text.bytes(fromHex: anonymous) != nil
+        {
+            context.csrfToken = anonymous
+        } else {
+            let token = Text.hex(Crypto.randomBytes(32))
+            context.csrfToken = token
+            context.cookies.append(cookie(csrfCookieName, token, maxAge: nil))
+            context.csrfTokenIsNew = true
+        }
+        return context
+    }
+
+    /// The token a state-changing request carries matches the one of its session (or anonymous cookie).
+    /// Compared in constant time; a request without a cookie-backed token never passes.
+    func csrfIsValid(_ request: Request, _ context: WebContext) -> Bool {
+        guard !context.csrfTokenIsNew else { return false }  // made for this request: nothing could carry it
+        guard let sent = request.headers["X-CSRF-Token"] ?? request.formValue("_csrf") ?? Self.jsonCSRF(request.body)
+        else { return false }
+        return Crypto.constantTimeEqual(Array(sent.utf8), Array(context.csrfToken.utf8))
+    }
+
+    /// `{"_csrf": "…"}` in a JSON body, for clients that cannot set headers.
+    private static func jsonCSRF(_ body: [UInt8]) -> String? {
+        guard !body.isEmpty, body.count < 65_536,
+            let object = try? JSONDecoder().decode([String: JSONScalar].self, from: Data(body)),
+            case .string(let token) = object["_csrf"]
+        else { return nil }
+        return token
+    }
+
+    // MARK: - Answers
+
+    /// Renders `template` inside the common layout values: `lang`, `title`, `t` (messages), `csrf`,
+    /// `path`, `user`, `settings`, `settingsJSON`, `languages` (the switch), `scripts`, `header`.
+    func render(
+        _ template: String, title: String, _ values: [String: MustacheValue] = [:], context: WebContext,
+        status: Int = 200, scripts: [String] = []
+    ) throws -> Response {
+        var root: [String: MustacheValue] = [
+            "lang": .string(context.language.rawValue), "title": .string(title), "t": context.messages.tree,
+            "csrf": .string(context.csrfToken), "path": .string(context.path),
+            "settings": context.settingsValue, "settingsJSON": .string(context.settingsJSON),
+            "scripts": .array(scripts.map { .string($0) }),
+            "languages": .array(
+                Language.allCases.map { language in
+                    [
+                        "code": .string(language.rawValue), "label": .string(language.rawValue.uppercased()),
+                        "current": .bool(language == context.language),
+                    ]
+                }),
+        ]
+        if let user = context.user {
+            root["user"] = ["email": .string(user.email), "fullname": MustacheValue(user.fullname)]
+            root["signedInAs"] = .string(context.messages.format("settings.signedInAs", ["email": user.email]))
+        }
+        for (key, value) in values { root[key] = value }
+        var response = Response.html(try templates.render(template, .dictionary(root)), status: status)
+        // Pages carry the user's data and a CSRF token: never cached by a shared or back-button cache.
+        response.headers.add("Cache-Control", "no-store")
+        return context.finish(response)
+    }
+
+    /// A JSON answer from an Encodable value.
+    func json(_ value: some Encodable, status: Int = 200, context: WebContext) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let bytes = (try? encoder.encode(value)).map { Array($0) } ?? Array("{}".utf8)
+        var response = Response.json(bytes, status: status)
+        response.headers.add("Cache-Control", "no-store")
+        return context.finish(response)
+    }
+
+    /// `{"error": code, "message": text}`: the one error shape of every JSON endpoint.
+    func jsonError(_ code: String, _ message: String, status: Int, context: WebContext, redirect: String? = nil)
+        -> Response
+    {
+        json(APIError(error: code, message: message, redirect: redirect), status: status, context: context)
+    }
+
+    func redirect(_ location: String, context: WebContext) -> Response {
+        var response = Response.redirect(to: location)
+        response.headers.add("Cache-Control", "no-store")
+        return context.finish(response)
+    }
+
+    /// The localized error page (CSRF refusals, bad input that cannot be shown on its own page).
+    func errorPage(status: Int, titleKey: String, messageKey: String, context: WebContext) -> Response {
+        let title = context.messages[titleKey]
+        let values: [String: MustacheValue] = [
+            "message": .string(context.messages[messageKey]), "status": .string(String(status)),
+            "back": .string(context.messages["common.back"]),
+        ]
+        return (try? render("error", title: title, values, context: context, status: status))
+            ?? context.finish(Response.text(context.messages[messageKey], status: status))
+    }
+}
+
+struct APIError: Encodable {
+    var error: String
+    var message: String
+    var redirect: String?
+}
+
+/// A JSON value that is a string, number, Boolean or null (enough to read small request bodies).
+enum JSONScalar: Decodable, Equatable {
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case null
+    case other
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else {
+            self = .other
+        }
+    }
+}

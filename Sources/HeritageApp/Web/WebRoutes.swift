@@ -1,0 +1,39 @@
+import HTTPServer
+
+/// Every route of the screens, registered once from `Application`. A new screen adds one line here
+/// (its own `register`), see docs/WEB.md.
+enum WebRoutes {
+    static func register(on router: inout Router, web: Web) {
+        // "/" is the door: signed-out visitors see sign-in (LOG-01), signed-in ones their list.
+        router.web("GET", "/", web, access: .anyone) { _, context in
+            web.redirect(context.user == nil ? "/signin" : "/reports", context: context)
+        }
+        router.web("POST", "/lang", web, access: .anyone) { request, context in
+            LanguageSwitch.answer(request, context, web: web)
+        }
+        SignInScreen.register(on: &router, web: web)
+        ReportListScreen.register(on: &router, web: web)
+        SettingsScreen.register(on: &router, web: web)
+    }
+}
+
+/// The EN/FR switch: a small form on every page; the choice is kept a year in `har_lang`.
+enum LanguageSwitch {
+    static func answer(_ request: Request, _ context: WebContext, web: Web) -> Response {
+        guard let code = request.formValue("lang"), let language = Language(rawValue: code) else {
+            return web.errorPage(status: 400, titleKey: "errors.badRequestTitle", messageKey: "errors.badRequest",
+                                 context: context)
+        }
+        var context = context
+        context.cookies.append(web.cookie(Web.languageCookieName, language.rawValue, maxAge: 365 * 24 * 3600))
+        return web.redirect(localPath(request.formValue("back")), context: context)
+    }
+
+    /// Only a path on this site: "//evil.example" or "/\evil" would leave it (open redirect).
+    static func localPath(_ candidate: String?) -> String {
+        guard let candidate, candidate.hasPrefix("/"), !candidate.hasPrefix("//"), !candidate.contains("\\"),
+            candidate.utf8.count <= 512, !Text.hasControlCharacters(candidate)
+        else { return "/" }
+        return candidate
+    }
+}

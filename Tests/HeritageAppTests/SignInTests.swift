@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+
+/// Sign-in without JavaScript, sessions and their cookie, rate limits, hostile input (real har serve).
+@Suite struct SignInTests {
+    @Test func emptyAndBadFieldsGetTheBrowsersMessages() throws {
+        let server = try RunningServer()
+        let client = try WebClient(server)
+        let token = try client.csrf()
+        let empty = try client.post("/signin", [("_csrf", token), ("email", "   "), ("password", "")])
+        #expect(empty.status == 422)
+        #expect(empty.body.contains("The e-mail address cannot be left empty."))
+        #expect(empty.body.contains("The password cannot be left empty."))
+        let bad = try client.post("/signin", [("_csrf", token), ("email", " not an address "), ("password", "x")])
+        #expect(bad.body.contains("This is not a valid e-mail address."))
+        #expect(bad.body.contains(#"value="not an address""#))  // trimmed, re-shown
+        #expect(!bad.body.contains(#"value="x""#))  // the password is never echoed
+    }
+
+    @Test func wrongPasswordIsAClearMessageAndSuccessSetsTheCookie() throws {
+        let server = try RunningServer()
+        let client = try WebClient(server)
+        let email = uniqueEmail()
+        let first = try client.signIn(email, "first")
+        #expect(first.status == 303)
+        #expect(first.headers["location"] == "/reports")
+        let setCookie = first.headers["set-cookie"] ?? ""
+        #expect(setCookie.hasPrefix("har_session="))
+        #expect(setCookie.contains("HttpOnly"))
+        #expect(setCookie.contains("SameSite=Lax"))
+        #expect(setCookie.contains("Max-Age="))
+        #expect(!setCookie.contains("Secure"))  // plain HTTP on loopback
+        let token = client.cookie("har_session") ?? ""
+        #expect(token.count == 64)
+        // Only its SHA-256 is stored.
+        #expect(try sqlite(server.dataDir, "SELECT COUNT(*) FROM web_sessions WHERE hex(token_hash) = upper('\(token)')") == "0")
+        #expect(try sqlite(server.dataDir, "SELECT COUNT(*) FROM web_sessions") == "1")
+        let list = try client.get("/reports")
+        #expect(list.status == 200)
+        #expect(list.body.contains("report-list"))
+
+        let other = try WebClient(server)
+        let wrong = try other.signIn(email, "second")
+        #expect(wrong.status == 401)
+        #expect(wrong.body.contains("Wrong password for this e-mail address."))
+        #expect(!wrong.body.contains("AuthenticationFailureException"))
+        #expect(other.cookie("har_session") == nil)
+    }
+
+    @Test func signInRotatesTheCookieAndSignOutEndsIt() throws {
+        let server = try RunningServer()
+        let client = try WebClient(server)
+        let planted = String(repeating: "ab", count: 32)
+        try client.setCookie("har_session", planted)
+        _ = try client.signIn(uniqueEmail())
+        let first = client.cookie("har_session")
+        #expect(first != nil && first != planted)
+        _ = try client.get("/signout")  // GET changes nothing
+        #expect(try client.get("/reports").status == 200)
+        // Signing in again (another account) drops the first session.
+        let again = try client.post("/signin", [("_csrf", try client.csrf(from: "/settings")), ("email", uniqueEmail()),
+                                                ("password", "pw")])
+        #expect(again.status == 303)
+        let second = client.cookie("har_session")
+        #expect(second != first)
+        let stale = try WebClient(server)
+        try stale.setCookie("har_session", first ?? "")
+        #expect(try stale.get("/reports").headers["location"] == "/signin")
+
+        let out = try client.post("/signout", [("_csrf", try client.csrf(from: "/settings"))])
+        #expect(out.status == 303)
+        #expect(out.headers["location"] == "/signin?notice=signedOut")
+        #expect(out.headers["set-cookie"]?.contains("Max-Age=0") == true)
+        let replay = try WebClient(server)
+        try replay.setCookie("har_session", second ?? "")
+        #expect(try replay.get("/reports").headers["location"] == "/signin")
+        #expect(try sqlite(server.dataDir, "SELECT COUNT(*) FROM web_sessions") == "0")
+    }
+
+    @Test func signInSurvivesAServerRestart() throws {
+        let dataDir = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dataDir) }
+        let first = try RunningServer(environment: ["HAR_DATA_DIR": dataDir])
+        let client = try WebClient(first)
+        _ = try client.signIn(uniqueEmail())
+        #expect(first.stop().status == 0)
+        let second = try RunningServer(environment: ["HAR_DATA_DIR": dataDir])
+        let again = try WebClient(second)
+        try again.setCookie("har_session", client.cookie("har_session") ?? "")
+        let list = try again.get("/reports")
+        #expect(list.status == 200)
+        #expect(list.body.contains("report-list"))
+    }
+
+    @Test func signInIsRateLimitedPerEmailAndPerAddress() throws {
+        let server = try RunningServer()
+        let client = try WebClient(server)
+        let email = uniqueEmail()
+        _ = try client.signIn(email, "right")
+        let stranger = try WebClient(server)
+        var statuses: [Int] = []
+        for _ in 0..<10 { statuses.append(try stranger.signIn(email, "guess").status) }
+        #expect(statuses.prefix(9).allSatisfy { $0 == 401 })
+        #expect(statuses.last == 429)
+        let limited = try stranger.signIn(email, "right")
+        #expect(limited.status == 429)
+        #expect(limited.body.contains("Too many sign-in attempts. Please wait a few minutes and try again."))
+        #expect(limited.headers["retry-after"] == "300")
+        // The address is at its limit too (11 attempts from 127.0.0.1), whatever the e-mail.
+        #expect(try stranger.signIn(uniqueEmail(), "x").status == 429)
+    }
+
+    @Test func hostileInputGetsClearMessages() throws {
+        let server = try RunningServer()
+        let client = try WebClient(server)
+        let token = try client.csrf()
+        let long = String(repeating: "a", count: 10_000) + "@example.org"
+        let tooLong = try client.post("/signin", [("_csrf", token), ("email", long), ("password", "x")])
+        #expect(tooLong.status == 422)
+        #expect(tooLong.body.contains("This e-mail address is too long."))
+        #expect(!tooLong.body.contains(String(repeating: "a", count: 1000)))
+        let control = try client.post("/signin", [("_csrf", token), ("email", "a\u{1}b@example.org\r\nX: y"), ("password", "x")])
+        #expect(control.body.contains("This is not a valid e-mail address."))
+        let longPassword = try client.post(
+            "/signin", [("_csrf", token), ("email", "a@example.org"), ("password", String(repeating: "p", count: 5000))])
+        #expect(longPassword.body.contains("This password is too long."))
+        let bodyFile = try TestPaths.temporaryFile(
+            contents: "_csrf=\(token)&email=" + String(repeating: "x", count: 200_000), name: "body")
+        let huge = try client.post("/signin", [], ["--data-binary", "@" + bodyFile])
+        #expect(huge.status == 413)
+        #expect(huge.body.contains("Too large"))
+        let unicode = try client.post("/signin", [("_csrf", token), ("email", "josé@example.org"), ("password", "x")])
+        #expect(unicode.body.contains("This is not a valid e-mail address."))
+    }
+
+    @Test func frenchFromAcceptLanguage() throws {
+        let server = try RunningServer()
+        let page = try curl(server.baseURL + "/signin", ["-H", "Accept-Language: fr-CA,fr;q=0.9,en;q=0.5"])
+        #expect(page.body.contains(#"<html lang="fr">"#))
+        #expect(page.body.contains(#"placeholder="Adresse e-mail""#))
+        let english = try curl(server.baseURL + "/signin", ["-H", "Accept-Language: de, en;q=0.1"])
+        #expect(english.body.contains(#"<html lang="en">"#))
+    }
+}
+
+/// A slow platform or TLS: what the sign-in page and its cookie become.
+@Suite struct SignInConditionsTests {
+    @Test func aSlowPlatformGetsAClearMessageBeforeTheHandlerDeadline() throws {
+        let server = try RunningServer(environment: [
+            "HAR_HANDLER_DEADLINE_SECONDS": "6", "HAR_PLATFORM_FAULTS": "latency_ms=9000,seed=1",
+        ])
+        let client = try WebClient(server)
+        let started = Date()
+        let page = try client.signIn(uniqueEmail())
+        #expect(Date().timeIntervalSince(started) < 6)
+        #expect(page.status == 503)
+        #expect(page.body.contains("The Heritage Observatory platform cannot be reached."))
+    }
+
+    @Test func underTLSTheCookieIsSecureWithTheHostPrefix() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", folder + "/key.pem",
+                             "-out", folder + "/cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1"]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        let server = try RunningServer(environment: ["HAR_TLS_CERT": folder + "/cert.pem", "HAR_TLS_KEY": folder + "/key.pem"])
+        let base = "https://127.0.0.1:\(server.port)"
+        let jar = folder + "/jar"
+        let page = try curl(base + "/signin", ["-k", "-c", jar])
+        #expect(page.headers["set-cookie"]?.hasPrefix("__Host-har_csrf=") == true)
+        #expect(page.headers["set-cookie"]?.contains("Secure") == true)
+        guard let range = page.body.range(of: #"name="_csrf" value="[0-9a-f]+""#, options: .regularExpression) else {
+            Issue.record("no token")
+            return
+        }
+        let token = String(page.body[range].dropFirst(#"name="_csrf" value=""#.count).dropLast())
+        let signedIn = try curl(base + "/signin", ["-k", "-b", jar, "-c", jar, "--data-urlencode", "_csrf=\(token)",
+                                                   "--data-urlencode", "email=\(uniqueEmail())", "--data-urlencode", "password=pw"])
+        #expect(signedIn.status == 303)
+        let cookie = signedIn.headers["set-cookie"] ?? ""
+        #expect(cookie.hasPrefix("__Host-har_session="))
+        #expect(cookie.contains("Secure") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"))
+        #expect(cookie.contains("Path=/") && !cookie.contains("Domain"))
+        #expect(try curl(base + "/reports", ["-k", "-b", jar]).status == 200)
+    }
+}
