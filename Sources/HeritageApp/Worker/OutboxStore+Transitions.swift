@@ -144,6 +144,24 @@ extension OutboxStore {
         }
     }
 
+    /// The user deleted a report (LST-07), what the list's delete does: one never sent (no create
+    /// attempted, no platform id) is cancelled at once; any other becomes deleting, and the worker,
+    /// at its next step, stops sending it and deletes it on the platform (reconciling first when a
+    /// create may have gone through unanswered). False when it was already deleted.
+    func requestDeletion(_ id: Int64) throws -> Bool {
+        let now = Self.now()
+        return try pool.write { db in
+            try db.run(
+                """
+                UPDATE reports SET state = CASE
+                        WHEN platform_report_id IS NULL AND create_attempted_at IS NULL AND state != 'creating'
+                        THEN 'cancelled' ELSE 'deleting' END,
+                    attempts = 0, next_attempt_at = NULL, updated_at = ?
+                WHERE id = ? AND state NOT IN ('deleting', 'cancelled', 'deleted')
+                """, .real(now), .integer(id)) == 1
+        }
+    }
+
     /// A user signed in again: every report of theirs waiting for it goes back to work.
     func resumeWaitingForSignIn(userID: Int64) throws -> Int {
         let now = Self.now()
