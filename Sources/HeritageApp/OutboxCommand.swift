@@ -16,16 +16,21 @@ enum OutboxCommand {
         """
 
     static func main(_ arguments: [String]) -> Int32 {
-        var options = arguments
+        var options: [String] = []
         var action: [String] = []
-        while let index = options.firstIndex(where: { !$0.hasPrefix("--") || $0 == "--all" }),
-            !(index > 0 && options[index - 1] == "--config")
-        {
-            action.append(options.remove(at: index))
+        var index = 0
+        while index < arguments.count {
+            if arguments[index] == "--config" {
+                options += arguments[index..<min(index + 2, arguments.count)]
+                index += 2
+            } else {
+                action.append(arguments[index])
+                index += 1
+            }
         }
-        if arguments.contains("--help") || action.isEmpty {
+        if action.contains("--help") || action.contains("-h") || action.isEmpty {
             print(usage)
-            return action.isEmpty && !arguments.contains("--help") ? 64 : 0
+            return action.isEmpty ? 64 : 0
         }
         let configuration: Configuration
         do {
@@ -67,7 +72,8 @@ enum OutboxCommand {
             print("\(ids.count) reports retried")
             return 0
         case ("retry", 2):
-            return try change(store, localID: action[1], to: "retried", from: [.needsAttention, .retryWait, .waitingSignIn])
+            return try change(
+                store, localID: action[1], to: "retried", from: [.needsAttention, .retryWait, .waitingSignIn])
         case ("hold", 2):
             guard let id = try reportIDs(store, where: "local_id = ?", [.text(action[1])]).first else {
                 return notFound(action[1])
@@ -86,8 +92,12 @@ enum OutboxCommand {
         }
     }
 
-    private static func change(_ store: OutboxStore, localID: String, to verb: String, from: [ReportState]) throws -> Int32 {
-        guard let id = try reportIDs(store, where: "local_id = ?", [.text(localID)]).first else { return notFound(localID) }
+    private static func change(_ store: OutboxStore, localID: String, to verb: String, from: [ReportState]) throws
+        -> Int32
+    {
+        guard let id = try reportIDs(store, where: "local_id = ?", [.text(localID)]).first else {
+            return notFound(localID)
+        }
         guard try store.resume(id, from: from) else {
             let states = from.map(\.rawValue).joined(separator: ", ")
             Command.printError("report \(localID) is not in \(states); nothing \(verb)")
@@ -113,9 +123,13 @@ enum OutboxCommand {
         }
     }
 
-    private static func reportIDs(_ store: OutboxStore, where condition: String, _ parameters: [SQLValue]) throws -> [Int64] {
+    private static func reportIDs(_ store: OutboxStore, where condition: String, _ parameters: [SQLValue]) throws
+        -> [Int64]
+    {
         try store.pool.read { db in
-            try db.query("SELECT id FROM reports WHERE \(condition) ORDER BY id", parameters).compactMap { try $0.int("id") }
+            try db.query("SELECT id FROM reports WHERE \(condition) ORDER BY id", parameters).compactMap {
+                try $0.int("id")
+            }
         }
     }
 
@@ -131,8 +145,10 @@ enum OutboxCommand {
             ).map { row in
                 let error = (try row.string("last_error") ?? "").replacing("\t", with: " ").replacing("\n", with: " ")
                 return [
-                    try row.string("local_id") ?? "", try row.string("state") ?? "", String(try row.int("attempts") ?? 0),
-                    "\(try row.int("sent") ?? 0)/\(try row.int("total") ?? 0)", try row.string("platform_report_id") ?? "-",
+                    try row.string("local_id") ?? "", try row.string("state") ?? "",
+                    String(try row.int("attempts") ?? 0),
+                    "\(try row.int("sent") ?? 0)/\(try row.int("total") ?? 0)",
+                    try row.string("platform_report_id") ?? "-",
                     error,
                 ].joined(separator: "\t")
             }

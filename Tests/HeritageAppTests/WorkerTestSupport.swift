@@ -203,7 +203,8 @@ final class OutboxFixture: @unchecked Sendable {
                         INSERT INTO photos (report_id, local_id, position, content_type, size, sha256, latitude,
                             longitude, captured_at, created_at)
                         VALUES (?, ?, ?, 'image/jpeg', ?, ?, 51.5, -0.12, '2026-05-01T10:00:00Z', ?)
-                        """, .integer(reportID), .text(photoID), .integer(Int64(position)), .integer(Int64(bytes.count)),
+                        """, .integer(reportID), .text(photoID), .integer(Int64(position)),
+                        .integer(Int64(bytes.count)),
                         .text(sha), .real(now))
                 }
                 return reportID
@@ -266,15 +267,18 @@ func checkPlatformHolds(_ captured: [CapturedReport], platformDatabase: String) 
     #expect(reports.count == captured.count, "live reports on the platform")
     var idByName: [String: [String]] = [:]
     for row in reports { idByName[try row.string("place_name") ?? "", default: []].append(try row.string("id") ?? "") }
-    let photoCount = try db.scalar(
-        "SELECT count(*) FROM photo p JOIN report r ON r.id = p.report_id WHERE r.deleted_time IS NULL"
-    ).int ?? -1
+    let photoCount =
+        try db.scalar(
+            "SELECT count(*) FROM photo p JOIN report r ON r.id = p.report_id WHERE r.deleted_time IS NULL"
+        ).int ?? -1
     #expect(Int(photoCount) == captured.reduce(0) { $0 + $1.photoHashes.count }, "photos on the platform")
     for report in captured {
         let ids = idByName[report.placeName] ?? []
         #expect(ids.count == 1, "\(report.placeName) is on the platform \(ids.count) times")
         guard let id = ids.first else { continue }
-        let hashes = try db.query("SELECT sha256 FROM photo WHERE report_id = ? ORDER BY rowid", .text(id)).map { try $0.string("sha256") ?? "" }
+        let hashes = try db.query("SELECT sha256 FROM photo WHERE report_id = ? ORDER BY rowid", .text(id)).map {
+            try $0.string("sha256") ?? ""
+        }
         #expect(hashes == report.photoHashes, "photos of \(report.placeName), in order")
     }
 }

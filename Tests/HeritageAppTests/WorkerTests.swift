@@ -16,7 +16,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let platform = try PlatformProcess(folder: folder, faults: "fail5xx=0.3,drop=0.1,latency_ms=200,seed=7")
         let fixture = try OutboxFixture(dataDir: folder + "/app")
-        try fixture.addUser(email: "faults@example.org", session: try await platform.signIn(email: "faults@example.org"))
+        try fixture.addUser(
+            email: "faults@example.org", session: try await platform.signIn(email: "faults@example.org"))
         try fixture.queueReports(50)
         let worker = try fixture.worker(platform: platform)
         worker.start()
@@ -93,7 +94,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let platform = try PlatformProcess(folder: folder, faults: "latency_ms=250,drop=0.1,seed=3")
         let fixture = try OutboxFixture(dataDir: folder + "/app")
-        try fixture.addUser(email: "delete@example.org", session: try await platform.signIn(email: "delete@example.org"))
+        try fixture.addUser(
+            email: "delete@example.org", session: try await platform.signIn(email: "delete@example.org"))
         try fixture.queueReports(12)
         let worker = try fixture.worker(platform: platform, reportsAtOnce: 4, photosAtOnce: 2)
         worker.start()
@@ -118,7 +120,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let platform = try PlatformProcess(folder: folder)
         let fixture = try OutboxFixture(dataDir: folder + "/app")
-        try fixture.addUser(email: "refused@example.org", session: try await platform.signIn(email: "refused@example.org"))
+        try fixture.addUser(
+            email: "refused@example.org", session: try await platform.signIn(email: "refused@example.org"))
         try fixture.queueReports(1, latitude: 95)  // no such latitude: the platform refuses it
         let worker = try fixture.worker(platform: platform)
         worker.start()
@@ -141,4 +144,3 @@ import Testing
         platform.stop()
     }
 }
-

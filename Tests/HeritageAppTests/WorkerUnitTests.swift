@@ -10,7 +10,8 @@ import Testing
         condition: .poor, designation: .listedBuilding, grade: .two, occupancy: .vacant, ownerType: .private,
         placeName: "St Mary", priorityCategory: .a, location: Location(latitude: 51.5, longitude: -0.12))
 
-    func listed(_ id: String, at time: Double, name: String = "St Mary", condition: String? = "poor") -> PlatformReport {
+    func listed(_ id: String, at time: Double, name: String = "St Mary", condition: String? = "poor") -> PlatformReport
+    {
         var report = PlatformReport(reportID: id, creationTime: Date(timeIntervalSince1970: time))
         report.name = name
         report.condition = condition
@@ -53,8 +54,11 @@ import Testing
     }
 
     @Test func stuckRowsSayWhatTheUserCanDo() {
-        #expect(ReportStatusEndpoint.describe(.uploading, sent: 1, total: 3, lastError: nil).0 == "Queued (1 of 3 photos)")
-        #expect(ReportStatusEndpoint.describe(.waitingSignIn, sent: 0, total: 3, lastError: nil).1?.contains("Sign in") == true)
+        #expect(
+            ReportStatusEndpoint.describe(.uploading, sent: 1, total: 3, lastError: nil).0 == "Queued (1 of 3 photos)")
+        #expect(
+            ReportStatusEndpoint.describe(.waitingSignIn, sent: 0, total: 3, lastError: nil).1?.contains("Sign in")
+                == true)
         #expect(ReportStatusEndpoint.describe(.needsAttention, sent: 0, total: 3, lastError: "bad").0 == "bad")
     }
 }

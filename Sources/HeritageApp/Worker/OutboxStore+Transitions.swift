@@ -79,7 +79,8 @@ extension OutboxStore {
     /// A photo whose upload surely did not happen (or was not found on the platform): send it again.
     func resetPhoto(_ photoID: Int64) throws {
         try pool.write { db in
-            _ = try db.run("UPDATE photos SET state = 'pending' WHERE id = ? AND state = 'uploading'", .integer(photoID))
+            _ = try db.run(
+                "UPDATE photos SET state = 'pending' WHERE id = ? AND state = 'uploading'", .integer(photoID))
         }
     }
 

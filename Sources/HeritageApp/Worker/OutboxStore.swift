@@ -109,7 +109,8 @@ final class OutboxStore: Sendable {
         return try pool.read { db in
             Set(
                 try db.query(
-                    "SELECT platform_report_id FROM reports WHERE platform_report_id IN (\(marks))", ids.map(SQLValue.text)
+                    "SELECT platform_report_id FROM reports WHERE platform_report_id IN (\(marks))",
+                    ids.map(SQLValue.text)
                 ).compactMap { try $0.string("platform_report_id") })
         }
     }

@@ -43,7 +43,8 @@ struct ReportStatusEndpoint: Sendable {
                 let state = ReportState(rawValue: try row.string("state") ?? "") ?? .held
                 let sent = Int(try row.int("sent") ?? 0)
                 let total = Int(try row.int("total") ?? 0)
-                let (label, message) = Self.describe(state, sent: sent, total: total, lastError: try row.string("last_error"))
+                let (label, message) = Self.describe(
+                    state, sent: sent, total: total, lastError: try row.string("last_error"))
                 return ReportStatusRow(
                     localID: try row.string("local_id") ?? "", state: state.rawValue, photosSent: sent,
                     photosTotal: total, label: label, message: message)

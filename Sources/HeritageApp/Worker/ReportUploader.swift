@@ -45,7 +45,8 @@ struct ReportUploader: Sendable {
                 if report.state == .deleting {
                     // A deletion cannot wait for sign-in in its own state: it stays deleting, retried later.
                     try await store.run {
-                        try $0.recordRetry(id, error: "waiting for sign-in", nextAttemptAt: now + settings.retryCapSeconds)
+                        try $0.recordRetry(
+                            id, error: "waiting for sign-in", nextAttemptAt: now + settings.retryCapSeconds)
                     }
                 } else {
                     try await store.run { try $0.recordWaitingForSignIn(id) }
@@ -90,7 +91,8 @@ struct ReportUploader: Sendable {
         // create in flight: same user and same body go one at a time.
         let gateKey = "\(report.userID) " + SHA256Stream.hash((try? body.jsonBytes()) ?? [])
         return try await createGate.withExclusive(gateKey) {
-            if report.createAttemptedAt != nil, let adopted = try await reconcile(report, body: body, session: session) {
+            if report.createAttemptedAt != nil, let adopted = try await reconcile(report, body: body, session: session)
+            {
                 log.info("upload worker: report \(report.localID) found on the platform after an unanswered create")
                 _ = adopted
                 return true
@@ -132,7 +134,8 @@ struct ReportUploader: Sendable {
         let photos = try await store.run { try $0.photos(reportID: report.id) }
         let uploading = photos.filter { $0.state == .uploading }
         if !uploading.isEmpty {
-            try await settleUnansweredPhotos(uploading, report: report, platformReportID: platformReportID, session: session)
+            try await settleUnansweredPhotos(
+                uploading, report: report, platformReportID: platformReportID, session: session)
             return true
         }
         guard let next = photos.first(where: { $0.state == .pending }) else {
@@ -189,7 +192,9 @@ struct ReportUploader: Sendable {
     private func delete(_ report: OutboxReport, session: OutboxSession) async throws {
         var platformReportID = report.platformReportID
         if platformReportID == nil, report.createAttemptedAt != nil, case .success(let body) = report.newReport() {
-            platformReportID = try await createGate.withExclusive("\(report.userID) " + SHA256Stream.hash((try? body.jsonBytes()) ?? [])) {
+            platformReportID = try await createGate.withExclusive(
+                "\(report.userID) " + SHA256Stream.hash((try? body.jsonBytes()) ?? [])
+            ) {
                 try await reconcile(report, body: body, session: session)
             }
         }
@@ -216,7 +221,8 @@ struct ReportUploader: Sendable {
             failedSessions.remember(userID: report.userID, session: session)
             if report.state == .deleting {
                 try await store.run {
-                    try $0.recordRetry(id, error: "waiting for sign-in", nextAttemptAt: OutboxStore.now() + settings.retryCapSeconds)
+                    try $0.recordRetry(
+                        id, error: "waiting for sign-in", nextAttemptAt: OutboxStore.now() + settings.retryCapSeconds)
                 }
             } else {
                 try await store.run { try $0.recordWaitingForSignIn(id) }
@@ -230,7 +236,9 @@ struct ReportUploader: Sendable {
             }
         case .notFound(let message):
             metrics.failure(WorkerFailureKind.notFound.rawValue)
-            try await store.run { try $0.recordNeedsAttention(id, message: "The platform no longer has this report (\(message)).") }
+            try await store.run {
+                try $0.recordNeedsAttention(id, message: "The platform no longer has this report (\(message)).")
+            }
         default:
             metrics.failure(WorkerFailureKind.rejected.rawValue)
             try await store.run { try $0.recordNeedsAttention(id, message: Self.message(error)) }
