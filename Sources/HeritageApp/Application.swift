@@ -20,6 +20,8 @@ public final class Application: Sendable {
     /// The one way to the platform: the upstream one configured, or the embedded local platform.
     let platform: PlatformClient
     let embeddedPlatform: EmbeddedPlatform?
+    /// Sends the outbox to the platform (issue 5): woken by a submission, resumed by a sign-in.
+    let worker: UploadWorker
 
     /// Opens the data folder and the database, compiles every template and builds the routes.
     /// Throws, with a message naming the file, when any of them cannot be used.
@@ -56,12 +58,25 @@ public final class Application: Sendable {
         clientConfiguration.connectTimeout = configuration.platformConnectTimeout
         clientConfiguration.totalTimeout = configuration.platformTimeout
         clientConfiguration.proxy = configuration.platformProxy
+        // The worker has a client (and transfer threads) of its own, so that a sign-in never queues
+        // behind photo uploads.
+        var workerClientConfiguration = clientConfiguration
+        workerClientConfiguration.concurrentTransfers = configuration.workerReportsAtOnce + 1
+        let workerClient: PlatformClient
         do {
             platform = try PlatformClient(configuration: clientConfiguration, log: { log.info($0) })
+            workerClient = try PlatformClient(configuration: workerClientConfiguration)
         } catch {
             embeddedPlatform?.stop()
             throw error
         }
+
+        let outbox = OutboxStore(pool: store)
+        let workerMetrics = WorkerMetrics()
+        let worker = UploadWorker(
+            store: outbox, client: workerClient, settings: WorkerSettings(configuration: configuration),
+            dataDirectory: dataDir, metrics: workerMetrics, log: log)
+        self.worker = worker
 
         let pages = Pages(templates: templates)
         var router = Router()
@@ -75,13 +90,18 @@ public final class Application: Sendable {
             guard allowRemoteMetrics || Loopback.contains(request.remoteAddress) else {
                 return pages.error(status: 404, request: request)
             }
-            return metrics.response(health: health)
+            let depth = (try? outbox.countsByState()) ?? [:]
+            return metrics.response(health: health, extra: workerMetrics.text(depthByState: depth))
         }
         benchmarkFixtures?.addRoutes(to: &router)
-        WebRoutes.register(on: &router, web: Web(
+        let web = Web(
             store: store, templates: templates, catalog: messages, platform: platform, log: log,
             secure: configuration.tlsCert != nil, photosDirectory: dataDir + "/photos",
-            handlerDeadline: Double(configuration.handlerDeadlineSeconds)))
+            handlerDeadline: Double(configuration.handlerDeadlineSeconds),
+            events: WebEvents(
+                reportQueued: { worker.wake() }, userSignedIn: { worker.userSignedIn(userID: $0) },
+                reportDeleting: { worker.wake() }))
+        WebRoutes.register(on: &router, web: web)
 
         let accessLog = configuration.accessLog
         server = HTTPServer(
@@ -94,13 +114,17 @@ public final class Application: Sendable {
     }
 
     /// Starts listening; throws with the address when it cannot.
-    public func start() throws { try server.start() }
+    public func start() throws {
+        try server.start()
+        worker.start()
+    }
 
     /// The port the server listens on (the configured one, or the one picked for port 0).
     public var port: Int { server.port }
 
     /// Stops accepting, lets requests in flight finish (at most `gracePeriod` seconds), closes the store.
     public func stop(gracePeriod: Double = 10) {
+        worker.stop(timeout: min(gracePeriod, 5))
         server.stop(gracePeriod: gracePeriod)
         embeddedPlatform?.stop()
         benchmarkFixtures?.close()

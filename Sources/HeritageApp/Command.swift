@@ -13,6 +13,8 @@ public enum Command {
         Usage:
           har serve [--config FILE]      the web application (stops cleanly on SIGINT or SIGTERM)
           har platform [--config FILE]   the local Heritage Observatory platform, for tests and offline use
+          har outbox [--config FILE] list|counts|retry ID|retry --all|hold ID|release ID
+                                         the upload queue (see har outbox --help)
           har --version
           har --help | har serve --help
 
@@ -37,6 +39,8 @@ public enum Command {
         case "--version":
             print(version)
             return 0
+        case "outbox":
+            return OutboxCommand.main(rest)
         case "serve", "platform":
             if rest.contains("--help") || rest.contains("-h") {
                 printHelp()

@@ -45,6 +45,11 @@ extension Configuration {
         .int("platform_session_ttl", \.platformSessionTTL, 1...31_536_000, "local platform session lifetime, seconds"),
         .optionalString("platform_faults", \.platformFaults, "local platform faults: fail5xx=0.3,drop=0.1,latency_ms=200,seed=1"),
         .int("platform_photo_limit_bytes", \.platformPhotoLimitBytes, 1...(1 << 40), "local platform photo size limit"),
+        .int("worker_reports_at_once", \.workerReportsAtOnce, 1...64, "upload worker: reports sent at once"),
+        .int("worker_photos_at_once", \.workerPhotosAtOnce, 1...64, "upload worker: photo uploads at once, in all"),
+        .double("retry_base_seconds", \.retryBaseSeconds, 0.001...3600, "upload worker: first retry delay (doubles)"),
+        .double("retry_cap_seconds", \.retryCapSeconds, 0.01...86_400, "upload worker: longest retry delay"),
+        .int("photo_retention_seconds", \.photoRetentionSeconds, 0...31_536_000, "keep photo files this long once the platform has them"),
     ]
 
     /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.
@@ -105,6 +110,9 @@ extension Configuration {
             }
         } else if consumerKey != nil || consumerSecret != nil {
             throw ConfigurationError("consumer_key and consumer_secret need platform_url")
+        }
+        if retryCapSeconds < retryBaseSeconds {
+            throw ConfigurationError("retry_cap_seconds must be at least retry_base_seconds")
         }
     }
 

@@ -42,6 +42,13 @@ public struct Configuration: Sendable, Equatable {
     public var platformFaults: String?
     public var platformPhotoLimitBytes = 30 * 1024 * 1024
 
+    // Upload worker (issue 5)
+    public var workerReportsAtOnce = 4
+    public var workerPhotosAtOnce = 2
+    public var retryBaseSeconds = 2.0
+    public var retryCapSeconds = 600.0
+    public var photoRetentionSeconds = 7 * 86_400
+
     public init() {}
 
     /// Whether an upstream platform was configured; otherwise the embedded local platform is used.

@@ -29,7 +29,7 @@ final class Metrics: Sendable {
         }
     }
 
-    func response(health: Health) -> Response {
+    func response(health: Health, extra: String = "") -> Response {
         let snapshot = counters.withLock { $0 }
         let total = snapshot.requestsByClass.values.reduce(0, +) + snapshot.clientGone
         var text = """
@@ -60,6 +60,7 @@ final class Metrics: Sendable {
             har_process_resident_memory_bytes \(Self.residentBytes())
 
             """
+        text += extra
         var response = Response(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8))
         response.headers.add("Cache-Control", "no-store")
         return response

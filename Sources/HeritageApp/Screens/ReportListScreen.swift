@@ -51,7 +51,10 @@ enum ReportListScreen {
                 return web.jsonError("not_found", context.messages["errors.notFound"], status: 404, context: context)
             }
             return web.errorPage(status: 404, titleKey: "errors.notFound", messageKey: "errors.notFound", context: context)
-        case .cancelledLocally, .handedToWorker:
+        case .cancelledLocally:
+            return deleted(web, context)
+        case .handedToWorker:
+            web.events.reportDeleting()
             return deleted(web, context)
         case .deleteOnPlatform(let reportID):
             do {
@@ -142,7 +145,10 @@ enum ReportListScreen {
             case "waiting_signin": ("attention", "list.status.waitingSignin")
             default: ("queued", "list.status.queued")
             }
-        return (kind, messages?[key] ?? key)
+        guard let messages else { return (kind, key) }
+        // The worker's progress (issue 5): how many of the report's photos the platform has.
+        let counts = ["sent": String(row.photosStored), "total": String(row.photoCount)]
+        return (kind, messages.format(key, counts))
     }
 }
 

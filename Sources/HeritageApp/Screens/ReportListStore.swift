@@ -39,8 +39,9 @@ struct ReportListStore: Sendable {
 
     /// States the list never shows.
     static let hiddenStates = "('draft', 'cancelled', 'deleted', 'deleting')"
-    /// States in which the report cannot have reached the platform when it has no platform id yet.
-    /// ('creating' is missing on purpose: its create may be on the wire.)
+    /// States in which the report cannot have reached the platform when it has no platform id yet and
+    /// no create was ever attempted ('creating' is missing on purpose: its create may be on the wire; a
+    /// report retrying after an unanswered create may exist there too, and goes to the worker).
     static let notYetSentStates = "('queued', 'retry_wait', 'needs_attention', 'waiting_signin', 'held')"
 
     func reports(userID: Int64) throws -> [ListedReport] {
@@ -123,7 +124,8 @@ struct ReportListStore: Sendable {
             let cancelled = try db.run(
                 """
                 UPDATE reports SET state = 'cancelled', updated_at = ?
-                WHERE id = ? AND platform_report_id IS NULL AND state IN \(Self.notYetSentStates)
+                WHERE id = ? AND platform_report_id IS NULL AND create_attempted_at IS NULL
+                    AND state IN \(Self.notYetSentStates)
                 """, .real(now), .integer(id))
             if cancelled == 1 {
                 let photos = try db.query("SELECT local_id FROM photos WHERE report_id = ?", .integer(id))

@@ -60,6 +60,7 @@ enum SignInScreen {
         let lifetime = max(60, Int(made.session.expiresAt - now))
         // Persistent (Max-Age), so the sign-in outlives a browser restart until the platform session ends.
         context.cookies.append(web.cookie(web.sessionCookieName, made.token, maxAge: lifetime))
+        web.events.userSignedIn(made.session.userID)
         return web.redirect("/reports", context: context)
     }
 

@@ -10,6 +10,16 @@ import Glibc
 
 /// What every screen needs, given once at start: the store, the templates and messages, the platform
 /// client, and whether cookies must be `Secure` (TLS). See docs/WEB.md for how a screen uses it.
+/// Things the screens tell the upload worker, so it acts now rather than at its next poll.
+struct WebEvents: Sendable {
+    /// A report was submitted (state 'queued').
+    var reportQueued: @Sendable () -> Void = {}
+    /// A user signed in: reports waiting for sign-in resume.
+    var userSignedIn: @Sendable (Int64) -> Void = { _ in }
+    /// A report in transfer was marked 'deleting': the worker stops it and deletes it on the platform.
+    var reportDeleting: @Sendable () -> Void = {}
+}
+
 final class Web: Sendable {
     let store: DatabasePool
     let sessions: SessionStore
@@ -25,11 +35,14 @@ final class Web: Sendable {
     let platformWait: Double
     /// Sign-in attempts: at most 10 per 5 minutes per client address and per e-mail.
     let signInLimiter = RateLimiter(limit: 10, window: 300)
+    /// What the upload worker must hear of at once.
+    let events: WebEvents
 
     init(
         store: DatabasePool, templates: TemplateLibrary, catalog: MessageCatalog, platform: PlatformClient, log: Log,
-        secure: Bool, photosDirectory: String, handlerDeadline: Double = 30
+        secure: Bool, photosDirectory: String, handlerDeadline: Double = 30, events: WebEvents = WebEvents()
     ) {
+        self.events = events
         self.platformWait = max(1, min(handlerDeadline - 3, handlerDeadline * 0.9))
         self.store = store
         self.sessions = SessionStore(store: store)

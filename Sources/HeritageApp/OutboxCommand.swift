@@ -1,0 +1,157 @@
+import FoundationEssentials
+import Storage
+
+/// `har outbox`: the queue from the command line, for coordinators and operators. Works on the
+/// database file of the data folder directly, also while `har serve` runs (WAL: readers never block,
+/// and each change is one short transaction); the running worker sees a change within a second.
+enum OutboxCommand {
+    static let usage = """
+        Usage:
+          har outbox [--config FILE] list              every report in the outbox, oldest first
+          har outbox [--config FILE] counts            how many reports are in each state
+          har outbox [--config FILE] retry LOCAL_ID    send a report in needs attention again (after a fix)
+          har outbox [--config FILE] retry --all       the same for every report in needs attention
+          har outbox [--config FILE] hold LOCAL_ID     pause a report (held) until released
+          har outbox [--config FILE] release LOCAL_ID  resume a held report
+        """
+
+    static func main(_ arguments: [String]) -> Int32 {
+        var options: [String] = []
+        var action: [String] = []
+        var index = 0
+        while index < arguments.count {
+            if arguments[index] == "--config" {
+                options += arguments[index..<min(index + 2, arguments.count)]
+                index += 2
+            } else {
+                action.append(arguments[index])
+                index += 1
+            }
+        }
+        if action.contains("--help") || action.contains("-h") || action.isEmpty {
+            print(usage)
+            return action.isEmpty ? 64 : 0
+        }
+        let configuration: Configuration
+        do {
+            configuration = try Command.loadConfiguration(options)
+        } catch {
+            Command.printError("\(error)")
+            return 78
+        }
+        let path = configuration.dataDir + "/har.sqlite"
+        guard FileManager.default.fileExists(atPath: path) else {
+            Command.printError("no database at \(path) (is HAR_DATA_DIR right?)")
+            return 66  // EX_NOINPUT
+        }
+        do {
+            let pool = try DatabasePool(path: path, configuration: .init(migrations: AppMigrations.all))
+            defer { pool.close() }
+            return try run(action, store: OutboxStore(pool: pool))
+        } catch {
+            Command.printError("\(error)")
+            return 1
+        }
+    }
+
+    static func run(_ action: [String], store: OutboxStore) throws -> Int32 {
+        switch (action.first, action.count) {
+        case ("list", 1):
+            print("local_id\tstate\tattempts\tphotos\tplatform_report_id\tlast_error")
+            for row in try listing(store) { print(row) }
+            return 0
+        case ("counts", 1):
+            let counts = try store.countsByState()
+            for state in ReportState.allCases where state != .draft {
+                print("\(state.rawValue)\t\(counts[state.rawValue] ?? 0)")
+            }
+            return 0
+        case ("retry", 2) where action[1] == "--all":
+            let ids = try reportIDs(store, where: "state = 'needs_attention'", [])
+            for id in ids { try store.resume(id, from: [.needsAttention]) }
+            print("\(ids.count) reports retried")
+            return 0
+        case ("retry", 2):
+            return try change(
+                store, localID: action[1], to: "retried", from: [.needsAttention, .retryWait, .waitingSignIn])
+        case ("hold", 2):
+            guard let id = try reportIDs(store, where: "local_id = ?", [.text(action[1])]).first else {
+                return notFound(action[1])
+            }
+            guard try hold(store, id) else {
+                Command.printError("report \(action[1]) is not waiting to be sent; nothing held")
+                return 1
+            }
+            print("held")
+            return 0
+        case ("release", 2):
+            return try change(store, localID: action[1], to: "released", from: [.held])
+        default:
+            print(usage)
+            return 64
+        }
+    }
+
+    private static func change(_ store: OutboxStore, localID: String, to verb: String, from: [ReportState]) throws
+        -> Int32
+    {
+        guard let id = try reportIDs(store, where: "local_id = ?", [.text(localID)]).first else {
+            return notFound(localID)
+        }
+        guard try store.resume(id, from: from) else {
+            let states = from.map(\.rawValue).joined(separator: ", ")
+            Command.printError("report \(localID) is not in \(states); nothing \(verb)")
+            return 1
+        }
+        print(verb)
+        return 0
+    }
+
+    private static func notFound(_ localID: String) -> Int32 {
+        Command.printError("no report with local_id \(localID)")
+        return 1
+    }
+
+    /// A report the worker would still send is held; one in flight stops at the worker's next step.
+    private static func hold(_ store: OutboxStore, _ id: Int64) throws -> Bool {
+        try store.pool.write { db in
+            try db.run(
+                """
+                UPDATE reports SET state = 'held', next_attempt_at = NULL, updated_at = ?
+                WHERE id = ? AND state IN (\(ReportState.activeSQL), 'needs_attention', 'waiting_signin')
+                """, .real(OutboxStore.now()), .integer(id)) == 1
+        }
+    }
+
+    private static func reportIDs(_ store: OutboxStore, where condition: String, _ parameters: [SQLValue]) throws
+        -> [Int64]
+    {
+        try store.pool.read { db in
+            try db.query("SELECT id FROM reports WHERE \(condition) ORDER BY id", parameters).compactMap {
+                try $0.int("id")
+            }
+        }
+    }
+
+    private static func listing(_ store: OutboxStore) throws -> [String] {
+        try store.pool.read { db in
+            try db.query(
+                """
+                SELECT r.local_id, r.state, r.attempts, r.platform_report_id, r.last_error,
+                    (SELECT count(*) FROM photos p WHERE p.report_id = r.id AND p.state = 'stored') AS sent,
+                    (SELECT count(*) FROM photos p WHERE p.report_id = r.id) AS total
+                FROM reports r WHERE r.state != 'draft' ORDER BY COALESCE(r.submitted_at, r.creation_time), r.id
+                """
+            ).map { row in
+                let error = (try row.string("last_error") ?? "").replacing("\t", with: " ").replacing("\n", with: " ")
+                return [
+                    try row.string("local_id") ?? "", try row.string("state") ?? "",
+                    String(try row.int("attempts") ?? 0),
+                    "\(try row.int("sent") ?? 0)/\(try row.int("total") ?? 0)",
+                    try row.string("platform_report_id") ?? "-",
+                    error,
+                ].joined(separator: "\t")
+            }
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import FoundationEssentials
+import Platform
+import Storage
+
+/// The report states of docs/DATA.md, as the `reports.state` column spells them.
+enum ReportState: String, Sendable, CaseIterable {
+    case draft, queued, creating, created, uploading, stored
+    case retryWait = "retry_wait"
+    case needsAttention = "needs_attention"
+    case waitingSignIn = "waiting_signin"
+    case held, deleting, cancelled, deleted
+
+    /// States the worker drives forward by itself (retry_wait once its time has come).
+    static let active: [ReportState] = [.queued, .creating, .created, .uploading, .retryWait]
+
+    /// SQL list of the active states, for `state IN (…)`.
+    static let activeSQL = active.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+}
+
+/// One report of the outbox with what the worker needs to send it.
+struct OutboxReport: Sendable, Equatable {
+    var id: Int64
+    var userID: Int64
+    var localID: String
+    var platformReportID: String?
+    var state: ReportState
+    var name: String?
+    var designation: String?
+    var condition: String?
+    var occupancy: String?
+    var priorityCategory: String?
+    var ownerType: String?
+    var grade: String?
+    var latitude: Double?
+    var longitude: Double?
+    var accuracy: Double?
+    var altitude: Double?
+    var attempts: Int
+    var nextAttemptAt: Double?
+    var lastError: String?
+    var createAttemptedAt: Double?
+
+    static let columns = """
+        id, user_id, local_id, platform_report_id, state, name, designation, condition, occupancy,
+        priority_category, owner_type, grade, latitude, longitude, accuracy, altitude, attempts,
+        next_attempt_at, last_error, create_attempted_at
+        """
+
+    init(row: Row) throws {
+        id = try row.int("id") ?? 0
+        userID = try row.int("user_id") ?? 0
+        localID = try row.string("local_id") ?? ""
+        platformReportID = try row.string("platform_report_id")
+        // An unknown state (a newer schema) is treated as one the worker leaves alone.
+        state = ReportState(rawValue: try row.string("state") ?? "") ?? .held
+        name = try row.string("name")
+        designation = try row.string("designation")
+        condition = try row.string("condition")
+        occupancy = try row.string("occupancy")
+        priorityCategory = try row.string("priority_category")
+        ownerType = try row.string("owner_type")
+        grade = try row.string("grade")
+        latitude = try row.double("latitude")
+        longitude = try row.double("longitude")
+        accuracy = try row.double("accuracy")
+        altitude = try row.double("altitude")
+        attempts = Int(try row.int("attempts") ?? 0)
+        nextAttemptAt = try row.double("next_attempt_at")
+        lastError = try row.string("last_error")
+        createAttemptedAt = try row.double("create_attempted_at")
+    }
+
+    /// The body of the create, or why it cannot be made (a code the platform does not know is a
+    /// mistake a retry cannot fix: needs attention, without a call).
+    func newReport() -> Result<NewReport, OutboxProblem> {
+        func code<C: RawRepresentable<String>>(_ value: String?, _ field: String) -> Result<C, OutboxProblem> {
+            guard let value, let parsed = C(rawValue: value) else {
+                return .failure(OutboxProblem("\(field) \"\(value ?? "")\" is not a value the platform accepts"))
+            }
+            return .success(parsed)
+        }
+        do {
+            var location: Location?
+            if let latitude, let longitude {
+                location = Location(latitude: latitude, longitude: longitude, accuracy: accuracy, altitude: altitude)
+            }
+            return .success(
+                NewReport(
+                    condition: try code(condition, "condition").get(),
+                    designation: try code(designation, "designation").get(),
+                    grade: try code(grade, "grade").get(),
+                    occupancy: try code(occupancy, "occupancy").get(),
+                    ownerType: try code(ownerType, "owner_type").get(),
+                    placeName: name ?? "",
+                    priorityCategory: try code(priorityCategory, "priority_category").get(),
+                    location: location))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+/// A message for needs attention that did not come from the platform.
+struct OutboxProblem: Error, Sendable {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// One photo of an outbox report.
+struct OutboxPhoto: Sendable, Equatable {
+    enum State: String, Sendable { case pending, uploading, stored }
+
+    var id: Int64
+    var localID: String
+    var position: Int
+    var contentType: String
+    var size: Int
+    var sha256: String
+    var latitude: Double?
+    var longitude: Double?
+    var accuracy: Double?
+    var altitude: Double?
+    var capturedAt: String?
+    var state: State
+    var platformPhotoID: String?
+
+    static let columns = """
+        id, local_id, position, content_type, size, sha256, latitude, longitude, accuracy, altitude,
+        captured_at, state, platform_photo_id
+        """
+
+    init(row: Row) throws {
+        id = try row.int("id") ?? 0
+        localID = try row.string("local_id") ?? ""
+        position = Int(try row.int("position") ?? 0)
+        contentType = try row.string("content_type") ?? "image/jpeg"
+        size = Int(try row.int("size") ?? 0)
+        sha256 = (try row.string("sha256") ?? "").lowercased()
+        latitude = try row.double("latitude")
+        longitude = try row.double("longitude")
+        accuracy = try row.double("accuracy")
+        altitude = try row.double("altitude")
+        capturedAt = try row.string("captured_at")
+        state = State(rawValue: try row.string("state") ?? "") ?? .pending
+        platformPhotoID = try row.string("platform_photo_id")
+    }
+
+    /// The upload of this photo, streamed from `photos/<local_id>` in the data folder.
+    func upload(photosDirectory: String) -> PhotoUpload {
+        PhotoUpload(
+            filePath: photosDirectory + "/" + localID, contentType: contentType, latitude: latitude,
+            longitude: longitude, accuracy: accuracy, altitude: altitude,
+            capturedAt: capturedAt.flatMap(ISO8601.parse))
+    }
+}
+
+/// A user's platform session as the worker finds it in `users`.
+struct OutboxSession: Sendable {
+    var sessionID: String
+    var expiresAt: Double?
+
+    var platformSession: PlatformSession {
+        PlatformSession(sessionID: sessionID, expirationTime: expiresAt.map { Date(timeIntervalSince1970: $0) })
+    }
+
+    /// Stands for the session in memory without keeping the id itself around.
+    var fingerprint: String { SHA256Stream.hash(Array(sessionID.utf8)) }
+}

@@ -1,0 +1,257 @@
+import FoundationEssentials
+import Platform
+
+/// Takes one report as far as it can go now: create (after reconciling, when an earlier attempt may
+/// have created it), then its photos one after another in order (the platform keeps them in the
+/// order received), then stored; or the platform deletion the user asked for. Every step re-reads
+/// the report, so a change made meanwhile (deleting, held) is seen before the next call.
+struct ReportUploader: Sendable {
+    let store: OutboxStore
+    let client: PlatformClient
+    let settings: WorkerSettings
+    let photosDirectory: String
+    let photoLimiter: AsyncLimiter
+    let createGate: KeyedGate
+    let failedSessions: FailedSessions
+    let metrics: WorkerMetrics
+    let log: Log
+    let isStopping: @Sendable () -> Bool
+
+    func run(_ id: Int64) async {
+        do {
+            try await drive(id)
+        } catch {
+            // A store failure: the row keeps its last committed state and is taken up again later.
+            metrics.failure(WorkerFailureKind.store.rawValue)
+            log.error("upload worker: report \(id): \(error)")
+        }
+    }
+
+    private func drive(_ id: Int64) async throws {
+        while !isStopping() {
+            guard let report = try await store.run({ try $0.report(id: id) }) else { return }
+            let now = OutboxStore.now()
+            switch report.state {
+            case .deleting:
+                if let next = report.nextAttemptAt, next > now { return }
+            case .queued, .creating, .created, .uploading:
+                break
+            case .retryWait:
+                if let next = report.nextAttemptAt, next > now { return }
+            default:
+                return
+            }
+            guard let session = try await usableSession(report) else {
+                if report.state == .deleting {
+                    // A deletion cannot wait for sign-in in its own state: it stays deleting, retried later.
+                    try await store.run {
+                        try $0.recordRetry(
+                            id, error: "waiting for sign-in", nextAttemptAt: now + settings.retryCapSeconds)
+                    }
+                } else {
+                    try await store.run { try $0.recordWaitingForSignIn(id) }
+                }
+                return
+            }
+            let goOn: Bool
+            do {
+                if report.state == .deleting {
+                    try await delete(report, session: session)
+                    return
+                }
+                if report.platformReportID == nil {
+                    goOn = try await createStep(report, session: session)
+                } else {
+                    goOn = try await photoStep(report, session: session)
+                }
+            } catch let error as PlatformError {
+                try await handle(error, report: report, session: session)
+                return
+            } catch let problem as OutboxProblem {
+                try await store.run { try $0.recordNeedsAttention(id, message: problem.message) }
+                return
+            }
+            if !goOn { return }
+        }
+    }
+
+    /// The user's platform session, unless it is known to be expired (then no call is made).
+    private func usableSession(_ report: OutboxReport) async throws -> OutboxSession? {
+        guard let session = try await store.run({ try $0.session(userID: report.userID) }) else { return nil }
+        if let expires = session.expiresAt, expires <= OutboxStore.now() { return nil }
+        if failedSessions.hasFailed(userID: report.userID, session: session) { return nil }
+        return session
+    }
+
+    // MARK: - Create
+
+    private func createStep(_ report: OutboxReport, session: OutboxSession) async throws -> Bool {
+        let body = try report.newReport().get()
+        // Two reports of one user with the same fields must not reconcile against each other's
+        // create in flight: same user and same body go one at a time.
+        let gateKey = "\(report.userID) " + SHA256Stream.hash((try? body.jsonBytes()) ?? [])
+        return try await createGate.withExclusive(gateKey) {
+            if report.createAttemptedAt != nil, let adopted = try await reconcile(report, body: body, session: session)
+            {
+                log.info("upload worker: report \(report.localID) found on the platform after an unanswered create")
+                _ = adopted
+                return true
+            }
+            guard try await store.run({ try $0.beginCreate(report.id) }) else { return true }
+            metrics.attempt("create")
+            let created = try await client.createReport(
+                body, idempotencyKey: report.localID, session: session.platformSession)
+            guard try await store.run({ try $0.recordCreated(report.id, platformReportID: created.reportID) }) else {
+                throw OutboxProblem("the platform answered with a report another report here already has")
+            }
+            return true
+        }
+    }
+
+    /// Lists the user's reports and adopts the one an earlier attempt created, if any.
+    private func reconcile(_ report: OutboxReport, body: NewReport, session: OutboxSession) async throws -> String? {
+        guard let attemptedAt = report.createAttemptedAt else { return nil }
+        metrics.attempt("list")
+        let listed = try await client.listReports(session: session.platformSession)
+        let candidates = listed.filter { Reconciliation.sameFields(body, $0) }.map(\.reportID)
+        guard !candidates.isEmpty else { return nil }
+        let claimed = try await store.run { try $0.claimedReportIDs(among: candidates) }
+        guard
+            let match = Reconciliation.match(
+                body, attemptedAt: attemptedAt, slack: settings.clockSlackSeconds, in: listed,
+                isClaimed: { claimed.contains($0) })
+        else { return nil }
+        guard try await store.run({ try $0.recordCreated(report.id, platformReportID: match.reportID) }) else {
+            return nil
+        }
+        return match.reportID
+    }
+
+    // MARK: - Photos
+
+    private func photoStep(_ report: OutboxReport, session: OutboxSession) async throws -> Bool {
+        guard let platformReportID = report.platformReportID else { return true }
+        let photos = try await store.run { try $0.photos(reportID: report.id) }
+        let uploading = photos.filter { $0.state == .uploading }
+        if !uploading.isEmpty {
+            try await settleUnansweredPhotos(
+                uploading, report: report, platformReportID: platformReportID, session: session)
+            return true
+        }
+        guard let next = photos.first(where: { $0.state == .pending }) else {
+            try await store.run { try $0.storeIfComplete(report.id) }
+            return false
+        }
+        return try await photoLimiter.withPermit {
+            guard try await store.run({ try $0.beginPhoto(next.id, reportID: report.id) }) else { return true }
+            metrics.attempt("photo")
+            do {
+                let uploaded = try await client.uploadPhoto(
+                    reportID: platformReportID, photo: next.upload(photosDirectory: photosDirectory),
+                    idempotencyKey: next.localID, session: session.platformSession)
+                metrics.photoSent(bytes: next.size, stored: true)
+                try await store.run {
+                    try $0.recordPhotoStored(next.id, reportID: report.id, platformPhotoID: uploaded.photoID)
+                }
+            } catch let error as PlatformError {
+                metrics.photoSent(bytes: next.size, stored: false)
+                // Surely not stored: plain pending again. Maybe stored: stays uploading, looked up next time.
+                if !error.mayHaveBeenProcessed { try await store.run { try $0.resetPhoto(next.id) } }
+                throw error
+            }
+            return true
+        }
+    }
+
+    /// Photos whose upload got no answer (a lost connection, a crash): looked up on the platform by
+    /// their SHA-256, so a stored photo is never sent twice.
+    private func settleUnansweredPhotos(
+        _ uploading: [OutboxPhoto], report: OutboxReport, platformReportID: String, session: OutboxSession
+    ) async throws {
+        metrics.attempt("list")
+        let listed = try await client.listReports(session: session.platformSession)
+        guard let onPlatform = listed.first(where: { $0.reportID == platformReportID }) else {
+            throw PlatformError.notFound(message: "the report is no longer on the platform")
+        }
+        let claimed = try await store.run { try $0.claimedPhotoIDs(reportID: report.id) }
+        let matches = Reconciliation.photoMatches(
+            uploading: uploading, listed: onPlatform.photos ?? [], claimed: claimed)
+        for photo in uploading {
+            if let platformPhotoID = matches?[photo.id] {
+                try await store.run {
+                    try $0.recordPhotoStored(photo.id, reportID: report.id, platformPhotoID: platformPhotoID)
+                }
+            } else {
+                try await store.run { try $0.resetPhoto(photo.id) }
+            }
+        }
+    }
+
+    // MARK: - Deletion (LST-07)
+
+    private func delete(_ report: OutboxReport, session: OutboxSession) async throws {
+        var platformReportID = report.platformReportID
+        if platformReportID == nil, report.createAttemptedAt != nil, case .success(let body) = report.newReport() {
+            platformReportID = try await createGate.withExclusive(
+                "\(report.userID) " + SHA256Stream.hash((try? body.jsonBytes()) ?? [])
+            ) {
+                try await reconcile(report, body: body, session: session)
+            }
+        }
+        guard let platformReportID else {
+            try await store.run { try $0.finishDeletion(report.id, wasOnPlatform: false) }
+            return
+        }
+        metrics.attempt("delete")
+        do {
+            try await client.deleteReport(reportID: platformReportID, session: session.platformSession)
+        } catch PlatformError.notFound {
+            // Already gone there (an earlier DELETE whose answer was lost): done.
+        }
+        try await store.run { try $0.finishDeletion(report.id, wasOnPlatform: true) }
+    }
+
+    // MARK: - Failures
+
+    private func handle(_ error: PlatformError, report: OutboxReport, session: OutboxSession) async throws {
+        let id = report.id
+        switch error {
+        case .sessionExpired:
+            metrics.failure(WorkerFailureKind.sessionExpired.rawValue)
+            failedSessions.remember(userID: report.userID, session: session)
+            if report.state == .deleting {
+                try await store.run {
+                    try $0.recordRetry(
+                        id, error: "waiting for sign-in", nextAttemptAt: OutboxStore.now() + settings.retryCapSeconds)
+                }
+            } else {
+                try await store.run { try $0.recordWaitingForSignIn(id) }
+            }
+        case _ where error.shouldRetryLater || error.mayHaveBeenProcessed:
+            let kind: WorkerFailureKind = error.mayHaveBeenProcessed ? .outcomeUnknown : .retryLater
+            metrics.failure(kind.rawValue)
+            let delay = settings.retryDelay(failuresInARow: report.attempts, retryAfter: error.retryAfter)
+            try await store.run {
+                try $0.recordRetry(id, error: error.description, nextAttemptAt: OutboxStore.now() + delay)
+            }
+        case .notFound(let message):
+            metrics.failure(WorkerFailureKind.notFound.rawValue)
+            try await store.run {
+                try $0.recordNeedsAttention(id, message: "The platform no longer has this report (\(message)).")
+            }
+        default:
+            metrics.failure(WorkerFailureKind.rejected.rawValue)
+            try await store.run { try $0.recordNeedsAttention(id, message: Self.message(error)) }
+        }
+    }
+
+    /// The platform's own message, as the user is shown it.
+    static func message(_ error: PlatformError) -> String {
+        switch error {
+        case .rejected(_, _, let message), .forbidden(let message), .notFound(let message), .conflict(let message),
+            .payloadTooLarge(let message), .authenticationFailed(let message):
+            message
+        default: error.description
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Dispatch
+import FoundationEssentials
+import Platform
+import Synchronization
+
+/// The upload worker inside `har serve` (issue 5): drains the outbox into the platform, every report
+/// exactly once. A loop takes up due reports, at most `reportsAtOnce` at a time, each in a task of its
+/// own (`ReportUploader`); it sleeps until woken (a submission, a sign-in, a report finished) or until
+/// the next retry is due. Nothing here runs on an MHD thread, and nothing blocking runs on the Swift
+/// pool: platform calls run on the client's threads, SQLite on the store's queue.
+///
+/// Crash recovery needs no special pass: the state committed before each call says where to resume.
+/// A report left in creating has `create_attempted_at`, so it is reconciled before it is created
+/// again; photos left in uploading are looked up on the platform by SHA-256 before any is re-sent.
+final class UploadWorker: Sendable {
+    let store: OutboxStore
+    let metrics: WorkerMetrics
+    private let settings: WorkerSettings
+    private let uploader: ReportUploader
+    private let failedSessions: FailedSessions
+    private let sweep: PhotoSweep
+    private let signal = WakeSignal()
+    private let log: Log
+
+    private struct State {
+        var busy: Set<Int64> = []
+        var started = false
+    }
+
+    private let state = Mutex(State())
+    private let stopping = StopFlag()
+    private let loopFinished = DispatchSemaphore(value: 0)
+
+    init(
+        store: OutboxStore, client: PlatformClient, settings: WorkerSettings, dataDirectory: String,
+        metrics: WorkerMetrics, log: Log
+    ) {
+        self.store = store
+        self.settings = settings
+        self.log = log
+        self.metrics = metrics
+        let failedSessions = FailedSessions()
+        self.failedSessions = failedSessions
+        sweep = PhotoSweep(
+            store: store, photosDirectory: dataDirectory + "/photos", retentionSeconds: settings.photoRetentionSeconds)
+        let stopping = self.stopping
+        uploader = ReportUploader(
+            store: store, client: client, settings: settings, photosDirectory: dataDirectory + "/photos",
+            photoLimiter: AsyncLimiter(limit: settings.photosAtOnce), createGate: KeyedGate(),
+            failedSessions: failedSessions, metrics: metrics, log: log,
+            isStopping: { stopping.isSet })
+    }
+
+    /// Starts the loop (once).
+    func start() {
+        let first = state.withLock { state -> Bool in
+            defer { state.started = true }
+            return !state.started
+        }
+        guard first else { return }
+        Task.detached { [self] in
+            await loop()
+            loopFinished.signal()
+        }
+    }
+
+    /// Look at the outbox now: a report was submitted (or changed by a coordinator).
+    func wake() { signal.signal() }
+
+    /// A user signed in again: their reports waiting for sign-in resume at once.
+    func userSignedIn(userID: Int64) {
+        failedSessions.forget(userID: userID)
+        wake()
+    }
+
+    /// Stops taking up reports and waits (at most `timeout` seconds) for the calls in flight to end.
+    /// Whatever is cut short resumes from its committed state at the next start.
+    func stop(timeout: Double = 5) {
+        stopping.set()
+        let started = state.withLock { $0.started }
+        guard started else { return }
+        signal.signal()
+        _ = loopFinished.wait(timeout: .now() + timeout)
+    }
+
+    private var isStopping: Bool { stopping.isSet }
+
+    private func loop() async {
+        if let counts = try? await store.run({ try $0.countsByState() }) {
+            let resuming = ["creating", "created", "uploading"].compactMap { state in
+                counts[state].map { "\($0) \(state)" }
+            }
+            if !resuming.isEmpty { log.info("upload worker: resuming \(resuming.joined(separator: ", "))") }
+        }
+        var nextSweep = 0.0
+        while !isStopping {
+            let now = OutboxStore.now()
+            do {
+                try await resumeSignedInUsers(now: now)
+                try await takeUpDueReports(now: now)
+            } catch {
+                log.error("upload worker: \(error)")
+            }
+            if now >= nextSweep {
+                nextSweep = now + settings.sweepSeconds
+                let sweep = self.sweep
+                if let removed = try? await store.run({ _ in try sweep.run(now: now) }), removed > 0 {
+                    log.info("upload worker: removed \(removed) photo files past their retention")
+                }
+            }
+            var wait = settings.pollSeconds
+            if let due = try? await store.run({ try $0.nextDueTime() }) {
+                wait = min(wait, max(due - OutboxStore.now(), 0.001))
+            }
+            await signal.wait(seconds: wait)
+        }
+        // Let the reports in flight reach their next commit.
+        while state.withLock({ !$0.busy.isEmpty }) { await signal.wait(seconds: 0.05) }
+    }
+
+    private func takeUpDueReports(now: Double) async throws {
+        let busy = state.withLock { $0.busy }
+        let free = settings.reportsAtOnce - busy.count
+        guard free > 0 else { return }
+        let due = try await store.run { try $0.dueReports(now: now, excluding: busy, limit: free) }
+        for id in due {
+            state.withLock { _ = $0.busy.insert(id) }
+            Task.detached { [self] in
+                await uploader.run(id)
+                state.withLock { _ = $0.busy.remove(id) }
+                signal.signal()
+            }
+        }
+    }
+
+    /// Reports waiting for sign-in resume when their user's session in the table is a new one.
+    private func resumeSignedInUsers(now: Double) async throws {
+        let waiting = try await store.run { try $0.usersWaitingForSignIn(now: now) }
+        for (userID, session) in waiting {
+            guard let session, !failedSessions.hasFailed(userID: userID, session: session) else { continue }
+            let resumed = try await store.run { try $0.resumeWaitingForSignIn(userID: userID) }
+            if resumed > 0 { log.info("upload worker: user \(userID) signed in again; \(resumed) reports resume") }
+        }
+    }
+
+    /// `/metrics` lines of the worker and the outbox.
+    func metricsText() -> String {
+        let depth = (try? store.countsByState()) ?? [:]
+        return metrics.text(depthByState: depth)
+    }
+}
+
+/// Set once when the worker stops; read by every report task between its steps.
+final class StopFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+    func set() { flag.store(true, ordering: .releasing) }
+}

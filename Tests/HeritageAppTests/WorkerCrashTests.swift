@@ -1,0 +1,45 @@
+import Foundation
+import Platform
+import Storage
+import Testing
+
+@testable import HeritageApp
+
+extension WorkerTests {
+    /// 2. `kill -9` of `har serve` at random moments while it drains the faulty queue, ten times,
+    /// restarting each time: the platform (its own process, which survives) ends with exactly the
+    /// captured reports and photos.
+    @Test func killedServeTenTimesStillExactlyOnce() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let platform = try PlatformProcess(folder: folder, faults: "fail5xx=0.3,drop=0.1,latency_ms=200,seed=11")
+        let fixture = try OutboxFixture(dataDir: folder + "/app")
+        try fixture.addUser(email: "crash@example.org", session: try await platform.signIn(email: "crash@example.org"))
+        try fixture.queueReports(50)
+        let environment = [
+            "HAR_PORT": "0", "HAR_DATA_DIR": fixture.dataDir, "HAR_PLATFORM_URL": platform.baseURL,
+            "HAR_CONSUMER_KEY": PlatformProcess.key, "HAR_CONSUMER_SECRET": PlatformProcess.secret,
+            "HAR_WORKER_REPORTS_AT_ONCE": "8", "HAR_WORKER_PHOTOS_AT_ONCE": "4",
+            "HAR_RETRY_BASE_SECONDS": "0.05", "HAR_RETRY_CAP_SECONDS": "1",
+        ]
+        var storedBeforeKills: [Int] = []
+        for _ in 0..<10 {
+            let serve = try HarProcess(["serve"], environment: environment, folder: folder)
+            _ = try serve.waitForPort()
+            try await Task.sleep(for: .milliseconds(Int.random(in: 200...1500)))
+            serve.killHard()
+            storedBeforeKills.append(try fixture.states()["stored", default: 0])
+        }
+        let serve = try HarProcess(["serve"], environment: environment, folder: folder)
+        let port = try serve.waitForPort()
+        try await waitUntil("all 50 reports are stored", timeout: 240) { try fixture.states()["stored"] == 50 }
+        let metrics = try curl("http://127.0.0.1:\(port)/metrics")
+        #expect(metrics.body.contains("har_outbox_reports{state=\"stored\"} 50"))
+        serve.terminate()
+        #expect(serve.process.terminationStatus == 0, "\(serve.errors)")
+        // The kills landed mid-queue, not all before or after the work.
+        #expect(storedBeforeKills.first ?? 50 < 50)
+        try checkPlatformHolds(fixture.captured, platformDatabase: platform.databasePath)
+        platform.stop()
+    }
+}
