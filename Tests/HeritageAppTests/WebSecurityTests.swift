@@ -10,7 +10,8 @@ import Testing
         let client = try WebClient(server)
         _ = try client.signIn(uniqueEmail())
         let email = try sqlite(server.dataDir, "SELECT email FROM users")
-        let localID = try seedReport(server, email: email, state: "queued")
+        // Held: the upload worker leaves it alone, so only a request that slipped past CSRF could change it.
+        let localID = try seedReport(server, email: email, state: "held")
         let routes = ["/signin", "/lang", "/signout", "/settings", "/api/reports/refresh", "/reports/\(localID)/delete"]
         for route in routes {
             let missing = try client.post(route, [("lang", "fr"), ("gps_accuracy_m", "5")])
@@ -20,7 +21,7 @@ import Testing
             let header = try client.postJSON(route, "{}", csrf: "nope")
             #expect(header.status == 403, "\(route) with a wrong header")
         }
-        #expect(try sqlite(server.dataDir, "SELECT state FROM reports WHERE local_id = '\(localID)'") == "queued")
+        #expect(try sqlite(server.dataDir, "SELECT state FROM reports WHERE local_id = '\(localID)'") == "held")
         #expect(try client.get("/reports").status == 200)  // still signed in
         // An anonymous form token is no good once signed in, and vice versa.
         let anonymous = try WebClient(server)
@@ -44,7 +45,10 @@ import Testing
         #expect(refresh.body.contains(#""redirect":"/signin?notice=expired""#))
         #expect(try sqlite(server.dataDir, "SELECT COUNT(*) FROM web_sessions") == "0")
         #expect(try sqlite(server.dataDir, "SELECT platform_session_id IS NULL FROM users") == "1")
-        #expect(try sqlite(server.dataDir, "SELECT state FROM reports WHERE local_id = '\(queued)'") == "queued")
+        // Kept: still in the outbox (the worker may have moved it on, e.g. to waiting for sign-in).
+        #expect(
+            try sqlite(server.dataDir, "SELECT state NOT IN ('cancelled', 'deleted') FROM reports WHERE local_id = '\(queued)'")
+                == "1")
         let page = try client.get("/reports")
         #expect(page.headers["location"] == "/signin")
         let notice = try client.get("/signin?notice=expired")
@@ -66,7 +70,7 @@ import Testing
         let client = try WebClient(server)
         _ = try client.signIn(uniqueEmail())
         let email = try sqlite(server.dataDir, "SELECT email FROM users")
-        let localID = try seedReport(server, email: email, state: "queued")
+        let localID = try seedReport(server, email: email, state: "held")
         let token = try client.csrf(from: "/settings")
         let page = try client.get("/reports")
         #expect(page.body.contains("Kept <b>here</b>".replacingOccurrences(of: "<", with: "&lt;")
