@@ -14,12 +14,14 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
 
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "Mustache"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "Platform", dependencies: ["CCurl", "COpenSSL", "HTTPServer", "Storage"]),
         .target(name: "HeritageApp", dependencies: ["HTTPServer", "Storage", "Mustache", "Platform"]),
+        .target(name: "Imaging", dependencies: ["CVips"]),
         .executableTarget(name: "har", dependencies: ["HeritageApp"]),
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
@@ -27,6 +29,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", "HTTPServer", "Storage"]),
         .testTarget(name: "HeritageAppTests", dependencies: ["HeritageApp", "Platform", "HTTPServer", "Storage"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -47,7 +47,7 @@ final class BenchmarkFixtures: Sendable {
             ]
             return Response.html(try templates.render("bench/rows", context))
         }
-        router.postInline("/bench/upload", options: RouteOptions(maxBodyBytes: 1 << 30)) { request in
+        router.postInline("/bench/upload") { request in
             var total = 0
             for file in request.files {
                 let descriptor = open(file.path, O_RDONLY)

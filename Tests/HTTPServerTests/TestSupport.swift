@@ -39,13 +39,13 @@ final class TestServer {
     var port: Int { server.port }
     var temporaryDirectory: String { scratch.path + "/tmp" }
 
-    init(limits: ServerLimits = ServerLimits(), tls: (cert: String, key: String)? = nil,
+    init(limits: ServerLimits = ServerLimits(), tls: (cert: String, key: String)? = nil, threadCount: Int = 4,
          configure: (inout Router, String) throws -> Void) throws {
         scratch = try ScratchDirectory()
         var router = Router()
         try configure(&router, scratch.path)
         let configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, threadCount: 4, limits: limits,
+            host: "127.0.0.1", port: 0, threadCount: threadCount, limits: limits,
             temporaryDirectory: scratch.path + "/tmp", tlsCertificatePath: tls?.cert, tlsKeyPath: tls?.key)
         let sink = log
         server = HTTPServer(configuration: configuration, router: router,

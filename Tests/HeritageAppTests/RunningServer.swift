@@ -11,14 +11,14 @@ final class RunningServer: @unchecked Sendable {
 
     /// Starts `har serve` and waits until it says where it listens. Throws with what it printed when
     /// it exits first.
-    init(environment extra: [String: String] = [:], arguments: [String] = []) throws {
-        dataDir = try TestPaths.temporaryDirectory()
+    init(environment extra: [String: String] = [:], arguments: [String] = [], dataDir: String? = nil) throws {
+        self.dataDir = try dataDir ?? TestPaths.temporaryDirectory()
         process.executableURL = URL(fileURLWithPath: TestPaths.harExecutable)
         process.arguments = ["serve"] + arguments
         process.currentDirectoryURL = URL(fileURLWithPath: TestPaths.packageRoot)
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HAR_") }
         environment["HAR_PORT"] = "0"
-        environment["HAR_DATA_DIR"] = dataDir
+        environment["HAR_DATA_DIR"] = self.dataDir
         for (key, value) in extra { environment[key] = value }
         process.environment = environment
         process.standardError = errors

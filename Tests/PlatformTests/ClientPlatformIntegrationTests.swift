@@ -124,6 +124,58 @@ import Testing
         }
     }
 
+    @Test func injected429IsRetryLater() async throws {
+        var faults = FaultConfiguration()
+        faults.fail429 = 1
+        let p = try Running(faults: faults)
+        do {
+            _ = try await p.client.signIn(email: "a@example.org", password: "pw")
+            Issue.record("expected a failure")
+        } catch let error as PlatformError {
+            guard case .retryLater = error else {
+                Issue.record("429 should be retry later, got \(error)")
+                return
+            }
+            #expect(!error.mayHaveBeenProcessed)
+            #expect(error.retryAfter == 1)
+        }
+    }
+
+    @Test func injectedLatencyPastTheClientsTimeoutIsRetryLater() async throws {
+        var faults = FaultConfiguration()
+        faults.latencyMilliseconds = 3000
+        let p = try Running(faults: faults, totalTimeout: 1)
+        do {
+            _ = try await p.client.signIn(email: "a@example.org", password: "pw")
+            Issue.record("expected a failure")
+        } catch let error as PlatformError {
+            #expect(error.shouldRetryLater, "\(error)")
+        }
+    }
+
+    @Test func injectedLowerPhotoLimitIsPayloadTooLarge() async throws {
+        var faults = FaultConfiguration()
+        faults.photoLimitBytes = 1000
+        let p = try Running(faults: faults)
+        let session = try await p.client.signIn(email: "small@example.org", password: "pw")
+        let id = try await p.client.createReport(Self.report, idempotencyKey: UUID().uuidString, session: session).reportID
+        await #expect(throws: PlatformError.self) {
+            _ = try await p.client.uploadPhoto(
+                reportID: id, photo: try p.photo(bytes: .jpeg(size: 5000)), idempotencyKey: UUID().uuidString,
+                session: session)
+        }
+        do {
+            _ = try await p.client.uploadPhoto(
+                reportID: id, photo: try p.photo(bytes: .jpeg(size: 5000)), idempotencyKey: UUID().uuidString,
+                session: session)
+        } catch let error as PlatformError {
+            guard case .payloadTooLarge = error else {
+                Issue.record("expected payloadTooLarge, got \(error)")
+                return
+            }
+        }
+    }
+
     @Test func droppedAnswerIsOutcomeUnknown() async throws {
         var faults = FaultConfiguration()
         faults.drop = 1

@@ -95,7 +95,8 @@ func curlHeaderCallback(
     } else if let colon = line.firstIndex(of: ":") {
         let name = String(line[..<colon])
         let value = line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-        context.headers.append((name, String(value.prefix { $0 != "\r" && $0 != "\n" })))
+        // "\r\n" is one Character in Swift: test for newlines, not for "\r" and "\n" apart.
+        context.headers.append((name, String(value.prefix { !$0.isNewline })))
     }
     return length
 }

@@ -1,0 +1,179 @@
+/// The few EXIF values the app uses, read from a TIFF block by `TIFFReader`.
+struct ExifMetadata: Equatable {
+    var orientation: Int = 1
+    var gps: GPSFix?
+
+    enum Tag {
+        static let orientation = 0x0112
+        static let exifIFD = 0x8769
+        static let gpsIFD = 0x8825
+        static let dateTimeOriginal = 0x9003
+        static let offsetTimeOriginal = 0x9011
+        static let latitudeRef = 1, latitude = 2, longitudeRef = 3, longitude = 4
+        static let altitudeRef = 5, altitude = 6, timeStamp = 7, status = 9, dateStamp = 0x1D
+    }
+
+    init() {}
+
+    init?(tiff bytes: [UInt8]) {
+        guard let tiff = TIFFReader(bytes) else { return nil }
+        let ifd0 = tiff.entries(at: tiff.firstIFD)
+        if let entry = ifd0.first(where: { $0.tag == Tag.orientation }), let value = tiff.integer(entry),
+            (1...8).contains(value)
+        {
+            orientation = value
+        }
+        let exif = ifd0.first { $0.tag == Tag.exifIFD }.flatMap(tiff.pointer).map(tiff.entries) ?? []
+        guard let gpsIFD = ifd0.first(where: { $0.tag == Tag.gpsIFD }).flatMap(tiff.pointer) else { return }
+        gps = Self.fix(tiff, gps: tiff.entries(at: gpsIFD), exif: exif)
+    }
+
+    private static func fix(_ tiff: TIFFReader, gps: [TIFFReader.Entry], exif: [TIFFReader.Entry]) -> GPSFix? {
+        func entry(_ tag: Int, in list: [TIFFReader.Entry] = gps) -> TIFFReader.Entry? {
+            list.first { $0.tag == tag }
+        }
+        // A receiver that had no fix marks the record void ("V"); some write 0/0 then.
+        if let status = entry(Tag.status).flatMap(tiff.string), status == "V" { return nil }
+        guard
+            let latitude = coordinate(tiff, entry(Tag.latitude), ref: entry(Tag.latitudeRef), negative: "S", limit: 90),
+            let longitude = coordinate(
+                tiff, entry(Tag.longitude), ref: entry(Tag.longitudeRef), negative: "W", limit: 180),
+            latitude != 0 || longitude != 0
+        else { return nil }
+
+        var altitude: Double?
+        if let value = entry(Tag.altitude).flatMap({ tiff.rational($0, index: 0) }), value.isFinite, value >= 0,
+            value < 100_000
+        {
+            let below = entry(Tag.altitudeRef).flatMap { tiff.integer($0) } == 1
+            altitude = below ? -value : value
+        }
+        let captured =
+            gpsTime(tiff, date: entry(Tag.dateStamp), time: entry(Tag.timeStamp))
+            ?? originalTime(
+                tiff, date: entry(Tag.dateTimeOriginal, in: exif), offset: entry(Tag.offsetTimeOriginal, in: exif))
+        return GPSFix(latitude: latitude, longitude: longitude, altitude: altitude, capturedAt: captured)
+    }
+
+    /// Degrees from three rationals (degrees, minutes, seconds) and an "N"/"S" or "E"/"W" reference
+    /// (missing reference: positive).
+    private static func coordinate(
+        _ tiff: TIFFReader, _ entry: TIFFReader.Entry?, ref: TIFFReader.Entry?, negative: String, limit: Double
+    ) -> Double? {
+        guard let entry, entry.count >= 1 else { return nil }
+        var degrees = 0.0
+        for (index, scale) in [1.0, 60.0, 3600.0].enumerated() where index < entry.count {
+            guard let part = tiff.rational(entry, index: index), part.isFinite, part >= 0 else { return nil }
+            degrees += part / scale
+        }
+        guard degrees <= limit else { return nil }
+        guard let ref else { return degrees }
+        switch tiff.string(ref) {
+        case "N", "E": return degrees
+        case negative: return -degrees
+        default: return nil
+        }
+    }
+
+    /// "YYYY-MM-DDTHH:MM:SSZ" from GPSDateStamp "YYYY:MM:DD" and GPSTimeStamp (three rationals, UTC).
+    private static func gpsTime(_ tiff: TIFFReader, date: TIFFReader.Entry?, time: TIFFReader.Entry?) -> String? {
+        guard let date = date.flatMap(tiff.string).flatMap(parseDate), let time, time.count == 3 else { return nil }
+        var parts: [Int] = []
+        for index in 0..<3 {
+            guard let value = tiff.rational(time, index: index), value.isFinite, value >= 0, value < 61 else {
+                return nil
+            }
+            parts.append(Int(value))
+        }
+        return CivilTime(date: date, hour: parts[0], minute: parts[1], second: parts[2])?.iso8601(zone: "Z")
+    }
+
+    /// DateTimeOriginal "YYYY:MM:DD HH:MM:SS" is the camera's local time: converted to UTC with
+    /// OffsetTimeOriginal ("+01:00") when present, else written without a zone.
+    private static func originalTime(_ tiff: TIFFReader, date: TIFFReader.Entry?, offset: TIFFReader.Entry?) -> String?
+    {
+        guard let text = date.flatMap(tiff.string), text.utf8.count >= 19,
+            let day = parseDate(String(text.prefix(10))),
+            let clock = numbers(String(text.dropFirst(11).prefix(8)), separator: ":"), clock.count == 3,
+            let local = CivilTime(date: day, hour: clock[0], minute: clock[1], second: clock[2])
+        else { return nil }
+        guard let zone = offset.flatMap(tiff.string), zone.utf8.count == 6,
+            let sign = zone.first, sign == "+" || sign == "-",
+            let hm = numbers(String(zone.dropFirst()), separator: ":"), hm.count == 2, hm[0] <= 14, hm[1] < 60
+        else { return local.iso8601(zone: "") }
+        let minutes = (hm[0] * 60 + hm[1]) * (sign == "+" ? 1 : -1)
+        return local.adding(seconds: -minutes * 60).iso8601(zone: "Z")
+    }
+
+    private static func parseDate(_ text: String) -> (Int, Int, Int)? {
+        guard let parts = numbers(text, separator: ":"), parts.count == 3 else { return nil }
+        return (parts[0], parts[1], parts[2])
+    }
+
+    private static func numbers(_ text: String, separator: Character) -> [Int]? {
+        let fields = text.split(separator: separator, omittingEmptySubsequences: false)
+        let values = fields.compactMap { field in field.allSatisfy(\.isASCII) ? Int(field) : nil }
+        return values.count == fields.count ? values : nil
+    }
+}
+
+/// A validated calendar date and time of day, without zone.
+struct CivilTime {
+    let year, month, day, hour, minute, second: Int
+
+    init?(date: (Int, Int, Int), hour: Int, minute: Int, second: Int) {
+        let (year, month, day) = date
+        guard (1900...2999).contains(year), (1...12).contains(month), (1...31).contains(day),
+            day <= Self.daysIn(month: month, year: year),
+            (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
+        else { return nil }
+        (self.year, self.month, self.day, self.hour, self.minute, self.second) = (
+            year, month, day, hour, minute, min(second, 59)
+        )
+    }
+
+    private init(days: Int, secondOfDay: Int) {
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        (year, month, day) = (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+        (hour, minute, second) = (secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60)
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    private var daysSinceEpoch: Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    func adding(seconds: Int) -> CivilTime {
+        let total = daysSinceEpoch * 86_400 + hour * 3600 + minute * 60 + second + seconds
+        let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
+        return CivilTime(days: days, secondOfDay: total - days * 86_400)
+    }
+
+    func iso8601(zone: String) -> String {
+        func pad(_ value: Int, _ width: Int = 2) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(pad(year, 4))-\(pad(month))-\(pad(day))T\(pad(hour)):\(pad(minute)):\(pad(second))\(zone)"
+    }
+}

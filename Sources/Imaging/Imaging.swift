@@ -1,0 +1,149 @@
+// Photos uploaded to a report: checked, measured, thumbnailed, and their EXIF GPS read.
+//
+// Why libvips: one library decodes JPEG, PNG and WebP, validates a file by decoding it, makes
+// shrink-on-load thumbnails with EXIF auto-rotation, and streams (sequential access) in small memory.
+// libjpeg-turbo alone would need libpng and libwebp beside it, and our own resize and rotation.
+// EXIF (orientation, GPS) is read by our own small parser (TIFF.swift, Exif.swift): no pixels needed,
+// and every offset of that hostile input is checked in Swift.
+import CVips
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// libvips started once per process (Swift runs a global's initializer exactly once, thread-safely).
+private let vipsStarted: Bool = har_vips_init() == 0
+
+/// Suffix counter for the temporary file a thumbnail is written to before its rename.
+private let temporaryCounter = Atomic<Int>(0)
+
+public enum Imaging {
+    /// Photos of more pixels than this (50 megapixels) are refused from their header, before decoding:
+    /// a small file can declare a huge image (decompression bomb).
+    public static let maximumPixels = 50_000_000
+
+    /// Starts libvips: no operation cache, one thread per pipeline, untrusted loaders blocked.
+    /// Idempotent and thread-safe; every other call does it when needed.
+    public static func initialize() {
+        _ = vipsStarted
+    }
+
+    /// The format by magic bytes only: FF D8 FF (JPEG), the 8-byte PNG signature, RIFF....WEBP.
+    public static func sniff(path: String) -> ImageFormat? {
+        guard let reader = FileReader(path: path) else { return nil }
+        return Containers.format(of: reader)
+    }
+
+    /// Checks that the file is a complete, decodable JPEG, PNG or WebP of at most `maximumPixels`, and
+    /// returns its displayed size (after EXIF orientation). Every pixel is decoded, streaming.
+    public static func inspect(path: String) throws(ImageError) -> ImageInfo {
+        let (format, image) = try header(path: path)
+        defer { har_vips_unref(image) }
+        let width = Int(vips_image_get_width(image))
+        let height = Int(vips_image_get_height(image))
+        guard har_vips_decode_all(image) == 0 else { throw decodeFailure() }
+        let orientation = orientation(path: path)
+        let swapped = orientation >= 5
+        return ImageInfo(
+            format: format, width: swapped ? height : width, height: swapped ? width : height,
+            orientation: orientation)
+    }
+
+    /// Writes a JPEG thumbnail fitting `maxSide` x `maxSide` (never enlarged), upright by the EXIF
+    /// orientation, with no metadata (GPS included). Shrink-on-load where the format allows. The output
+    /// appears complete or not at all (written beside it, then renamed).
+    public static func makeThumbnail(
+        from source: String, to destination: String, maxSide: Int = 320, quality: Int = 80
+    ) throws(ImageError) {
+        let (format, opened) = try header(path: source)
+        har_vips_unref(opened)
+        let side = Int32(clamping: min(max(maxSide, 1), 10_000))
+        var thumbnail: UnsafeMutablePointer<VipsImage>?
+        guard har_vips_thumbnail(source, &thumbnail, side, side, strictness(format)) == 0, let thumbnail else {
+            throw decodeFailure()
+        }
+        defer { har_vips_unref(thumbnail) }
+        let number = temporaryCounter.add(1, ordering: .relaxed).newValue
+        let temporary = "\(destination).tmp-\(getpid())-\(number)"
+        guard har_vips_jpegsave(thumbnail, temporary, Int32(min(max(quality, 1), 100))) == 0 else {
+            let failure = decodeFailure()
+            unlink(temporary)
+            throw failure
+        }
+        guard rename(temporary, destination) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw .decodeFailed("cannot write \(destination): \(reason)")
+        }
+    }
+
+    /// The EXIF GPS position of a JPEG (APP1), PNG (eXIf) or WebP (EXIF chunk), if it has a valid one.
+    public static func gpsFix(path: String) -> GPSFix? {
+        metadata(path: path)?.gps
+    }
+
+    /// The EXIF orientation tag (0x0112), 1 to 8; 1 when absent, invalid or unreadable.
+    public static func orientation(path: String) -> Int {
+        metadata(path: path)?.orientation ?? 1
+    }
+
+    // MARK: - Internals
+
+    private static func metadata(path: String) -> ExifMetadata? {
+        guard let reader = FileReader(path: path), let tiff = Containers.exif(of: reader) else { return nil }
+        return ExifMetadata(tiff: tiff)
+    }
+
+    /// Magic bytes, loader, header: the checks made before any pixel is decoded. The image is returned
+    /// opened (sequential, not yet decoded); the caller unrefs it.
+    private static func header(path: String) throws(ImageError) -> (ImageFormat, UnsafeMutablePointer<VipsImage>) {
+        guard vipsStarted else { throw .decodeFailed("libvips failed to start") }
+        guard let reader = FileReader(path: path) else { throw .decodeFailed("cannot read the file") }
+        guard let format = Containers.format(of: reader) else { throw .notAnImage }
+        var name = [CChar](repeating: 0, count: 64)
+        guard har_vips_loader(path, &name, name.count) == 0 else { throw decodeFailure() }
+        let loader = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let expected =
+            switch format {
+            case .jpeg: "VipsForeignLoadJpegSource"
+            case .png: "VipsForeignLoadPngSource"
+            case .webp: "VipsForeignLoadWebpSource"
+            }
+        guard loader == expected else { throw .unsupportedFormat }
+        let image = try open(path: path, format: format)
+        let width = Int(vips_image_get_width(image))
+        let height = Int(vips_image_get_height(image))
+        guard width > 0, height > 0, width * height <= maximumPixels else {
+            har_vips_unref(image)
+            throw width > 0 && height > 0 ? .tooLarge(pixels: width * height) : .decodeFailed("empty image")
+        }
+        return (format, image)
+    }
+
+    /// The image opened lazily: header read, pixels decoded only when pulled.
+    private static func open(path: String, format: ImageFormat) throws(ImageError) -> UnsafeMutablePointer<VipsImage> {
+        var image: UnsafeMutablePointer<VipsImage>?
+        guard har_vips_open(path, &image, strictness(format)) == 0, let image else { throw decodeFailure() }
+        return image
+    }
+
+    /// How strict decoding is. Every libjpeg warning means damaged data ("Corrupt JPEG data: premature
+    /// end of data segment", "extraneous bytes before marker"...): a JPEG fails on warnings. libpng warns
+    /// about harmless things many real PNGs have (an sRGB profile it knows to be wrong): PNG and WebP fail
+    /// on errors and truncation only.
+    private static func strictness(_ format: ImageFormat) -> Int32 {
+        Int32((format == .jpeg ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_ERROR).rawValue)
+    }
+
+    /// The libvips error text (its buffer is process-wide: under concurrency it may hold another call's text).
+    private static func decodeFailure() -> ImageError {
+        var buffer = [CChar](repeating: 0, count: 512)
+        har_vips_take_error(&buffer, buffer.count)
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let line = text.split(separator: "\n").first.map(String.init) ?? "unknown libvips error"
+        return .decodeFailed(line)
+    }
+}

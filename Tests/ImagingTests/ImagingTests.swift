@@ -1,0 +1,144 @@
+import Dispatch
+import Glibc
+import Synchronization
+import Testing
+
+@testable import Imaging
+
+@Suite struct ImagingTests {
+    let directory = TemporaryDirectory()
+
+    @Test func sniffsByMagicBytesOnly() {
+        #expect(Imaging.sniff(path: directory.image("a.jpg", width: 40, height: 20, format: .jpeg)) == .jpeg)
+        #expect(Imaging.sniff(path: directory.image("a.png", width: 40, height: 20, format: .png)) == .png)
+        #expect(Imaging.sniff(path: directory.image("a.webp", width: 40, height: 20, format: .webp)) == .webp)
+        // The name says nothing: a PNG called .jpg is a PNG.
+        #expect(Imaging.sniff(path: directory.write(directory.read("a.png"), to: "png.jpg")) == .png)
+        #expect(Imaging.sniff(path: directory.write(Array("RIFF\0\0\0\0WAVE".utf8), to: "riff.webp")) == nil)
+        #expect(Imaging.sniff(path: directory.write([0xFF, 0xD8], to: "short.jpg")) == nil)
+        #expect(Imaging.sniff(path: directory.file("missing.jpg")) == nil)
+        #expect(Imaging.sniff(path: directory.path) == nil)  // a directory
+    }
+
+    @Test(arguments: [ImageFormat.jpeg, .png, .webp])
+    func inspectsEachFormat(format: ImageFormat) throws {
+        let path = directory.image("photo.\(format.rawValue)", width: 400, height: 200, format: format)
+        let info = try Imaging.inspect(path: path)
+        #expect(info == ImageInfo(format: format, width: 400, height: 200, orientation: 1))
+    }
+
+    @Test(arguments: [ImageFormat.jpeg, .png, .webp])
+    func thumbnailsEachFormatToJPEG(format: ImageFormat) throws {
+        let path = directory.image("photo.\(format.rawValue)", width: 400, height: 200, format: format)
+        try Imaging.makeThumbnail(from: path, to: directory.file("thumb.jpg"))
+        let thumbnail = try Imaging.inspect(path: directory.file("thumb.jpg"))
+        #expect(thumbnail == ImageInfo(format: .jpeg, width: 320, height: 160, orientation: 1))
+    }
+
+    @Test func thumbnailFlattensAlphaAndHonoursSizeAndQuality() throws {
+        let path = directory.image("alpha.png", width: 300, height: 600, format: .png, alpha: true)
+        try Imaging.makeThumbnail(from: path, to: directory.file("small.jpg"), maxSide: 100, quality: 30)
+        try Imaging.makeThumbnail(from: path, to: directory.file("large.jpg"), maxSide: 100, quality: 95)
+        #expect(try Imaging.inspect(path: directory.file("small.jpg")).width == 50)
+        #expect(try Imaging.inspect(path: directory.file("small.jpg")).height == 100)
+        #expect(directory.read("small.jpg").count < directory.read("large.jpg").count)
+    }
+
+    @Test func smallImagesAreNotEnlarged() throws {
+        let path = directory.image("tiny.jpg", width: 64, height: 48, format: .jpeg)
+        try Imaging.makeThumbnail(from: path, to: directory.file("thumb.jpg"))
+        #expect(
+            try Imaging.inspect(path: directory.file("thumb.jpg"))
+                == ImageInfo(format: .jpeg, width: 64, height: 48, orientation: 1))
+    }
+
+    @Test func orientationSixIsAppliedToSizeAndThumbnail() throws {
+        directory.image("plain.jpg", width: 400, height: 200, format: .jpeg)
+        let builder = TIFFBuilder(bigEndian: false)
+        let tiff = builder.tiff(
+            ifd0: [builder.short(0x0112, 6)],
+            gps: [
+                builder.ascii(1, "N"), builder.rationals(2, [(48, 1), (51, 1), (108, 10)]),
+                builder.ascii(3, "E"), builder.rationals(4, [(2, 1), (21, 1), (36, 10)]),
+            ])
+        let path = directory.write(splice(exif: tiff, into: directory.read("plain.jpg")), to: "rotated.jpg")
+
+        #expect(Imaging.orientation(path: path) == 6)
+        #expect(try Imaging.inspect(path: path) == ImageInfo(format: .jpeg, width: 200, height: 400, orientation: 6))
+
+        try Imaging.makeThumbnail(from: path, to: directory.file("thumb.jpg"))
+        let thumbnail = try Imaging.inspect(path: directory.file("thumb.jpg"))
+        #expect(thumbnail.height > thumbnail.width)
+        #expect(thumbnail == ImageInfo(format: .jpeg, width: 160, height: 320, orientation: 1))
+        // Metadata stripped: no orientation left to apply twice, no location.
+        #expect(Imaging.gpsFix(path: path) != nil)
+        #expect(Imaging.gpsFix(path: directory.file("thumb.jpg")) == nil)
+        #expect(!containsExifSegment(directory.read("thumb.jpg")))
+    }
+
+    @Test func thumbnailReplacesTheDestinationAndLeavesNoTemporaryFile() throws {
+        let path = directory.image("photo.jpg", width: 400, height: 200, format: .jpeg)
+        directory.write(Array("old".utf8), to: "thumb.jpg")
+        try Imaging.makeThumbnail(from: path, to: directory.file("thumb.jpg"))
+        #expect(Imaging.sniff(path: directory.file("thumb.jpg")) == .jpeg)
+        #expect(throws: ImageError.self) {
+            try Imaging.makeThumbnail(from: path, to: directory.file("no-such-dir/thumb.jpg"))
+        }
+        #expect(directory.read("thumb.jpg").count > 100)
+        let leftovers = listing(directory.path).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func concurrentCallsFromManyThreads() throws {
+        Imaging.initialize()
+        Imaging.initialize()
+        let sources = (0..<3).map { index in
+            directory.image(
+                "c\(index).\(["jpg", "png", "webp"][index])", width: 500, height: 300,
+                format: [ImageFormat.jpeg, .png, .webp][index])
+        }
+        let outputs = (0..<12).map { directory.file("t\($0).jpg") }
+        let outcomes = Outcomes()
+        DispatchQueue.concurrentPerform(iterations: 12) { index in
+            let ok: Bool
+            do {
+                try Imaging.makeThumbnail(from: sources[index % 3], to: outputs[index], maxSide: 100)
+                ok = try Imaging.inspect(path: outputs[index]).width == 100
+            } catch {
+                ok = false
+            }
+            outcomes.record(ok)
+        }
+        #expect(outcomes.successes == 12)
+    }
+}
+
+/// True when the JPEG has an APP1 segment starting "Exif" before its scan.
+func containsExifSegment(_ jpeg: [UInt8]) -> Bool {
+    var position = 2
+    while position + 4 <= jpeg.count, jpeg[position] == 0xFF, jpeg[position + 1] != 0xDA {
+        let length = Int(jpeg[position + 2]) << 8 | Int(jpeg[position + 3])
+        if jpeg[position + 1] == 0xE1, jpeg[(position + 4)...].starts(with: Array("Exif".utf8)) { return true }
+        position += 2 + length
+    }
+    return false
+}
+
+func listing(_ path: String) -> [String] {
+    guard let handle = opendir(path) else { return [] }
+    defer { closedir(handle) }
+    var names: [String] = []
+    while let entry = readdir(handle) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        names.append(name)
+    }
+    return names
+}
+
+final class Outcomes: Sendable {
+    private let count = Mutex(0)
+    func record(_ ok: Bool) { count.withLock { if ok { $0 += 1 } } }
+    var successes: Int { count.withLock { $0 } }
+}
