@@ -20,7 +20,7 @@ let package = Package(
         .target(name: "Mustache"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "Platform", dependencies: ["CCurl", "COpenSSL", "HTTPServer", "Storage"]),
-        .target(name: "HeritageApp", dependencies: ["HTTPServer", "Storage", "Mustache", "Platform"]),
+        .target(name: "HeritageApp", dependencies: ["HTTPServer", "Storage", "Mustache", "Platform", "Imaging"]),
         .target(name: "Imaging", dependencies: ["CVips"]),
         .executableTarget(name: "har", dependencies: ["HeritageApp"]),
 
