@@ -34,7 +34,7 @@ enum CreateScreen {
         values["photoCount"] = .int(photos.count)
         values["full"] = .bool(photos.count >= DraftStore.maximumPhotos)
         return try web.render(
-            "create", title: context.messages["create.title"], values, context: context, scripts: ["create"])
+            "create", title: context.messages["create.title"], values, context: context, scripts: ["photo-strip", "create"])
     }
 
     struct PageData: Encodable {

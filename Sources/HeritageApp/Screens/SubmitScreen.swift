@@ -79,6 +79,6 @@ enum SubmitScreen {
         ]))
         return try web.render(
             "submit", title: context.messages["submit.title"], values, context: context, status: status,
-            scripts: ["submit"])
+            scripts: ["photo-strip", "submit"])
     }
 }
