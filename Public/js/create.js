@@ -225,6 +225,8 @@
         video: { facingMode: { ideal: 'environment' }, aspectRatio: { ideal: 4 / 3 }, width: { ideal: 1920 } }, audio: false
       }).then(function (stream) {
         video.srcObject = stream;
+        // Give the camera back when leaving the page (its light goes off; the next page can open it).
+        window.addEventListener('pagehide', function () { stream.getTracks().forEach(function (track) { track.stop(); }); });
         var played = video.play();
         if (played && played.catch) played.catch(function () {});
         cameraStatus.textContent = '';

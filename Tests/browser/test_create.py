@@ -28,12 +28,40 @@ def set_location(driver, where, accuracy=5):
                            {"latitude": where[0], "longitude": where[1], "accuracy": accuracy})
 
 
+SESSION = {}
+
+
+@pytest.fixture
+def browser(driver, server):
+    """One signed-in user for the module (sign-in is rate-limited per address: 10 in 5 minutes), with
+    the draft of the test before discarded through Cancel."""
+    if SESSION.get("server") is not server:
+        driver.get(server.url + "/healthz")
+        driver.delete_all_cookies()
+        SESSION["email"] = sign_in(driver, server)
+        SESSION["server"] = server
+    driver.get(server.url + "/reports/new")
+    driver.find_element(By.CSS_SELECTOR, ".header .header-action button").click()
+    wait_for(driver, lambda d: d.current_url.endswith("/reports"))
+    set_alert_seconds(server, SESSION["email"], 60)
+    return driver
+
+
+def set_alert_seconds(server, email, seconds):
+    connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
+    connection.execute("UPDATE users SET gps_alert_seconds = ? WHERE email = ?", (seconds, email))
+    connection.commit()
+    connection.close()
+
+
 def open_creation(driver, server, where=LONDON, accuracy=5):
-    sign_in(driver, server)
     driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
     set_location(driver, where, accuracy)
     driver.get(server.url + "/reports/new")
-    wait_for(driver, lambda d: d.execute_script("return window.HARCreate && window.HARCreate.camera === 'live'"))
+    try:
+        wait_for(driver, lambda d: d.execute_script("return window.HARCreate && window.HARCreate.camera === 'live'"), 25)
+    except Exception:
+        raise AssertionError("camera not live: %r" % driver.execute_script("return window.HARCreate && HARCreate.camera"))
     if accuracy <= 20:
         wait_for(driver, lambda d: d.execute_script("return !!window.HARCreate.fix"))
     wait_for(driver, lambda d: d.execute_script(
@@ -202,7 +230,7 @@ def test_CRE_10_strip_scrolls_horizontally(browser, server):
     tops = {i.rect["y"] for i in strip.find_elements(By.CSS_SELECTOR, ".photo-item")}
     assert len(tops) == 1  # one row
     browser.execute_script("arguments[0].scrollLeft = 10000", strip)
-    assert browser.execute_script("return arguments[0].scrollLeft", strip) > 0
+    wait_for(browser, lambda d: d.execute_script("return arguments[0].scrollLeft", strip) > 0)
 
 
 def test_CRE_11_twenty_first_refused(browser, server):
@@ -230,12 +258,7 @@ def test_SET_01_worse_fix_is_ignored(browser, server):
 
 
 def test_SET_02_alert_after_duration(browser, server):
-    email = sign_in(browser, server)
-    db_path = os.path.join(server.data_dir, "har.sqlite")
-    connection = sqlite3.connect(db_path, timeout=10)
-    connection.execute("UPDATE users SET gps_alert_seconds = 5 WHERE email = ?", (email,))
-    connection.commit()
-    connection.close()
+    set_alert_seconds(server, SESSION["email"], 5)
     browser.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
     set_location(browser, LONDON, accuracy=300)
     browser.get(server.url + "/reports/new")
