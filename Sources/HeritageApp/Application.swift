@@ -94,14 +94,16 @@ public final class Application: Sendable {
             return metrics.response(health: health, extra: workerMetrics.text(depthByState: depth))
         }
         benchmarkFixtures?.addRoutes(to: &router)
+        // The creation page's photo limit and map; a submission wakes the upload worker at once.
+        let draftOptions = DraftOptions(
+            mapTileURL: configuration.mapTileURL, maxFileBytes: configuration.maxFileBytes,
+            retentionSeconds: configuration.draftRetentionSeconds, onQueued: { worker.wake() })
         let web = Web(
             store: store, templates: templates, catalog: messages, platform: platform, log: log,
             secure: configuration.tlsCert != nil, photosDirectory: dataDir + "/photos",
             handlerDeadline: Double(configuration.handlerDeadlineSeconds),
-            events: WebEvents(
-                reportQueued: { worker.wake() }, userSignedIn: { worker.userSignedIn(userID: $0) },
-                reportDeleting: { worker.wake() }))
-        WebRoutes.register(on: &router, web: web)
+            events: WebEvents(userSignedIn: { worker.userSignedIn(userID: $0) }, reportDeleting: { worker.wake() }))
+        WebRoutes.register(on: &router, web: web, drafts: draftOptions)
 
         let accessLog = configuration.accessLog
         server = HTTPServer(
@@ -146,6 +148,22 @@ extension ServerConfiguration {
         self.temporaryDirectory = temporaryDirectory
         tlsCertificatePath = configuration.tlsCert
         tlsKeyPath = configuration.tlsKey
+        securityHeaders = Self.securityHeaders(mapTileOrigin: Drafts.tileOrigin(configuration.mapTileURL))
+    }
+
+    /// The default headers, with the map tiles' origin allowed as an image source (the creation page's
+    /// Leaflet map); nothing else from outside.
+    static func securityHeaders(mapTileOrigin: String?) -> Headers {
+        guard let mapTileOrigin else { return defaultSecurityHeaders }
+        var headers = Headers()
+        for (name, value) in defaultSecurityHeaders {
+            if name.lowercased() == "content-security-policy" {
+                headers.add(name, value.replacing("img-src 'self'", with: "img-src 'self' \(mapTileOrigin)"))
+            } else {
+                headers.add(name, value)
+            }
+        }
+        return headers
     }
 }
 

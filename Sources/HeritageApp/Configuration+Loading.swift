@@ -32,6 +32,8 @@ extension Configuration {
         .bool("access_log", \.accessLog, "one line per request on standard output"),
         .bool("metrics_allow_remote", \.metricsAllowRemote, "serve /metrics to other than loopback"),
         .bool("benchmark_routes", \.benchmarkRoutes, "add the /bench/ routes used by bench/run"),
+        .string("map_tile_url", \.mapTileURL, "map tile URL template of the creation page ({z}/{x}/{y})"),
+        .int("draft_retention_seconds", \.draftRetentionSeconds, 1...31_536_000, "an abandoned draft is deleted after this"),
         .optionalString("platform_url", \.platformURL, "upstream platform base URL; unset = embedded local platform"),
         .optionalString("consumer_key", \.consumerKey, "upstream consumer key"),
         .optionalString("consumer_secret", \.consumerSecret, "upstream consumer secret (never logged)"),

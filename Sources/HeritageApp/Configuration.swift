@@ -24,6 +24,10 @@ public struct Configuration: Sendable, Equatable {
     public var accessLog = true
     public var metricsAllowRemote = false
     public var benchmarkRoutes = false
+    /// Map tiles of the creation page (Leaflet URL template); its origin is added to the CSP's img-src.
+    public var mapTileURL = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+    /// A draft untouched for this long is deleted with its photo files.
+    public var draftRetentionSeconds = 604_800
 
     // Upstream platform; all three unset = embedded local platform
     public var platformURL: String?

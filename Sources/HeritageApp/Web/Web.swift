@@ -12,8 +12,6 @@ import Glibc
 /// client, and whether cookies must be `Secure` (TLS). See docs/WEB.md for how a screen uses it.
 /// Things the screens tell the upload worker, so it acts now rather than at its next poll.
 struct WebEvents: Sendable {
-    /// A report was submitted (state 'queued').
-    var reportQueued: @Sendable () -> Void = {}
     /// A user signed in: reports waiting for sign-in resume.
     var userSignedIn: @Sendable (Int64) -> Void = { _ in }
     /// A report in transfer was marked 'deleting': the worker stops it and deletes it on the platform.

@@ -1,0 +1,249 @@
+// Report creation (CRE-01..11, SET-01..03): camera preview and capture, the photo row, the map that
+// follows the user, the GPS accuracy alert, and the file-input fallback when there is no camera.
+// State for tests and debugging: window.HARCreate.
+(function () {
+  'use strict';
+
+  var state = {
+    fix: null,            // the most recent ACCEPTABLE fix (SET-01)
+    lastGoodAt: null,     // when it came (ms)
+    best: null,           // best accuracy seen since then, among fixes not good enough
+    bestAt: null,
+    startedAt: Date.now(),
+    alerts: 0,            // sounds played (SET-02)
+    alertShownAt: null,
+    map: null, userMarker: null, markers: {}, uploads: Promise.resolve()
+  };
+  window.HARCreate = state;
+
+  function data() {
+    var block = document.getElementById('draft-data');
+    try { return JSON.parse(block.textContent); } catch (e) { return { photos: [], messages: {}, maxPhotos: 20 }; }
+  }
+
+  document.addEventListener('DOMContentLoaded', function () {
+    var page = data();
+    var settings = HAR.settings();
+    var t = function (key) { return page.messages[key] || key; };
+    var labels = { alt: t('photos.photoAlt'), remove: t('photos.remove'), removed: t('photos.removed'), failed: t('photos.errors.failed') };
+    HARPhotos.wire(labels);
+
+    // ---- Map (CRE-02/03/04/07/09): works without tiles (offline): position and markers still show.
+    var mapNode = document.getElementById('map');
+    if (window.L && mapNode) {
+      state.map = L.map(mapNode, { zoomControl: true, attributionControl: true }).setView([51.5, -0.12], 3);
+      var tiles = L.tileLayer(page.tileURL, { maxZoom: 19, attribution: '© OpenStreetMap contributors' });
+      tiles.on('tileerror', function () { /* offline or blocked: the map stays usable without them */ });
+      tiles.addTo(state.map);
+      page.photos.forEach(function (photo, index) { addMarker(photo, index + 1); });
+    }
+
+    function addMarker(photo, number) {
+      if (!state.map || photo.latitude == null || photo.longitude == null) return;
+      var marker = L.circleMarker([photo.latitude, photo.longitude], {
+        radius: 8, color: '#FFFFFF', weight: 2, fillColor: '#8F2227', fillOpacity: 1
+      }).addTo(state.map);
+      marker.bindTooltip(HARPhotos.format(t('create.photoMarker'), { n: number }));
+      if (marker.getElement && marker.getElement()) marker.getElement().classList.add('photo-marker');
+      state.markers[photo.id] = marker;
+    }
+
+    HARPhotos.onRemoved(function (id) {
+      var marker = state.markers[id];
+      if (marker && state.map) state.map.removeLayer(marker);
+      delete state.markers[id];
+      updateFull();
+    });
+
+    // ---- Location (CRE-03/04, SET-01/02)
+    var mapStatus = document.getElementById('map-status');
+    var alertBox = document.getElementById('gps-alert');
+
+    function onPosition(position) {
+      var c = position.coords;
+      var accuracy = typeof c.accuracy === 'number' ? c.accuracy : Infinity;
+      if (accuracy > settings.gpsAccuracyMetres) {
+        // SET-01: strictly worse than the setting: ignored, remembered only for the alert's words.
+        if (state.best === null || accuracy < state.best) { state.best = accuracy; state.bestAt = Date.now(); }
+        return;
+      }
+      state.fix = {
+        latitude: c.latitude, longitude: c.longitude, accuracy: accuracy,
+        altitude: typeof c.altitude === 'number' ? c.altitude : null, time: position.timestamp || Date.now()
+      };
+      state.lastGoodAt = Date.now();
+      state.best = null;
+      state.bestAt = null;
+      hideAlert();
+      if (mapStatus) mapStatus.textContent = '';
+      if (state.map) {
+        var here = [c.latitude, c.longitude];
+        if (!state.userMarker) {
+          state.userMarker = L.circleMarker(here, { radius: 9, color: '#FFFFFF', weight: 3, fillColor: '#208AD4', fillOpacity: 1 })
+            .addTo(state.map).bindTooltip(t('create.youAreHere'));
+        } else {
+          state.userMarker.setLatLng(here);
+        }
+        // CRE-04: the map re-centres on every new position.
+        state.map.setView(here, Math.max(state.map.getZoom(), 17), { animate: false });
+      }
+    }
+
+    function hideAlert() {
+      if (alertBox) { alertBox.hidden = true; alertBox.textContent = ''; }
+      state.alertShownAt = null;
+    }
+
+    function beep() {
+      state.alerts += 1;
+      try {
+        var Context = window.AudioContext || window.webkitAudioContext;
+        if (!Context) return;
+        var audio = state.audio || (state.audio = new Context());
+        if (audio.state === 'suspended' && audio.resume) audio.resume();
+        var oscillator = audio.createOscillator();
+        var gain = audio.createGain();
+        oscillator.type = 'square';
+        oscillator.frequency.value = 880;
+        gain.gain.value = 0.2;
+        oscillator.connect(gain);
+        gain.connect(audio.destination);
+        oscillator.start();
+        oscillator.stop(audio.currentTime + 0.4);
+      } catch (e) { /* no sound here: the banner still shows */ }
+    }
+
+    // SET-02: no acceptable fix for the alert duration → a sound and a banner (repeated each period).
+    setInterval(function () {
+      var now = Date.now();
+      var since = now - (state.lastGoodAt || state.startedAt);
+      var period = settings.gpsAlertSeconds * 1000;
+      if (since < period) return;
+      if (state.alertShownAt === null || now - state.alertShownAt >= period) {
+        state.alertShownAt = now;
+        beep();
+      }
+      if (alertBox) {
+        var seconds = Math.round(since / 1000);
+        alertBox.textContent = state.best === null
+          ? HARPhotos.format(t('create.gpsNone'), { seconds: seconds })
+          : HARPhotos.format(t('create.gpsAlert'), {
+            seconds: seconds, accuracy: Math.round(state.best), since: Math.round((now - state.bestAt) / 1000)
+          });
+        alertBox.hidden = false;
+      }
+    }, 1000);
+
+    if (navigator.geolocation) {
+      navigator.geolocation.watchPosition(onPosition, function () { /* denied or unavailable: the alert says so */ },
+        { enableHighAccuracy: true, maximumAge: 0, timeout: 60000 });
+    }
+
+    // ---- SET-03: wireless only, and the browser says cellular: transfers wait; say so.
+    var networkNotice = document.getElementById('network-notice');
+    function checkNetwork() {
+      var connection = navigator.connection;
+      networkNotice.hidden = !(settings.wirelessOnly && connection && connection.type === 'cellular');
+    }
+    if (networkNotice) {
+      checkNetwork();
+      if (navigator.connection && navigator.connection.addEventListener) navigator.connection.addEventListener('change', checkNetwork);
+    }
+
+    // ---- Photos: limit (CRE-11) and upload (CRE-05/07)
+    var capture = document.getElementById('capture');
+    function isFull() { return HARPhotos.count() >= page.maxPhotos; }
+    function updateFull() {
+      if (!isFull() && document.getElementById('photo-message').textContent === t('photos.errors.full')) HARPhotos.say('');
+    }
+
+    function upload(blob, name) {
+      if (isFull()) { HARPhotos.say(t('photos.errors.full')); return Promise.resolve(); }
+      if (blob.size > page.maxFileBytes) { HARPhotos.say(t('photos.errors.tooLarge')); return Promise.resolve(); }
+      var form = new FormData();
+      form.append('photo', blob, name);
+      var fix = state.fix;
+      if (fix) {
+        form.append('latitude', String(fix.latitude));
+        form.append('longitude', String(fix.longitude));
+        form.append('accuracy', String(fix.accuracy));
+        if (fix.altitude !== null) form.append('altitude', String(fix.altitude));
+        form.append('fix_time', String(Math.round(fix.time)));
+      }
+      HARPhotos.say(t('create.uploading'));
+      return fetch('/api/drafts/' + page.draft + '/photos', {
+        method: 'POST', credentials: 'same-origin', body: form,
+        headers: { 'Accept': 'application/json', 'X-CSRF-Token': HAR.csrf() }
+      }).then(function (response) {
+        return response.text().then(function (text) {
+          var body = null;
+          try { body = JSON.parse(text); } catch (e) { body = null; }
+          if (response.status === 201 && body) {
+            HARPhotos.append(body, labels);
+            addMarker(body, HARPhotos.count());
+            HARPhotos.say(HARPhotos.format(t('create.uploaded'), { n: HARPhotos.count() })
+              + (body.locationSource === 'none' ? ' ' + t('photos.errors.noFix') : ''));
+            return;
+          }
+          if (response.status === 401 && body && body.redirect) { window.location.assign(body.redirect); return; }
+          if (response.status === 413) { HARPhotos.say(t('photos.errors.tooLarge')); return; }
+          HARPhotos.say(body && body.message ? body.message : t('photos.errors.failed'));
+        });
+      }).catch(function () { HARPhotos.say(t('photos.errors.failed')); });
+    }
+
+    // One upload at a time, in order: the row keeps the order the photos were taken or picked.
+    function enqueue(blob, name) {
+      state.uploads = state.uploads.then(function () { return upload(blob, name); });
+      return state.uploads;
+    }
+
+    // ---- Camera (CRE-02/05/06), else the file input
+    var video = document.getElementById('preview');
+    var cameraStatus = document.getElementById('camera-status');
+    var picker = document.getElementById('picker');
+    var fileInput = document.getElementById('file-input');
+
+    function noCamera() {
+      document.getElementById('camera').hidden = true;
+      picker.hidden = false;
+      cameraStatus.textContent = '';
+      HARPhotos.say(t('create.cameraUnavailable'));
+      state.camera = 'unavailable';
+    }
+
+    fileInput.addEventListener('change', function () {
+      var files = Array.prototype.slice.call(fileInput.files || []);
+      files.forEach(function (file) { enqueue(file, file.name || 'photo'); });
+      state.uploads.then(function () { fileInput.value = ''; });
+    });
+
+    if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+      noCamera();
+    } else {
+      navigator.mediaDevices.getUserMedia({
+        video: { facingMode: { ideal: 'environment' }, aspectRatio: { ideal: 4 / 3 }, width: { ideal: 1920 } }, audio: false
+      }).then(function (stream) {
+        video.srcObject = stream;
+        // Give the camera back when leaving the page (its light goes off; the next page can open it).
+        window.addEventListener('pagehide', function () { stream.getTracks().forEach(function (track) { track.stop(); }); });
+        var played = video.play();
+        if (played && played.catch) played.catch(function () {});
+        cameraStatus.textContent = '';
+        capture.disabled = false;
+        state.camera = 'live';
+      }, noCamera);
+    }
+
+    capture.addEventListener('click', function () {
+      if (isFull()) { HARPhotos.say(t('photos.errors.full')); return; }
+      if (!video.videoWidth) return;
+      var canvas = document.createElement('canvas');
+      canvas.width = video.videoWidth;
+      canvas.height = video.videoHeight;
+      canvas.getContext('2d').drawImage(video, 0, 0, canvas.width, canvas.height);
+      // CRE-06: the stream is untouched: the preview stays live for the next picture.
+      canvas.toBlob(function (blob) { if (blob) enqueue(blob, 'capture.jpg'); }, 'image/jpeg', 0.9);
+    });
+  });
+})();

@@ -1,0 +1,115 @@
+import FoundationEssentials
+import HTTPServer
+import Mustache
+
+/// Report creation (CRE-01..11): camera preview, photo strip, map, Continue. The page resumes the
+/// user's open draft or starts one; its photos go to the server as they are taken (`PhotoRoutes`).
+enum CreateScreen {
+    static func register(on router: inout Router, web: Web, drafts: Drafts) {
+        router.web("GET", "/reports/new", web, access: .page) { _, context in
+            let user = try context.requireUser()
+            let now = Web.now()
+            let (draft, isNew) = try drafts.store.openDraft(userID: user.id, now: now)
+            // A new draft is the moment to forget abandoned ones (and start-up, see DraftRoutes).
+            if isNew { drafts.sweep(now: now) }
+            return try page(web, context, drafts: drafts, draft: draft)
+        }
+        // Cancel (CRE-01): the draft and every photo file go; back to the list.
+        router.web("POST", "/reports/new/cancel", web, access: .page) { _, context in
+            try drafts.cancel(userID: try context.requireUser().id)
+            return web.redirect("/reports", context: context)
+        }
+    }
+
+    static func page(_ web: Web, _ context: WebContext, drafts: Drafts, draft: Draft) throws -> Response {
+        let photos = try drafts.store.photos(reportID: draft.id)
+        let data = PageData(
+            draft: draft.localID, photos: photos.map(PhotoData.init), maxPhotos: DraftStore.maximumPhotos,
+            maxFileBytes: drafts.options.maxFileBytes, tileURL: drafts.options.mapTileURL,
+            messages: clientMessages(context.messages))
+        var values = PhotoStrip.values(photos, draft: draft, back: "/reports/new", context: context)
+        values["header"] = ["cancel": "/reports/new/cancel"]
+        values["draftID"] = .string(draft.localID)
+        values["draftJSON"] = .string(ScriptJSON.encode(data))
+        values["photoCount"] = .int(photos.count)
+        values["full"] = .bool(photos.count >= DraftStore.maximumPhotos)
+        return try web.render(
+            "create", title: context.messages["create.title"], values, context: context, scripts: ["photo-strip", "create"])
+    }
+
+    struct PageData: Encodable {
+        var draft: String
+        var photos: [PhotoData]
+        var maxPhotos: Int
+        var maxFileBytes: Int
+        var tileURL: String
+        var messages: [String: String]
+    }
+
+    struct PhotoData: Encodable {
+        var id: String
+        var thumb: String
+        var latitude: Double?
+        var longitude: Double?
+
+        init(_ photo: DraftPhoto) {
+            id = photo.localID
+            thumb = "/photos/\(photo.localID)/thumb"
+            latitude = photo.latitude
+            longitude = photo.longitude
+        }
+    }
+
+    /// The words create.js shows (the page's language).
+    static func clientMessages(_ messages: Messages) -> [String: String] {
+        let keys = [
+            "create.cameraUnavailable", "create.cameraStarting", "create.locating", "create.gpsAlert", "create.gpsNone",
+            "create.cellularWaiting", "create.uploading", "create.uploaded", "create.youAreHere", "create.photoMarker",
+            "photos.remove", "photos.photoAlt", "photos.removed", "photos.errors.full", "photos.errors.tooLarge",
+            "photos.errors.notImage", "photos.errors.failed", "photos.errors.noFix",
+        ]
+        var out: [String: String] = [:]
+        for key in keys { out[key] = messages[key] }
+        return out
+    }
+}
+
+/// The photo row of both pages: thumbnails with their X (CRE-08, SUB-04), as forms that work without
+/// JavaScript (the scripts turn them into fetch calls).
+enum PhotoStrip {
+    static func values(_ photos: [DraftPhoto], draft: Draft, back: String, context: WebContext) -> [String: MustacheValue] {
+        let items: [MustacheValue] = photos.enumerated().map { index, photo in
+            let number = index + 1
+            return [
+                "id": .string(photo.localID), "thumb": .string("/photos/\(photo.localID)/thumb"),
+                "alt": .string(context.messages.format("photos.photoAlt", ["n": String(number)])),
+                "removeLabel": .string(context.messages.format("photos.remove", ["n": String(number)])),
+                "latitude": MustacheValue(photo.latitude), "longitude": MustacheValue(photo.longitude),
+                "deleteAction": .string("/api/drafts/\(draft.localID)/photos/\(photo.localID)/delete"),
+            ]
+        }
+        return ["photos": .array(items), "back": .string(back), "hasPhotos": .bool(!photos.isEmpty)]
+    }
+}
+
+/// JSON for a `<script type="application/json">` block: `<`, `>` and `&` escaped so the text can never
+/// close the block (they only occur inside strings, where `\u003c` means the same).
+enum ScriptJSON {
+    static func encode(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let text = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "<": out += "\\u003c"
+            case ">": out += "\\u003e"
+            case "&": out += "\\u0026"
+            case "\u{2028}": out += "\\u2028"
+            case "\u{2029}": out += "\\u2029"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

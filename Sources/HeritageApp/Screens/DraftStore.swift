@@ -1,0 +1,168 @@
+import FoundationEssentials
+import Storage
+
+/// A report being made (state 'draft') and its photos, as the creation and submission pages see them.
+struct Draft: Sendable {
+    var id: Int64
+    var localID: String
+    var userID: Int64
+    var updatedAt: Double
+}
+
+struct DraftPhoto: Sendable, Encodable {
+    var localID: String
+    var position: Int
+    var contentType: String
+    var latitude: Double?
+    var longitude: Double?
+    var accuracy: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case localID = "id", position, contentType, latitude, longitude, accuracy
+    }
+}
+
+/// What a new photo row holds (its files are already in place).
+struct NewPhoto: Sendable {
+    var localID: String
+    var contentType: String
+    var size: Int
+    var sha256: String
+    var width: Int
+    var height: Int
+    var fix: PhotoFix?
+    var capturedAt: String
+}
+
+/// Where a photo was taken: from the browser's fix or from the file's EXIF GPS.
+struct PhotoFix: Sendable, Equatable {
+    var latitude: Double
+    var longitude: Double
+    var accuracy: Double?
+    var altitude: Double?
+}
+
+/// Every SQL statement about drafts (the store is the only code that writes SQL, design.md).
+struct DraftStore: Sendable {
+    let store: DatabasePool
+
+    /// Most photos in one report (CRE-11).
+    static let maximumPhotos = 20
+
+    enum AddResult { case added(position: Int), full, gone }
+
+    /// The user's open draft (the newest), or a new one. The bool says whether it was made now.
+    func openDraft(userID: Int64, now: Double) throws -> (Draft, Bool) {
+        try store.write { db in
+            if let row = try db.query(
+                "SELECT id, local_id, updated_at FROM reports WHERE user_id = ? AND state = 'draft' ORDER BY id DESC LIMIT 1",
+                .integer(userID)
+            ).first, let id = try row.int(0), let localID = try row.string(1) {
+                return (Draft(id: id, localID: localID, userID: userID, updatedAt: try row.double(2) ?? now), false)
+            }
+            let localID = UUID().uuidString.lowercased()
+            _ = try db.run(
+                "INSERT INTO reports (user_id, local_id, state, creation_time, updated_at) VALUES (?, ?, 'draft', ?, ?)",
+                .integer(userID), .text(localID), .real(now), .real(now))
+            let id = try db.scalar("SELECT id FROM reports WHERE local_id = ?", .text(localID)).int ?? 0
+            return (Draft(id: id, localID: localID, userID: userID, updatedAt: now), true)
+        }
+    }
+
+    /// The draft of that id when it belongs to the user and is still a draft; nil otherwise (a 404:
+    /// another user's draft is indistinguishable from one that does not exist).
+    func draft(localID: String, userID: Int64) throws -> Draft? {
+        try store.read { db in
+            guard let row = try db.query(
+                "SELECT id, updated_at FROM reports WHERE local_id = ? AND user_id = ? AND state = 'draft'",
+                .text(localID), .integer(userID)
+            ).first, let id = try row.int(0) else { return nil }
+            return Draft(id: id, localID: localID, userID: userID, updatedAt: try row.double(1) ?? 0)
+        }
+    }
+
+    func photos(reportID: Int64) throws -> [DraftPhoto] {
+        try store.read { db in
+            try db.query(
+                "SELECT local_id, position, content_type, latitude, longitude, accuracy FROM photos WHERE report_id = ? ORDER BY position",
+                .integer(reportID)
+            ).map { row in
+                DraftPhoto(
+                    localID: try row.string(0) ?? "", position: Int(try row.int(1) ?? 0), contentType: try row.string(2) ?? "",
+                    latitude: try row.double(3), longitude: try row.double(4), accuracy: try row.double(5))
+            }
+        }
+    }
+
+    func photoCount(reportID: Int64) throws -> Int {
+        try store.read { db in Int(try db.scalar("SELECT count(*) FROM photos WHERE report_id = ?", .integer(reportID)).int ?? 0) }
+    }
+
+    /// Adds the photo at the end of the row, unless the report already has its 20 (checked inside the
+    /// write transaction: two uploads racing for the 20th place cannot both win).
+    func addPhoto(_ photo: NewPhoto, to draft: Draft, now: Double) throws -> AddResult {
+        try store.write { db in
+            guard try db.scalar("SELECT state FROM reports WHERE id = ?", .integer(draft.id)).string == "draft" else {
+                return .gone
+            }
+            let count = try db.scalar("SELECT count(*) FROM photos WHERE report_id = ?", .integer(draft.id)).int ?? 0
+            guard count < Self.maximumPhotos else { return .full }
+            let position = Int(try db.scalar(
+                "SELECT coalesce(max(position), -1) + 1 FROM photos WHERE report_id = ?", .integer(draft.id)).int ?? 0)
+            _ = try db.run(
+                """
+                INSERT INTO photos (report_id, local_id, position, content_type, size, sha256, width, height,
+                    latitude, longitude, accuracy, altitude, captured_at, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [.integer(draft.id), .text(photo.localID), .integer(Int64(position)), .text(photo.contentType),
+                 .integer(Int64(photo.size)), .text(photo.sha256), .integer(Int64(photo.width)),
+                 .integer(Int64(photo.height)), SQLValue(photo.fix?.latitude), SQLValue(photo.fix?.longitude),
+                 SQLValue(photo.fix?.accuracy), SQLValue(photo.fix?.altitude), .text(photo.capturedAt), .real(now)])
+            _ = try db.run("UPDATE reports SET updated_at = ? WHERE id = ?", .real(now), .integer(draft.id))
+            return .added(position: position)
+        }
+    }
+
+    /// Removes the photo's row when it belongs to this draft; true when a row went.
+    func deletePhoto(localID: String, draft: Draft, now: Double) throws -> Bool {
+        try store.write { db in
+            let removed = try db.run("DELETE FROM photos WHERE local_id = ? AND report_id = ?", .text(localID), .integer(draft.id))
+            _ = try db.run("UPDATE reports SET updated_at = ? WHERE id = ?", .real(now), .integer(draft.id))
+            return removed > 0
+        }
+    }
+
+    /// Deletes the user's drafts (Cancel); returns the photo ids whose files are to go.
+    func cancelDrafts(userID: Int64) throws -> [String] {
+        try deleteDrafts(where: "user_id = ?", .integer(userID))
+    }
+
+    /// Deletes drafts untouched since `cutoff` (abandoned); returns the photo ids whose files are to go.
+    func sweepDrafts(untouchedSince cutoff: Double) throws -> [String] {
+        try deleteDrafts(where: "updated_at < ?", .real(cutoff))
+    }
+
+    private func deleteDrafts(where condition: String, _ parameter: SQLValue) throws -> [String] {
+        try store.write { db in
+            let ids = try db.query(
+                "SELECT p.local_id FROM photos p JOIN reports r ON r.id = p.report_id WHERE r.state = 'draft' AND r.\(condition)",
+                parameter
+            ).compactMap { try $0.string(0) }
+            _ = try db.run(
+                "DELETE FROM photos WHERE report_id IN (SELECT id FROM reports WHERE state = 'draft' AND \(condition))", parameter)
+            _ = try db.run("DELETE FROM reports WHERE state = 'draft' AND \(condition)", parameter)
+            return ids
+        }
+    }
+
+    /// The stored content type of a photo of this user's, or nil (someone else's, or none).
+    func ownedPhotoType(localID: String, userID: Int64) throws -> String? {
+        try store.read { db in
+            try db.scalar(
+                "SELECT p.content_type FROM photos p JOIN reports r ON r.id = p.report_id WHERE p.local_id = ? AND r.user_id = ?",
+                .text(localID), .integer(userID)
+            ).string
+        }
+    }
+}

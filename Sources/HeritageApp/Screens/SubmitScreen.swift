@@ -1,0 +1,84 @@
+import FoundationEssentials
+import HTTPServer
+import Mustache
+import Platform
+
+/// Report submission (SUB-01..06): the fields, the photo row with its X and a camera tile, Submit.
+/// Submit validates, queues the report at once and lands on the list; the transfer is the worker's.
+enum SubmitScreen {
+    static func register(on router: inout Router, web: Web, drafts: Drafts) {
+        router.web("GET", "/reports/new/submit", web, access: .page) { _, context in
+            let user = try context.requireUser()
+            let (draft, _) = try drafts.store.openDraft(userID: user.id, now: Web.now())
+            return try page(web, context, drafts: drafts, draft: draft, form: SubmitForm(), token: newToken())
+        }
+        router.web("POST", "/reports/new/submit", web, access: .page) { request, context in
+            try submit(request, context, web: web, drafts: drafts)
+        }
+        router.web("GET", "/api/drafts/:id/suggestions", web, access: .api) { request, context in
+            let user = try context.requireUser()
+            guard let id = request.parameters["id"], let draft = try drafts.store.draft(localID: id, userID: user.id) else {
+                return web.jsonError("not_found", context.messages["photos.errors.draftNotFound"], status: 404, context: context)
+            }
+            return web.json(["names": try drafts.store.suggestions(draft: draft)], context: context)
+        }
+    }
+
+    /// A fresh token per rendered form: the same token twice is the same submission.
+    static func newToken() -> String { Text.hex(Crypto.randomBytes(32)) }
+
+    static func submit(_ request: Request, _ context: WebContext, web: Web, drafts: Drafts) throws -> Response {
+        let user = try context.requireUser()
+        guard let token = request.formValue("submit_token"), token.utf8.count == 64, Text.bytes(fromHex: token) != nil,
+            let draftID = request.formValue("draft"), PhotoFiles.isValidID(draftID)
+        else {
+            return web.errorPage(status: 400, titleKey: "errors.badRequestTitle", messageKey: "errors.badRequest", context: context)
+        }
+        guard let draft = try drafts.store.draft(localID: draftID, userID: user.id) else {
+            // Already queued (a replay, a double click), cancelled or swept: nothing more to do here.
+            return web.redirect("/reports", context: context)
+        }
+        var form = SubmitForm(request: request)
+        form.validate(context.messages, photoCount: try drafts.store.photoCount(reportID: draft.id))
+        guard form.isValid else {
+            return try page(web, context, drafts: drafts, draft: draft, form: form, token: token, status: 422)
+        }
+        switch try drafts.store.submit(
+            draftLocalID: draft.localID, userID: user.id, fields: form.fields, token: token, now: Web.now())
+        {
+        case .queued:
+            drafts.options.onQueued()
+            return web.redirect("/reports", context: context)
+        case .alreadySubmitted, .gone:
+            return web.redirect("/reports", context: context)
+        case .noPhotos:
+            form.formError = context.messages["submit.errors.noPhotos"]
+            return try page(web, context, drafts: drafts, draft: draft, form: form, token: token, status: 422)
+        }
+    }
+
+    static func page(
+        _ web: Web, _ context: WebContext, drafts: Drafts, draft: Draft, form: SubmitForm, token: String,
+        status: Int = 200
+    ) throws -> Response {
+        let photos = try drafts.store.photos(reportID: draft.id)
+        var values = PhotoStrip.values(photos, draft: draft, back: "/reports/new/submit", context: context)
+        values["header"] = ["cancel": "/reports/new/cancel"]
+        values["draftID"] = .string(draft.localID)
+        values["token"] = .string(token)
+        values["name"] = .string(form.name)
+        values["nameError"] = MustacheValue(form.errors["name"])
+        values["formError"] = MustacheValue(form.formError)
+        values["selects"] = form.selectValues(context.messages)
+        values["maxName"] = .int(SubmitForm.maximumNameLength)
+        values["suggestions"] = .array(try drafts.store.suggestions(draft: draft).map { .string($0) })
+        values["cameraTile"] = .bool(photos.count < DraftStore.maximumPhotos)
+        values["submitJSON"] = .string(ScriptJSON.encode([
+            "draft": draft.localID, "removed": context.messages["photos.removed"],
+            "failed": context.messages["photos.errors.failed"], "noPhotos": context.messages["submit.errors.noPhotos"],
+        ]))
+        return try web.render(
+            "submit", title: context.messages["submit.title"], values, context: context, status: status,
+            scripts: ["photo-strip", "submit"])
+    }
+}

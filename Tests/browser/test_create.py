@@ -1,0 +1,302 @@
+"""Report creation in real Chromium (CRE-01..11, SET-01/02, the file-input fallback): fake camera,
+geolocation set through CDP, the real `har serve`. Tests run offline: the map has no tiles."""
+import base64
+import os
+import sqlite3
+import tempfile
+import time
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from conftest import make_driver, sign_in, wait_for, css
+
+LONDON = (51.5007, -0.1246)
+PARIS = (48.8584, 2.2945)
+
+
+def db(server, sql, *args):
+    connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
+    try:
+        return connection.execute(sql, args).fetchall()
+    finally:
+        connection.close()
+
+
+def set_location(driver, where, accuracy=5):
+    driver.execute_cdp_cmd("Emulation.setGeolocationOverride",
+                           {"latitude": where[0], "longitude": where[1], "accuracy": accuracy})
+
+
+SESSION = {}
+
+
+@pytest.fixture
+def browser(driver, server):
+    """One signed-in user for the module (sign-in is rate-limited per address: 10 in 5 minutes), with
+    the draft of the test before discarded through Cancel."""
+    if SESSION.get("server") is not server:
+        driver.get(server.url + "/healthz")
+        driver.delete_all_cookies()
+        SESSION["email"] = sign_in(driver, server)
+        SESSION["server"] = server
+    driver.get(server.url + "/reports/new")
+    driver.find_element(By.CSS_SELECTOR, ".header .header-action button").click()
+    wait_for(driver, lambda d: d.current_url.endswith("/reports"))
+    set_alert_seconds(server, SESSION["email"], 60)
+    return driver
+
+
+def set_alert_seconds(server, email, seconds):
+    connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
+    connection.execute("UPDATE users SET gps_alert_seconds = ? WHERE email = ?", (seconds, email))
+    connection.commit()
+    connection.close()
+
+
+def open_creation(driver, server, where=LONDON, accuracy=5):
+    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
+    set_location(driver, where, accuracy)
+    driver.get(server.url + "/reports/new")
+    try:
+        wait_for(driver, lambda d: d.execute_script("return window.HARCreate && window.HARCreate.camera === 'live'"), 25)
+    except Exception:
+        raise AssertionError("camera not live: %r" % driver.execute_script("return window.HARCreate && HARCreate.camera"))
+    if accuracy <= 20:
+        wait_for(driver, lambda d: d.execute_script("return !!window.HARCreate.fix"))
+    wait_for(driver, lambda d: d.execute_script(
+        "var v = document.getElementById('preview'); return v.videoWidth > 0 && v.readyState >= 2"))
+
+
+def photo_count(driver):
+    return driver.execute_script("return HARPhotos.count()")
+
+
+def capture(driver):
+    before = photo_count(driver)
+    driver.find_element(By.ID, "capture").click()
+    wait_for(driver, lambda d: photo_count(d) == before + 1, 15)
+
+
+def upload_via_api(driver, count):
+    """Uploads `count` canvas-made JPEGs through the page's session (fast; for the limit and scroll tests)."""
+    driver.set_script_timeout(120)
+    driver.execute_async_script("""
+        var n = arguments[0], done = arguments[arguments.length - 1];
+        var draft = document.getElementById('main').getAttribute('data-draft');
+        var canvas = document.createElement('canvas'); canvas.width = 40; canvas.height = 30;
+        canvas.getContext('2d').fillRect(0, 0, 20, 20);
+        canvas.toBlob(function (blob) {
+          var chain = Promise.resolve();
+          for (var i = 0; i < n; i++) chain = chain.then(function () {
+            var form = new FormData(); form.append('photo', blob, 'p.jpg');
+            form.append('latitude', '51.5'); form.append('longitude', '-0.12'); form.append('accuracy', '3');
+            return fetch('/api/drafts/' + draft + '/photos', {method: 'POST', body: form,
+              headers: {'X-CSRF-Token': HAR.csrf(), 'Accept': 'application/json'}});
+          });
+          chain.then(function () { done(true); });
+        }, 'image/jpeg', 0.9);
+    """, count)
+    driver.refresh()
+    wait_for(driver, lambda d: d.execute_script("return window.HARCreate && !!window.HARCreate.map"))
+
+
+DRAFTS = {}
+
+
+def draft_photos(server, driver=None):
+    """Photos of the draft the page shows (each test signs in as a new user: one draft each)."""
+    if driver is not None and "/reports/new" in driver.current_url:
+        DRAFTS["current"] = driver.find_element(By.ID, "main").get_attribute("data-draft")
+    return db(server, "SELECT p.local_id, p.latitude, p.longitude, p.accuracy, p.captured_at FROM photos p "
+                      "JOIN reports r ON r.id = p.report_id WHERE r.local_id = ? ORDER BY p.position",
+              DRAFTS.get("current", ""))
+
+
+def test_CRE_01_header_logo_left_cancel_right_discards(browser, server):
+    open_creation(browser, server)
+    capture(browser)
+    logo = browser.find_element(By.CSS_SELECTOR, ".header .logo")
+    cancel = browser.find_element(By.CSS_SELECTOR, ".header .header-action button")
+    assert logo.rect["x"] < 40
+    assert cancel.rect["x"] + cancel.rect["width"] > browser.execute_script("return innerWidth") - 40
+    photo_id = draft_photos(server, browser)[0][0]
+    assert os.path.exists(os.path.join(server.data_dir, "photos", photo_id))
+    cancel.click()
+    wait_for(browser, lambda d: d.current_url.endswith("/reports"))
+    assert draft_photos(server) == []
+    assert not os.path.exists(os.path.join(server.data_dir, "photos", photo_id))
+    assert not os.path.exists(os.path.join(server.data_dir, "photos", photo_id + ".thumb.jpg"))
+
+
+def test_CRE_02_body_order_preview_strip_map_continue(browser, server):
+    open_creation(browser, server)
+    y = lambda css_id: browser.find_element(By.ID, css_id).rect["y"]
+    assert y("preview") < y("photo-strip") < y("map") < y("continue")
+    preview = browser.find_element(By.ID, "preview").rect
+    shutter = browser.find_element(By.ID, "capture").rect
+    assert abs(preview["width"] / preview["height"] - 4 / 3) < 0.02
+    assert shutter["width"] == 64 and shutter["height"] == 64
+    assert abs((shutter["x"] + 32) - (preview["x"] + preview["width"] / 2)) <= 1
+    assert abs((shutter["y"] + 32) - (preview["y"] + preview["height"])) <= 1
+    assert browser.execute_script("return document.getElementById('preview').srcObject.active")
+    continue_button = browser.find_element(By.ID, "continue")
+    main_width = browser.execute_script("return document.getElementById('main').clientWidth")
+    assert continue_button.rect["width"] >= main_width - 32  # full width inside the 16 px margins
+
+
+def test_CRE_03_follows_location_continuously(browser, server):
+    open_creation(browser, server)
+    wait_for(browser, lambda d: d.execute_script("return !!HARCreate.userMarker"))
+    set_location(browser, PARIS)
+    wait_for(browser, lambda d: abs(d.execute_script("return HARCreate.userMarker.getLatLng().lat") - PARIS[0]) < 1e-4)
+
+
+def test_CRE_04_map_recentres_on_location_change(browser, server):
+    open_creation(browser, server)
+    centre = lambda d: d.execute_script("var c = HARCreate.map.getCenter(); return [c.lat, c.lng]")
+    wait_for(browser, lambda d: abs(centre(d)[0] - LONDON[0]) < 1e-3)
+    set_location(browser, PARIS)
+    wait_for(browser, lambda d: abs(centre(d)[0] - PARIS[0]) < 1e-3 and abs(centre(d)[1] - PARIS[1]) < 1e-3)
+
+
+def test_CRE_05_capture_ties_fix(browser, server):
+    open_creation(browser, server, LONDON, accuracy=7)
+    capture(browser)
+    (photo_id, lat, lon, accuracy, captured_at), = draft_photos(server, browser)
+    assert abs(lat - LONDON[0]) < 1e-6 and abs(lon - LONDON[1]) < 1e-6
+    assert accuracy == 7
+    assert captured_at.startswith("20")
+    assert os.path.getsize(os.path.join(server.data_dir, "photos", photo_id)) > 1000
+
+
+def test_CRE_06_preview_stays_live(browser, server):
+    open_creation(browser, server)
+    capture(browser)
+    assert browser.execute_script(
+        "var v = document.getElementById('preview'); return !v.paused && v.srcObject.active && v.readyState >= 2")
+    assert browser.find_element(By.ID, "capture").is_enabled()
+    capture(browser)
+    assert photo_count(browser) == 2
+
+
+def test_CRE_07_appended_at_right_end_with_marker(browser, server):
+    open_creation(browser, server)
+    capture(browser)
+    set_location(browser, PARIS)
+    wait_for(browser, lambda d: abs(d.execute_script("return HARCreate.fix.latitude") - PARIS[0]) < 1e-4)
+    capture(browser)
+    items = browser.find_elements(By.CSS_SELECTOR, "#photo-strip .photo-item[data-id]")
+    ids = [row[0] for row in draft_photos(server, browser)]
+    assert [i.get_attribute("data-id") for i in items] == ids
+    assert items[1].rect["x"] > items[0].rect["x"]
+    markers = browser.execute_script(
+        "return Object.keys(HARCreate.markers).map(function (k) { var l = HARCreate.markers[k].getLatLng(); return [k, l.lat]; })")
+    assert sorted(m[0] for m in markers) == sorted(ids)
+    assert any(abs(m[1] - PARIS[0]) < 1e-4 for m in markers)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#map path.leaflet-interactive")) >= 3  # 2 photos + you
+
+
+def test_CRE_08_round_x_top_right(browser, server):
+    open_creation(browser, server)
+    capture(browser)
+    item = browser.find_element(By.CSS_SELECTOR, "#photo-strip .photo-item[data-id]")
+    x = item.find_element(By.CSS_SELECTOR, ".photo-remove")
+    assert css(browser, x, "border-radius") == "50%"
+    assert x.rect["x"] + x.rect["width"] / 2 > item.rect["x"] + item.rect["width"] * 0.75
+    assert x.rect["y"] + x.rect["height"] / 2 < item.rect["y"] + item.rect["height"] * 0.25
+    assert x.get_attribute("aria-label") == "Remove photo 1"
+
+
+def test_CRE_09_x_removes_photo_marker_and_file(browser, server):
+    open_creation(browser, server)
+    capture(browser)
+    capture(browser)
+    first, second = [row[0] for row in draft_photos(server, browser)]
+    browser.find_element(By.CSS_SELECTOR, '.photo-item[data-id="%s"] .photo-remove' % first).click()
+    wait_for(browser, lambda d: photo_count(d) == 1)
+    assert browser.execute_script("return Object.keys(HARCreate.markers)") == [second]
+    assert [row[0] for row in draft_photos(server, browser)] == [second]
+    assert not os.path.exists(os.path.join(server.data_dir, "photos", first))
+    assert not os.path.exists(os.path.join(server.data_dir, "photos", first + ".thumb.jpg"))
+
+
+def test_CRE_10_strip_scrolls_horizontally(browser, server):
+    open_creation(browser, server)
+    upload_via_api(browser, 9)
+    strip = browser.find_element(By.ID, "photo-strip")
+    assert css(browser, strip, "overflow-x") == "auto"
+    assert browser.execute_script("var s = arguments[0]; return s.scrollWidth > s.clientWidth", strip)
+    tops = {i.rect["y"] for i in strip.find_elements(By.CSS_SELECTOR, ".photo-item")}
+    assert len(tops) == 1  # one row
+    browser.execute_script("arguments[0].scrollLeft = 10000", strip)
+    wait_for(browser, lambda d: d.execute_script("return arguments[0].scrollLeft", strip) > 0)
+
+
+def test_CRE_11_twenty_first_refused(browser, server):
+    open_creation(browser, server)
+    upload_via_api(browser, 20)
+    wait_for(browser, lambda d: d.execute_script("return HARCreate.camera === 'live'"))
+    wait_for(browser, lambda d: d.execute_script("return document.getElementById('preview').videoWidth > 0"))
+    assert photo_count(browser) == 20
+    browser.find_element(By.ID, "capture").click()
+    message = browser.find_element(By.ID, "photo-message")
+    wait_for(browser, lambda d: "at most 20 photos" in message.text)
+    time.sleep(1)
+    assert photo_count(browser) == 20
+    assert len(draft_photos(server, browser)) == 20
+
+
+def test_SET_01_worse_fix_is_ignored(browser, server):
+    open_creation(browser, server, LONDON, accuracy=5)
+    set_location(browser, PARIS, accuracy=500)  # worse than the default 20 m
+    time.sleep(1.5)
+    assert abs(browser.execute_script("return HARCreate.fix.latitude") - LONDON[0]) < 1e-6
+    capture(browser)
+    (_, lat, _, accuracy, _), = draft_photos(server, browser)
+    assert abs(lat - LONDON[0]) < 1e-6 and accuracy == 5
+
+
+def test_SET_02_alert_after_duration(browser, server):
+    set_alert_seconds(server, SESSION["email"], 5)
+    browser.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
+    set_location(browser, LONDON, accuracy=300)
+    browser.get(server.url + "/reports/new")
+    alert = browser.find_element(By.ID, "gps-alert")
+    assert not alert.is_displayed()
+    wait_for(browser, lambda d: alert.is_displayed(), 12)
+    assert "300 m" in alert.text
+    assert browser.execute_script("return HARCreate.alerts") >= 1
+    set_location(browser, LONDON, accuracy=4)
+    wait_for(browser, lambda d: not alert.is_displayed(), 10)
+
+
+def test_CRE_file_input_fallback_without_camera(server):
+    driver = make_driver()
+    try:
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+            navigator.mediaDevices.getUserMedia = function () {
+              return Promise.reject(new DOMException('denied', 'NotAllowedError')); };"""})
+        sign_in(driver, server)
+        driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
+        set_location(driver, PARIS, accuracy=6)
+        driver.get(server.url + "/reports/new")
+        picker = driver.find_element(By.ID, "picker")
+        wait_for(driver, lambda d: picker.is_displayed())
+        assert not driver.find_element(By.ID, "camera").is_displayed()
+        wait_for(driver, lambda d: d.execute_script("return !!HARCreate.fix"))
+        data_url = driver.execute_script(
+            "var c = document.createElement('canvas'); c.width = 50; c.height = 40; "
+            "c.getContext('2d').fillRect(0, 0, 25, 25); return c.toDataURL('image/jpeg', 0.9);")
+        path = os.path.join(tempfile.mkdtemp(), "picked.jpg")
+        with open(path, "wb") as out:
+            out.write(base64.b64decode(data_url.split(",", 1)[1]))
+        file_input = driver.find_element(By.ID, "file-input")
+        assert file_input.get_attribute("accept") == "image/jpeg,image/png,image/webp"
+        assert file_input.get_attribute("multiple") is not None
+        file_input.send_keys(path)
+        wait_for(driver, lambda d: d.execute_script("return HARPhotos.count()") == 1, 15)
+        (_, lat, lon, accuracy, _), = draft_photos(server, driver)
+        assert abs(lat - PARIS[0]) < 1e-6 and accuracy == 6
+    finally:
+        driver.quit()
