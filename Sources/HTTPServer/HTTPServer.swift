@@ -11,6 +11,9 @@ public final class HTTPServer: @unchecked Sendable {
     let router: Router
     let accessLog: (@Sendable (AccessLogEntry) -> Void)?
     let errorLog: @Sendable (String) -> Void
+    /// The configured security headers whose values are safe to send, checked once here rather than
+    /// on every response.
+    let securityHeaders: [(name: String, value: String)]
 
     private struct State {
         var daemon: DaemonHandle?
@@ -46,6 +49,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.configuration = configuration
         self.router = router
         self.accessLog = accessLog
+        securityHeaders = configuration.securityHeaders.fields.filter { Decoding.isSafeHeaderValue($0.value) }
         self.errorLog = errorLog ?? { message in
             var line = "http: " + message + "\n"
             line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }

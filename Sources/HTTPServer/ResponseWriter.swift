@@ -31,19 +31,22 @@ extension HTTPServer {
             }
         }
         guard let created else { return nil }
-        var names = Set<String>()
+        // Which security headers the handler's own (added) headers override. Compared in place: a Set
+        // of lowercased copies cost an allocation per header per response.
+        var overridden = [Bool](repeating: false, count: securityHeaders.count)
         for (name, value) in response.headers {
-            let lower = name.lowercased()
-            guard !HTTPServer.headersMHDOwns.contains(lower) else { continue }
+            guard !HTTPServer.headersMHDOwns.contains(where: { Headers.namesEqual($0, name) }) else { continue }
             guard !name.isEmpty, name.utf8.allSatisfy(Decoding.isTokenByte), Decoding.isSafeHeaderValue(value) else {
                 logError("dropped an unsafe response header for \(request.method) \(request.path)")
                 continue
             }
-            if MHD_add_response_header(created, name, value) == MHD_Result.YES { names.insert(lower) }
+            guard MHD_add_response_header(created, name, value) == MHD_Result.YES else { continue }
+            for index in securityHeaders.indices where Headers.namesEqual(securityHeaders[index].name, name) {
+                overridden[index] = true
+            }
         }
-        for (name, value) in configuration.securityHeaders where !names.contains(name.lowercased()) {
-            guard Decoding.isSafeHeaderValue(value) else { continue }
-            _ = MHD_add_response_header(created, name, value)
+        for index in securityHeaders.indices where !overridden[index] {
+            _ = MHD_add_response_header(created, securityHeaders[index].name, securityHeaders[index].value)
         }
         let status = (100...599).contains(response.status) ? response.status : 500
         return (created, status, bytes)
@@ -51,5 +54,5 @@ extension HTTPServer {
 
     /// Framing headers are MHD's business; a handler's copy would contradict the real body or
     /// connection state.
-    static let headersMHDOwns: Set<String> = ["content-length", "transfer-encoding", "connection", "date"]
+    static let headersMHDOwns = ["content-length", "transfer-encoding", "connection", "date"]
 }
