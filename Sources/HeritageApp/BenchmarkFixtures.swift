@@ -45,7 +45,8 @@ final class BenchmarkFixtures: Sendable {
                     ]
                 }),
             ]
-            return Response.html(try templates.render("bench/rows", context))
+            return Response(
+                status: 200, contentType: "text/html; charset=utf-8", body: try templates.renderBytes("bench/rows", context))
         }
         router.postInline("/bench/upload") { request in
             var total = 0
