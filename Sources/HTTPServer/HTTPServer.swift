@@ -14,6 +14,8 @@ public final class HTTPServer: @unchecked Sendable {
     /// The configured security headers whose values are safe to send, checked once here rather than
     /// on every response.
     let securityHeaders: [(name: String, value: String)]
+    /// This server among others in the process, for responses kept per server.
+    let instance = serverInstanceCounter.add(1, ordering: .relaxed).newValue
 
     private struct State {
         var daemon: DaemonHandle?

@@ -3,6 +3,7 @@
 // security headers added to every answer.
 import CMicroHTTPD
 import Glibc
+import Synchronization
 
 extension HTTPServer {
     /// The MHD response, the status to send it with, and its body size; nil if MHD could not allocate.
@@ -56,3 +57,44 @@ extension HTTPServer {
     /// connection state.
     static let headersMHDOwns = ["content-length", "transfer-encoding", "connection", "date"]
 }
+
+/// A finished MHD response kept for sending again. MHD reference-counts responses and lets one be
+/// queued on any number of connections, from any thread; building one (copying the body, seven
+/// header lines of three mallocs each, freeing it all again) was most of the cost of a static file.
+/// Built by the first server that sends it and kept for that server only, since the security headers
+/// in it are that server's.
+final class ReusableResponse: Sendable {
+    private struct Built {
+        var server: Int
+        var response: UnsafeSendableResponse
+        var bytes: Int
+    }
+    /// The pointer crosses threads under the Mutex; MHD's own lock guards its reference count.
+    struct UnsafeSendableResponse: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+    private let built = Mutex<Built?>(nil)
+
+    init() {}
+
+    deinit {
+        // Drops our reference; MHD frees it once the last connection sending it is done.
+        built.withLock { built in
+            if let built { MHD_destroy_response(built.response.pointer) }
+        }
+    }
+
+    /// The kept response for `server`, building it with `make` the first time. Nil when another
+    /// server already owns it (or `make` fails): the caller builds a fresh response instead.
+    func response(for server: Int, make: () -> (OpaquePointer, Int, Int)?) -> (OpaquePointer, Int)? {
+        built.withLock { built in
+            if let existing = built { return existing.server == server ? (existing.response.pointer, existing.bytes) : nil }
+            guard let (pointer, _, bytes) = make() else { return nil }
+            built = Built(server: server, response: UnsafeSendableResponse(pointer: pointer), bytes: bytes)
+            return (pointer, bytes)
+        }
+    }
+}
+
+/// Distinguishes servers for ReusableResponse.
+let serverInstanceCounter = Atomic<Int>(0)

@@ -48,10 +48,14 @@ struct StaticFiles: Sendable {
             entry = try load(relative)
         }
         if let condition = request.headers["If-None-Match"], StaticFiles.matches(condition, tag: entry.tag) {
-            return Response(status: 304, headers: entry.notModifiedHeaders)
+            var response = Response(status: 304, headers: entry.notModifiedHeaders)
+            response.reusable = entry.notModifiedResponse
+            return response
         }
         if let content = entry.content {
-            return Response(status: 200, headers: entry.headers, body: .bytes(content))
+            var response = Response(status: 200, headers: entry.headers, body: .bytes(content))
+            response.reusable = entry.response
+            return response
         }
         return Response(status: 200, headers: entry.headers, body: .file(path: entry.resolvedPath, size: entry.size))
     }
@@ -197,6 +201,9 @@ final class StaticFileEntry: Sendable {
     let content: [UInt8]?
     let notModifiedHeaders: Headers
     let headers: Headers
+    /// The MHD responses for 200 (small files only) and 304, built on first use.
+    let response = ReusableResponse()
+    let notModifiedResponse = ReusableResponse()
 
     init(identity: FileIdentity, resolvedPath: String, tag: String, content: [UInt8]?, notModifiedHeaders: Headers,
          headers: Headers) {
