@@ -178,6 +178,23 @@ public final class Database {
         }
     }
 
+    /// Every row of a query, each made into a value by `transform` reading the current row from the
+    /// statement (`statement.string(0)`, `statement.int("id")`). For pages that build values of their
+    /// own: no `Row` (an array of SQLValue per row) is made on the way. `transform` must not keep the
+    /// statement or step it.
+    public func query<T>(
+        _ sql: String, _ parameters: [SQLValue] = [], map transform: (Statement) throws -> T
+    ) throws -> [T] {
+        try withReusableStatement(sql) { statement in
+            try statement.bind(parameters)
+            var values: [T] = []
+            while try statement.step() {
+                values.append(try transform(statement))
+            }
+            return values
+        }
+    }
+
     public func query(_ sql: String, named parameters: [String: SQLValue]) throws -> [Row] {
         try withReusableStatement(sql) { statement in
             try statement.bind(named: parameters)
