@@ -23,7 +23,6 @@ public final class HTTPServer: @unchecked Sendable {
         var stopping = false
         var listenerClosed = false
         var refusesSuspension = false
-        var inFlight = 0
         var suspended: [ObjectIdentifier: RequestState] = [:]
         var lastMHDMessage = ""
         /// Memory MHD points into for the daemon's lifetime (address, PEM text).
@@ -42,6 +41,10 @@ public final class HTTPServer: @unchecked Sendable {
         var pointers: [UnsafeMutableRawPointer] = []
     }
     private let state = Mutex(State())
+    /// Requests between the URI-log callback and the completion notice. An atomic rather than a
+    /// field of `state`: every MHD thread changes it twice per request, and under load the shared
+    /// lock showed up contended in perf (_MutexHandle._lockSlow).
+    private let inFlight = Atomic<Int>(0)
 
     /// `errorLog` receives MHD's own messages and errors thrown by handlers; default: standard error.
     public init(
@@ -181,17 +184,17 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func waitForRequests(until deadline: Double) {
-        while state.withLock({ $0.inFlight > 0 }) && monotonicSeconds() < deadline {
+        while inFlight.load(ordering: .acquiring) > 0 && monotonicSeconds() < deadline {
             usleep(10_000)
         }
     }
 
     // MARK: Bookkeeping called from the MHD callbacks
 
-    func requestStarted() { state.withLock { $0.inFlight += 1 } }
+    func requestStarted() { inFlight.add(1, ordering: .relaxed) }
 
     func requestCompleted(_ request: RequestState) {
-        state.withLock { $0.inFlight -= 1 }
+        inFlight.subtract(1, ordering: .releasing)
         request.body?.removeAll()
         accessLog?(
             AccessLogEntry(
