@@ -91,20 +91,31 @@ final class HeaderCollector {
 /// The peer address of a connection as text.
 func remoteAddress(of connection: OpaquePointer) -> String {
     guard let address = har_mhd_client_address(connection) else { return "" }
-    var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
     switch Int32(address.pointee.sa_family) {
     case AF_INET:
-        address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
-            var addr = ipv4.pointee.sin_addr
-            _ = inet_ntop(AF_INET, &addr, &text, socklen_t(text.count))
+        // Dotted quad by hand: inet_ntop formats through sprintf, ~3.5k instructions per request
+        // in callgrind, for four small numbers.
+        let value = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+            UInt32(bigEndian: $0.pointee.sin_addr.s_addr)
         }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(15)
+        for shift in stride(from: 24, through: 0, by: -8) {
+            let part = UInt8(truncatingIfNeeded: value >> UInt32(shift))
+            if part >= 100 { bytes.append(UInt8(ascii: "0") + part / 100) }
+            if part >= 10 { bytes.append(UInt8(ascii: "0") + part / 10 % 10) }
+            bytes.append(UInt8(ascii: "0") + part % 10)
+            if shift > 0 { bytes.append(UInt8(ascii: ".")) }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     case AF_INET6:
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ipv6 in
             var addr = ipv6.pointee.sin6_addr
             _ = inet_ntop(AF_INET6, &addr, &text, socklen_t(text.count))
         }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     default:
         return ""
     }
-    return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -177,6 +177,17 @@ extension HTTPServer {
     func queue(_ response: Response, for state: RequestState, connection: OpaquePointer) -> MHD_Result {
         // MHD closes a connection whose handler says NO, with nothing queued: the lost-answer case.
         if response.closesConnectionWithoutAnswer { return MHD_Result.NO }
+        if let reusable = response.reusable, (100...599).contains(response.status),
+            let (kept, bytes) = reusable.response(for: instance, make: { makeMHDResponse(response, request: state) })
+        {
+            let result = MHD_queue_response(connection, UInt32(response.status), kept)
+            if result == MHD_Result.YES {
+                state.responseQueued = true
+                state.status = response.status
+                state.bytes = bytes
+            }
+            return result
+        }
         guard let (mhdResponse, status, bytes) = makeMHDResponse(response, request: state) else {
             return MHD_Result.NO  // not even an error page could be built: let MHD drop the connection
         }

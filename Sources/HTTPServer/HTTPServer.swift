@@ -11,6 +11,11 @@ public final class HTTPServer: @unchecked Sendable {
     let router: Router
     let accessLog: (@Sendable (AccessLogEntry) -> Void)?
     let errorLog: @Sendable (String) -> Void
+    /// The configured security headers whose values are safe to send, checked once here rather than
+    /// on every response.
+    let securityHeaders: [(name: String, value: String)]
+    /// This server among others in the process, for responses kept per server.
+    let instance = serverInstanceCounter.add(1, ordering: .relaxed).newValue
 
     private struct State {
         var daemon: DaemonHandle?
@@ -18,7 +23,6 @@ public final class HTTPServer: @unchecked Sendable {
         var stopping = false
         var listenerClosed = false
         var refusesSuspension = false
-        var inFlight = 0
         var suspended: [ObjectIdentifier: RequestState] = [:]
         var lastMHDMessage = ""
         /// Memory MHD points into for the daemon's lifetime (address, PEM text).
@@ -37,6 +41,10 @@ public final class HTTPServer: @unchecked Sendable {
         var pointers: [UnsafeMutableRawPointer] = []
     }
     private let state = Mutex(State())
+    /// Requests between the URI-log callback and the completion notice. An atomic rather than a
+    /// field of `state`: every MHD thread changes it twice per request, and under load the shared
+    /// lock showed up contended in perf (_MutexHandle._lockSlow).
+    private let inFlight = Atomic<Int>(0)
 
     /// `errorLog` receives MHD's own messages and errors thrown by handlers; default: standard error.
     public init(
@@ -46,6 +54,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.configuration = configuration
         self.router = router
         self.accessLog = accessLog
+        securityHeaders = configuration.securityHeaders.fields.filter { Decoding.isSafeHeaderValue($0.value) }
         self.errorLog = errorLog ?? { message in
             var line = "http: " + message + "\n"
             line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
@@ -175,17 +184,17 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func waitForRequests(until deadline: Double) {
-        while state.withLock({ $0.inFlight > 0 }) && monotonicSeconds() < deadline {
+        while inFlight.load(ordering: .acquiring) > 0 && monotonicSeconds() < deadline {
             usleep(10_000)
         }
     }
 
     // MARK: Bookkeeping called from the MHD callbacks
 
-    func requestStarted() { state.withLock { $0.inFlight += 1 } }
+    func requestStarted() { inFlight.add(1, ordering: .relaxed) }
 
     func requestCompleted(_ request: RequestState) {
-        state.withLock { $0.inFlight -= 1 }
+        inFlight.subtract(1, ordering: .releasing)
         request.body?.removeAll()
         accessLog?(
             AccessLogEntry(

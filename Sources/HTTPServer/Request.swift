@@ -9,8 +9,16 @@ public struct Headers: Sendable, Sequence {
 
     /// The first value of a header, or nil.
     public subscript(_ name: String) -> String? {
-        let lower = name.lowercased()
-        return fields.first { $0.name.lowercased() == lower }?.value
+        fields.first { Headers.namesEqual($0.name, name) }?.value
+    }
+
+    /// Header names compared without regard to ASCII case, byte by byte: lowercasing both sides
+    /// allocated two Strings per field on every lookup (several lookups per request).
+    static func namesEqual(_ left: String, _ right: String) -> Bool {
+        guard left.utf8.count == right.utf8.count else { return false }
+        return left.utf8.elementsEqual(right.utf8) { a, b in
+            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
+        }
     }
 
     public mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }

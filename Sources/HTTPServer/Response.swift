@@ -12,6 +12,9 @@ public struct Response: Sendable {
     /// Close the connection and send nothing: for fault injection (a request processed, its answer
     /// lost on the way). Never for ordinary errors, which deserve an answer.
     public var closesConnectionWithoutAnswer = false
+    /// Set by the server's static files: this exact response (status, headers, body) goes out again
+    /// for as long as the file is unchanged, so the finished MHD response is kept and queued again.
+    var reusable: ReusableResponse?
 
     /// A response that is never sent: the connection is closed instead.
     public static var connectionDropped: Response {

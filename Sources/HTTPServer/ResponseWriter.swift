@@ -3,6 +3,7 @@
 // security headers added to every answer.
 import CMicroHTTPD
 import Glibc
+import Synchronization
 
 extension HTTPServer {
     /// The MHD response, the status to send it with, and its body size; nil if MHD could not allocate.
@@ -31,19 +32,22 @@ extension HTTPServer {
             }
         }
         guard let created else { return nil }
-        var names = Set<String>()
+        // Which security headers the handler's own (added) headers override. Compared in place: a Set
+        // of lowercased copies cost an allocation per header per response.
+        var overridden = [Bool](repeating: false, count: securityHeaders.count)
         for (name, value) in response.headers {
-            let lower = name.lowercased()
-            guard !HTTPServer.headersMHDOwns.contains(lower) else { continue }
+            guard !HTTPServer.headersMHDOwns.contains(where: { Headers.namesEqual($0, name) }) else { continue }
             guard !name.isEmpty, name.utf8.allSatisfy(Decoding.isTokenByte), Decoding.isSafeHeaderValue(value) else {
                 logError("dropped an unsafe response header for \(request.method) \(request.path)")
                 continue
             }
-            if MHD_add_response_header(created, name, value) == MHD_Result.YES { names.insert(lower) }
+            guard MHD_add_response_header(created, name, value) == MHD_Result.YES else { continue }
+            for index in securityHeaders.indices where Headers.namesEqual(securityHeaders[index].name, name) {
+                overridden[index] = true
+            }
         }
-        for (name, value) in configuration.securityHeaders where !names.contains(name.lowercased()) {
-            guard Decoding.isSafeHeaderValue(value) else { continue }
-            _ = MHD_add_response_header(created, name, value)
+        for index in securityHeaders.indices where !overridden[index] {
+            _ = MHD_add_response_header(created, securityHeaders[index].name, securityHeaders[index].value)
         }
         let status = (100...599).contains(response.status) ? response.status : 500
         return (created, status, bytes)
@@ -51,5 +55,46 @@ extension HTTPServer {
 
     /// Framing headers are MHD's business; a handler's copy would contradict the real body or
     /// connection state.
-    static let headersMHDOwns: Set<String> = ["content-length", "transfer-encoding", "connection", "date"]
+    static let headersMHDOwns = ["content-length", "transfer-encoding", "connection", "date"]
 }
+
+/// A finished MHD response kept for sending again. MHD reference-counts responses and lets one be
+/// queued on any number of connections, from any thread; building one (copying the body, seven
+/// header lines of three mallocs each, freeing it all again) was most of the cost of a static file.
+/// Built by the first server that sends it and kept for that server only, since the security headers
+/// in it are that server's.
+final class ReusableResponse: Sendable {
+    private struct Built {
+        var server: Int
+        var response: UnsafeSendableResponse
+        var bytes: Int
+    }
+    /// The pointer crosses threads under the Mutex; MHD's own lock guards its reference count.
+    struct UnsafeSendableResponse: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+    private let built = Mutex<Built?>(nil)
+
+    init() {}
+
+    deinit {
+        // Drops our reference; MHD frees it once the last connection sending it is done.
+        built.withLock { built in
+            if let built { MHD_destroy_response(built.response.pointer) }
+        }
+    }
+
+    /// The kept response for `server`, building it with `make` the first time. Nil when another
+    /// server already owns it (or `make` fails): the caller builds a fresh response instead.
+    func response(for server: Int, make: () -> (OpaquePointer, Int, Int)?) -> (OpaquePointer, Int)? {
+        built.withLock { built in
+            if let existing = built { return existing.server == server ? (existing.response.pointer, existing.bytes) : nil }
+            guard let (pointer, _, bytes) = make() else { return nil }
+            built = Built(server: server, response: UnsafeSendableResponse(pointer: pointer), bytes: bytes)
+            return (pointer, bytes)
+        }
+    }
+}
+
+/// Distinguishes servers for ReusableResponse.
+let serverInstanceCounter = Atomic<Int>(0)

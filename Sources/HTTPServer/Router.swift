@@ -103,10 +103,9 @@ public struct Router: Sendable {
 
     /// Matches on the decoded path. HEAD is answered by GET routes (MHD leaves out the body).
     func match(method: String, path: String) -> Match {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         var allowed: [String] = []
         for route in routes {
-            guard let parameters = Router.match(route.segments, parts) else { continue }
+            guard let parameters = Router.match(route.segments, path[...]) else { continue }
             if route.method == method || (method == "HEAD" && route.method == "GET") {
                 return .found(route, parameters: parameters)
             }
@@ -117,23 +116,43 @@ public struct Router: Sendable {
         return .methodNotAllowed(allowed: allowed)
     }
 
-    private static func match(_ segments: [Segment], _ parts: [String]) -> [String: String]? {
+    /// Walks the path's segments (empty ones skipped, as "//" and a trailing "/" always were) in place:
+    /// splitting it into an array of Strings for every route cost more than the rest of routing.
+    private static func match(_ segments: [Segment], _ path: Substring) -> [String: String]? {
         var parameters: [String: String] = [:]
-        var index = 0
+        var rest = path
         for segment in segments {
+            while rest.utf8.first == UInt8(ascii: "/") { rest = Substring(rest.utf8.dropFirst()) }
             switch segment {
             case .rest(let name):
-                parameters[name] = parts[min(index, parts.count)...].joined(separator: "/")
+                parameters[name] = joinedSegments(rest)
                 return parameters
             case .literal(let text):
-                guard index < parts.count, parts[index] == text else { return nil }
+                let end = rest.utf8.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
+                guard rest.startIndex < end, rest[..<end] == text else { return nil }
+                rest = rest[end...]
             case .parameter(let name):
-                guard index < parts.count else { return nil }
-                parameters[name] = parts[index]
+                let end = rest.utf8.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
+                guard rest.startIndex < end else { return nil }
+                parameters[name] = String(rest[..<end])
+                rest = rest[end...]
             }
-            index += 1
         }
-        return index == parts.count ? parameters : nil
+        return rest.utf8.allSatisfy { $0 == UInt8(ascii: "/") } ? parameters : nil
+    }
+
+    /// The non-empty segments of `rest` joined by single slashes ("a//b/" gives "a/b").
+    private static func joinedSegments(_ rest: Substring) -> String {
+        var previousWasSlash = false
+        var clean = true
+        for byte in rest.utf8 {
+            let isSlash = byte == UInt8(ascii: "/")
+            if isSlash && previousWasSlash { clean = false }
+            previousWasSlash = isSlash
+        }
+        if clean && !previousWasSlash { return String(rest) }
+        return rest.utf8.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
+            .joined(separator: "/")
     }
 
     /// A small page naming the status only: no error text, no stack, no server version.

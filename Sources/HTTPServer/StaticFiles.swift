@@ -1,15 +1,31 @@
 // Files under one directory, served by extension with ETag/304 and Cache-Control. Nothing outside
 // the directory is reachable: encoded separators, dot segments, backslashes and NUL are refused up
 // front, and the real path (symlinks resolved) must still lie under the real directory.
+//
+// Speed: a file that passed those checks is remembered with its identity (device, inode, size,
+// mtime, ctime), its ETag and headers, and, when small, its bytes. A later request costs one
+// fstatat(2) relative to the directory: the same identity means the same checked file, served from
+// memory; anything else (edited, replaced, turned into a symlink) goes through the full checks again.
+// Before this, each request paid realpath (a readlink per path component), stat, open, sendfile and
+// close, and MHD sent the headers and a file body in two system calls instead of one.
 import Glibc
+import Synchronization
 
 struct StaticFiles: Sendable {
     let root: String
     let cacheControl: String
+    private let cache: StaticFileCache
+
+    /// Files up to this size are kept in memory; larger ones are streamed from disk on each request.
+    static let maximumCachedFileBytes = 128 * 1024
+    /// Bounds on the cache, so a large public folder cannot grow the process without limit.
+    static let maximumCachedEntries = 1024
+    static let maximumCachedBytes = 16 * 1024 * 1024
 
     init(directory: String, cacheControl: String) {
         root = StaticFiles.realPath(directory) ?? directory
         self.cacheControl = cacheControl
+        cache = StaticFileCache(directory: root)
     }
 
     static let contentTypes: [String: String] = [
@@ -21,37 +37,239 @@ struct StaticFiles: Sendable {
     ]
 
     func respond(to request: Request) throws -> Response {
-        let raw = request.rawPath.lowercased()
-        guard !raw.contains("%2f"), !raw.contains("%5c"), !raw.contains("%00"), !raw.contains("\\"),
-            let relative = request.parameters["path"], !relative.isEmpty
+        guard StaticFiles.isAcceptableRawPath(request.rawPath), let relative = request.parameters["path"],
+            StaticFiles.isAcceptableRelativePath(relative)
         else { throw HTTPError(404) }
-        let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." && !$0.contains("\0") && !$0.contains("\\") })
-        else { throw HTTPError(404) }
+
+        let entry: StaticFileEntry
+        if let identity = cache.identity(of: relative), let cached = cache.entry(relative, matching: identity) {
+            entry = cached
+        } else {
+            entry = try load(relative)
+        }
+        if let condition = request.headers["If-None-Match"], StaticFiles.matches(condition, tag: entry.tag) {
+            var response = Response(status: 304, headers: entry.notModifiedHeaders)
+            response.reusable = entry.notModifiedResponse
+            return response
+        }
+        if let content = entry.content {
+            var response = Response(status: 200, headers: entry.headers, body: .bytes(content))
+            response.reusable = entry.response
+            return response
+        }
+        return Response(status: 200, headers: entry.headers, body: .file(path: entry.resolvedPath, size: entry.size))
+    }
+
+    /// The full checks (realpath under the root, a regular file), then a cache entry for the file.
+    private func load(_ relative: String) throws -> StaticFileEntry {
         guard let resolved = StaticFiles.realPath(root + "/" + relative), resolved.hasPrefix(root + "/") else {
             throw HTTPError(404)
         }
         var info = stat()
         guard stat(resolved, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw HTTPError(404) }
-
-        let size = Int(info.st_size)
-        let tag = "\"\(String(size, radix: 16))-\(String(info.st_mtim.tv_sec, radix: 16))"
-            + "\(String(info.st_mtim.tv_nsec, radix: 16))\""
-        var headers = Headers([("ETag", tag), ("Cache-Control", cacheControl)])
-        if let condition = request.headers["If-None-Match"],
-            condition.split(separator: ",").contains(where: { $0.trimmingCharacters(in: " \t") == tag || $0.trimmingCharacters(in: " \t") == "*" })
-        {
-            return Response(status: 304, headers: headers)
+        var identity = FileIdentity(info)
+        var content: [UInt8]?
+        if identity.size <= StaticFiles.maximumCachedFileBytes, let read = StaticFiles.readWhole(resolved) {
+            // The bytes and the identity that goes with them come from the same open file.
+            content = read.bytes
+            identity = read.identity
         }
+        let tag = "\"\(String(identity.size, radix: 16))-\(String(identity.mtimeSeconds, radix: 16))"
+            + "\(String(identity.mtimeNanoseconds, radix: 16))\""
         let name = resolved.split(separator: "/").last ?? ""
-        let fileExtension = name.split(separator: ".").count > 1 ? name.split(separator: ".").last.map { $0.lowercased() } : nil
-        headers.add("Content-Type", fileExtension.flatMap { StaticFiles.contentTypes[$0] } ?? "application/octet-stream")
-        return Response(status: 200, headers: headers, body: .file(path: resolved, size: size))
+        let dotParts = name.split(separator: ".")
+        let fileExtension = dotParts.count > 1 ? dotParts.last.map { $0.lowercased() } : nil
+        let contentType = fileExtension.flatMap { StaticFiles.contentTypes[$0] } ?? "application/octet-stream"
+        let entry = StaticFileEntry(
+            identity: identity, resolvedPath: resolved, tag: tag, content: content,
+            notModifiedHeaders: Headers([("ETag", tag), ("Cache-Control", cacheControl)]),
+            headers: Headers([("ETag", tag), ("Cache-Control", cacheControl), ("Content-Type", contentType)]))
+        cache.store(entry, for: relative)
+        return entry
+    }
+
+    /// If-None-Match: a list of tags, or "*".
+    static func matches(_ condition: String, tag: String) -> Bool {
+        condition.split(separator: ",").contains { item in
+            let trimmed = item.trimmingCharacters(in: " \t")
+            return trimmed == tag || trimmed == "*"
+        }
+    }
+
+    /// Refuses, on the path as sent, encoded slashes, backslashes and NUL ("%2f", "%5c", "%00" in any
+    /// case, and "\"): one pass over the bytes.
+    static func isAcceptableRawPath(_ rawPath: String) -> Bool {
+        var utf8 = rawPath.utf8.makeIterator()
+        var previous: (UInt8, UInt8) = (0, 0)
+        while let byte = utf8.next() {
+            if byte == UInt8(ascii: "\\") { return false }
+            if previous.0 == UInt8(ascii: "%") {
+                let high = previous.1
+                let low = byte | 0x20  // ASCII lower case
+                if (high == UInt8(ascii: "2") && low == UInt8(ascii: "f"))
+                    || (high == UInt8(ascii: "5") && low == UInt8(ascii: "c"))
+                    || (high == UInt8(ascii: "0") && byte == UInt8(ascii: "0"))
+                {
+                    return false
+                }
+            }
+            previous = (previous.1, byte)
+        }
+        return true
+    }
+
+    /// The decoded rest of the path: non-empty segments, none "." or "..", no NUL or backslash.
+    static func isAcceptableRelativePath(_ relative: String) -> Bool {
+        var segmentLength = 0
+        var dots = 0
+        for byte in relative.utf8 {
+            switch byte {
+            case UInt8(ascii: "/"):
+                if segmentLength == 0 || dots == segmentLength && dots <= 2 { return false }
+                segmentLength = 0
+                dots = 0
+                continue
+            case 0, UInt8(ascii: "\\"):
+                return false
+            case UInt8(ascii: "."):
+                dots += 1
+            default:
+                break
+            }
+            segmentLength += 1
+        }
+        return segmentLength > 0 && !(dots == segmentLength && dots <= 2)
     }
 
     static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
+    }
+
+    /// A small file's bytes and the identity of what was read; nil if it changed size meanwhile.
+    static func readWhole(_ path: String) -> (bytes: [UInt8], identity: FileIdentity)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var before = stat()
+        guard fstat(fd, &before) == 0, (before.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let size = Int(before.st_size)
+        var bytes = [UInt8](repeating: 0, count: size)
+        var offset = 0
+        while offset < size {
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                read(fd, buffer.baseAddress.map { $0 + offset }, size - offset)
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            offset += count
+        }
+        var after = stat()
+        guard fstat(fd, &after) == 0, FileIdentity(after) == FileIdentity(before) else { return nil }
+        return (bytes, FileIdentity(before))
+    }
+}
+
+/// What tells one version of a file from another without reading it.
+struct FileIdentity: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int
+    var mtimeSeconds: Int
+    var mtimeNanoseconds: Int
+    var ctimeSeconds: Int
+    var ctimeNanoseconds: Int
+
+    init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int(info.st_size)
+        mtimeSeconds = info.st_mtim.tv_sec
+        mtimeNanoseconds = info.st_mtim.tv_nsec
+        ctimeSeconds = info.st_ctim.tv_sec
+        ctimeNanoseconds = info.st_ctim.tv_nsec
+    }
+}
+
+/// A file that passed the checks, as it was then.
+final class StaticFileEntry: Sendable {
+    let identity: FileIdentity
+    let resolvedPath: String
+    let tag: String
+    /// The whole file when small enough to keep.
+    let content: [UInt8]?
+    let notModifiedHeaders: Headers
+    let headers: Headers
+    /// The MHD responses for 200 (small files only) and 304, built on first use.
+    let response = ReusableResponse()
+    let notModifiedResponse = ReusableResponse()
+
+    init(identity: FileIdentity, resolvedPath: String, tag: String, content: [UInt8]?, notModifiedHeaders: Headers,
+         headers: Headers) {
+        self.identity = identity
+        self.resolvedPath = resolvedPath
+        self.tag = tag
+        self.content = content
+        self.notModifiedHeaders = notModifiedHeaders
+        self.headers = headers
+    }
+
+    var size: Int { identity.size }
+}
+
+/// Checked files by path under the directory. Shared by every MHD thread, hence the Mutex; the lock
+/// is held only for a dictionary lookup or insert.
+final class StaticFileCache: Sendable {
+    private struct State {
+        var entries: [String: StaticFileEntry] = [:]
+        var bytes = 0
+    }
+    private let state = Mutex(State())
+    /// The directory opened once, so a check is an fstatat of the relative path rather than a
+    /// walk from "/". -1 when it could not be opened; then the full path is used.
+    private let directoryDescriptor: Int32
+    private let directory: String
+
+    init(directory: String) {
+        self.directory = directory
+        directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    }
+
+    deinit {
+        if directoryDescriptor >= 0 { close(directoryDescriptor) }
+    }
+
+    /// The identity of what `relative` names now (symlinks followed), or nil if it is not there.
+    func identity(of relative: String) -> FileIdentity? {
+        var info = stat()
+        let result =
+            directoryDescriptor >= 0
+            ? fstatat(directoryDescriptor, relative, &info, 0) : stat(directory + "/" + relative, &info)
+        guard result == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return FileIdentity(info)
+    }
+
+    func entry(_ relative: String, matching identity: FileIdentity) -> StaticFileEntry? {
+        state.withLock { state in
+            guard let entry = state.entries[relative], entry.identity == identity else { return nil }
+            return entry
+        }
+    }
+
+    func store(_ entry: StaticFileEntry, for relative: String) {
+        state.withLock { state in
+            state.bytes -= state.entries.removeValue(forKey: relative)?.content?.count ?? 0
+            let added = entry.content?.count ?? 0
+            if state.entries.count >= StaticFiles.maximumCachedEntries
+                || state.bytes + added > StaticFiles.maximumCachedBytes
+            {
+                // Full: start over rather than track recency; a public folder this large is unusual.
+                state.entries.removeAll()
+                state.bytes = 0
+            }
+            state.bytes += added
+            state.entries[relative] = entry
+        }
     }
 }

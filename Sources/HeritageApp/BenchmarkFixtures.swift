@@ -34,18 +34,17 @@ final class BenchmarkFixtures: Sendable {
     func addRoutes(to router: inout Router) {
         router.getInline("/bench/rows") { [self] _ in
             let rows = try store.read { database in
-                try database.query("SELECT name, address, created FROM sample_rows ORDER BY id LIMIT 50")
-            }
-            let context: MustacheValue = [
-                "lang": "en", "title": "Fifty rows",
-                "rows": .array(try rows.map { row in
+                try database.query("SELECT name, address, created FROM sample_rows ORDER BY id LIMIT 50") {
+                    row -> MustacheValue in
                     [
                         "name": .string(try row.string(0) ?? ""), "address": .string(try row.string(1) ?? ""),
                         "created": .string(try row.string(2) ?? ""),
                     ]
-                }),
-            ]
-            return Response.html(try templates.render("bench/rows", context))
+                }
+            }
+            let context: MustacheValue = ["lang": "en", "title": "Fifty rows", "rows": .array(rows)]
+            return Response(
+                status: 200, contentType: "text/html; charset=utf-8", body: try templates.renderBytes("bench/rows", context))
         }
         router.postInline("/bench/upload") { request in
             var total = 0

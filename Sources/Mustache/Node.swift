@@ -1,11 +1,12 @@
 /// A compiled template: text and tags, sections holding their children.
 struct Node: Sendable {
     enum Kind: Sendable {
-        case text(String)
+        /// UTF-8 bytes, kept as bytes: the renderer writes bytes, so text goes out with one memcpy.
+        case text([UInt8])
         case variable(Path, escaped: Bool)
         case section(Path, children: [Node], inverted: Bool)
         /// `indent` is the whitespace before a standalone partial tag; it prefixes each line of the partial.
-        case partial(name: String, indent: String)
+        case partial(name: String, indent: [UInt8])
     }
 
     let kind: Kind

@@ -59,10 +59,10 @@ struct Parser {
 
             var next = tagEnd
             var textEnd = tagStart
-            var indent = ""
+            var indent: [UInt8] = []
             if canStandAlone, let lineEnd = standaloneLineEnd(tagStart: tagStart, tagEnd: tagEnd) {
                 textEnd = lineStart
-                indent = String(decoding: bytes[lineStart..<tagStart], as: UTF8.self)
+                indent = Array(bytes[lineStart..<tagStart])
                 next = lineEnd
             }
             appendText(from: textStart, to: textEnd)
@@ -133,7 +133,7 @@ struct Parser {
     private mutating func appendText(from start: Int, to end: Int) {
         guard start < end else { return }
         // Line numbers of text are not needed for errors; the tag's line is close enough.
-        append(Node(kind: .text(String(decoding: bytes[start..<end], as: UTF8.self)), line: line))
+        append(Node(kind: .text(Array(bytes[start..<end])), line: line))
     }
 
     private mutating func append(_ node: Node) {

@@ -54,9 +54,14 @@ public final class TemplateLibrary: Sendable {
 
     /// Renders the template called `name` with `context` as the outermost context.
     public func render(_ name: String, _ context: MustacheValue) throws -> String {
+        String(decoding: try renderBytes(name, context), as: UTF8.self)
+    }
+
+    /// The same page as UTF-8 bytes, ready to be a response body without another copy.
+    public func renderBytes(_ name: String, _ context: MustacheValue) throws -> [UInt8] {
         guard let template = templates[name] else {
             throw MustacheError(.unknownTemplate(name), template: name)
         }
-        return try template.render(context, partials: templates, maximumPartialDepth: maximumPartialDepth)
+        return try template.renderBytes(context, partials: templates, maximumPartialDepth: maximumPartialDepth)
     }
 }

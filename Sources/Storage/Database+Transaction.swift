@@ -21,7 +21,12 @@ extension Database {
     }
 
     private func outermostTransaction<T>(_ kind: TransactionKind, _ body: () throws -> T) throws -> T {
-        try execute("BEGIN \(kind.rawValue) TRANSACTION")
+        // Kept prepared: a read is BEGIN, one query and COMMIT, and parsing the two cost as much
+        // as the query.
+        switch kind {
+        case .deferred: try executeReusable("BEGIN DEFERRED TRANSACTION")
+        case .immediate: try executeReusable("BEGIN IMMEDIATE TRANSACTION")
+        }
         let result: T
         do {
             result = try body()
@@ -30,7 +35,7 @@ extension Database {
             throw error
         }
         do {
-            try execute("COMMIT TRANSACTION")
+            try executeReusable("COMMIT TRANSACTION")
         } catch {
             rollbackIgnoringErrors("ROLLBACK TRANSACTION")
             throw error

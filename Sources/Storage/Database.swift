@@ -15,6 +15,15 @@ public final class Database {
     public let mode: Mode
     private(set) var handle: OpaquePointer?
     private var savepointCounter = 0
+    /// Statements of `query`, `run`, `scalar` and transaction control, prepared once per connection
+    /// and reused by SQL text: parsing and planning cost more than running a small query (callgrind:
+    /// sqlite3_prepare plus sqlite3_exec's parse of BEGIN and COMMIT were a large share of a read).
+    /// SQLite re-prepares a kept statement by itself if the schema changes.
+    /// Off for a connection opened on its own, whose statements all end with the call that made
+    /// them; `DatabasePool` turns it on for the connections it keeps for the process's lifetime.
+    var reusesStatements = false
+    private var reusableStatements: [String: OpaquePointer] = [:]
+    static let reusableStatementLimit = 64
 
     /// Opens (and by default creates) the database at `path`.
     ///
@@ -61,6 +70,8 @@ public final class Database {
     /// Closes the connection. Statements still alive keep it as a zombie until they are finalized
     /// (`sqlite3_close_v2`), so this never fails; using the database afterwards throws.
     public func close() {
+        for statement in reusableStatements.values { sqlite3_finalize(statement) }
+        reusableStatements.removeAll()
         if let handle {
             sqlite3_close_v2(handle)
             self.handle = nil
@@ -99,6 +110,32 @@ public final class Database {
         }
     }
 
+    /// Runs `body` with a statement for `sql`, prepared now or kept from an earlier call, and keeps
+    /// it afterwards (reset, bindings cleared). The statement must not outlive `body`.
+    func withReusableStatement<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
+        let statement: Statement
+        if let handle = reusableStatements.removeValue(forKey: sql) {
+            statement = Statement(database: self, sql: sql, reusing: handle)
+        } else {
+            statement = try Statement(database: self, sql: sql)
+        }
+        defer {
+            if reusesStatements, isOpen, reusableStatements.count < Database.reusableStatementLimit,
+                let handle = statement.detachForReuse()
+            {
+                reusableStatements[sql] = handle
+            }
+        }
+        return try body(statement)
+    }
+
+    /// Runs one statement without parameters through the reusable statements (BEGIN, COMMIT).
+    func executeReusable(_ sql: String) throws {
+        try withReusableStatement(sql) { statement in
+            while try statement.step() {}
+        }
+    }
+
     /// Compiles one statement. Values are bound afterwards, never spliced into `sql`.
     public func prepare(_ sql: String) throws -> Statement {
         try Statement(database: self, sql: sql)
@@ -112,18 +149,20 @@ public final class Database {
 
     @discardableResult
     public func run(_ sql: String, _ parameters: [SQLValue]) throws -> Int {
-        let statement = try prepare(sql)
-        try statement.bind(parameters)
-        while try statement.step() {}
+        try withReusableStatement(sql) { statement in
+            try statement.bind(parameters)
+            while try statement.step() {}
+        }
         return changes
     }
 
     /// Runs one statement with named parameters (`:name`, `@name`, `$name`).
     @discardableResult
     public func run(_ sql: String, named parameters: [String: SQLValue]) throws -> Int {
-        let statement = try prepare(sql)
-        try statement.bind(named: parameters)
-        while try statement.step() {}
+        try withReusableStatement(sql) { statement in
+            try statement.bind(named: parameters)
+            while try statement.step() {}
+        }
         return changes
     }
 
@@ -133,15 +172,34 @@ public final class Database {
     }
 
     public func query(_ sql: String, _ parameters: [SQLValue]) throws -> [Row] {
-        let statement = try prepare(sql)
-        try statement.bind(parameters)
-        return try statement.rows()
+        try withReusableStatement(sql) { statement in
+            try statement.bind(parameters)
+            return try statement.rows()
+        }
+    }
+
+    /// Every row of a query, each made into a value by `transform` reading the current row from the
+    /// statement (`statement.string(0)`, `statement.int("id")`). For pages that build values of their
+    /// own: no `Row` (an array of SQLValue per row) is made on the way. `transform` must not keep the
+    /// statement or step it.
+    public func query<T>(
+        _ sql: String, _ parameters: [SQLValue] = [], map transform: (Statement) throws -> T
+    ) throws -> [T] {
+        try withReusableStatement(sql) { statement in
+            try statement.bind(parameters)
+            var values: [T] = []
+            while try statement.step() {
+                values.append(try transform(statement))
+            }
+            return values
+        }
     }
 
     public func query(_ sql: String, named parameters: [String: SQLValue]) throws -> [Row] {
-        let statement = try prepare(sql)
-        try statement.bind(named: parameters)
-        return try statement.rows()
+        try withReusableStatement(sql) { statement in
+            try statement.bind(named: parameters)
+            return try statement.rows()
+        }
     }
 
     /// The first column of the first row, or `.null` when the query returns no row.
@@ -150,10 +208,11 @@ public final class Database {
     }
 
     public func scalar(_ sql: String, _ parameters: [SQLValue]) throws -> SQLValue {
-        let statement = try prepare(sql)
-        try statement.bind(parameters)
-        guard try statement.step() else { return .null }
-        return try statement.value(at: 0)
+        try withReusableStatement(sql) { statement in
+            try statement.bind(parameters)
+            guard try statement.step() else { return .null }
+            return try statement.value(at: 0)
+        }
     }
 
     /// The rowid of the most recent successful INSERT on this connection.

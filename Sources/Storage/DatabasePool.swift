@@ -51,6 +51,7 @@ public final class DatabasePool: @unchecked Sendable {
         // (NORMAL, the usual WAL choice, may lose the last commits.)
         try writer.execute("PRAGMA synchronous = FULL")
         try Migrator.apply(configuration.migrations, to: writer)
+        writer.reusesStatements = true
         self.writer = writer
     }
 
@@ -126,7 +127,9 @@ public final class DatabasePool: @unchecked Sendable {
         if let reuse { return reuse }
         // Opened outside the lock: opening touches the disk and must not hold up other readers.
         do {
-            return try Database(path: path, mode: .readOnly, busyTimeout: configuration.busyTimeout)
+            let reader = try Database(path: path, mode: .readOnly, busyTimeout: configuration.busyTimeout)
+            reader.reusesStatements = true
+            return reader
         } catch {
             readerLock.withLock {
                 openReaderCount -= 1

@@ -44,8 +44,25 @@ public final class Statement {
         self.handle = handle
     }
 
+    /// Wraps a statement `database` prepared earlier from `sql` and kept for reuse (reset, unbound).
+    init(database: Database, sql: String, reusing handle: OpaquePointer) {
+        self.database = database
+        self.sql = sql
+        self.handle = handle
+    }
+
     deinit {
         sqlite3_finalize(handle)
+    }
+
+    /// Resets and unbinds the statement and gives up its handle, for the database's cache; this object
+    /// is unusable afterwards.
+    func detachForReuse() -> OpaquePointer? {
+        guard let handle else { return nil }
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        self.handle = nil
+        return handle
     }
 
     private static func isBlank(_ text: UnsafePointer<CChar>) -> Bool {
@@ -184,11 +201,15 @@ public final class Statement {
     public func rows() throws -> [Row] {
         var rows: [Row] = []
         let names = RowColumns(names: columnNames, indexes: columnIndexes)
+        let count = names.names.count
         while try step() {
+            // The handle is live (step just succeeded) and every index is below the column count, so
+            // the values are read directly rather than through value(at:) and its checks.
+            let handle = try liveHandle()
             var values: [SQLValue] = []
-            values.reserveCapacity(names.names.count)
-            for index in 0..<names.names.count {
-                values.append(try value(at: index))
+            values.reserveCapacity(count)
+            for index in 0..<count {
+                values.append(Statement.columnValue(handle, Int32(index)))
             }
             rows.append(Row(columns: names, values: values))
         }
@@ -231,6 +252,10 @@ public final class Statement {
     /// The current row's value at `index` (from 0), in its stored type.
     public func value(at index: Int) throws -> SQLValue {
         let (handle, position) = try column(index)
+        return Statement.columnValue(handle, position)
+    }
+
+    private static func columnValue(_ handle: OpaquePointer, _ position: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, position) {
         case SQLITE_NULL:
             return .null

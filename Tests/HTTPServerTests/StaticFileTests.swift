@@ -42,6 +42,33 @@ import Testing
         }
     }
 
+    /// Files are remembered between requests; an edited file, or one swapped for a symlink leading out,
+    /// must be noticed on the next request.
+    @Test func changedFilesAreNoticed() async throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let port = server.port
+        let publicDirectory = server.scratch.path + "/Public"
+        let secret = server.scratch.path + "/secret.txt"
+        try await blocking {
+            let first = try get(port, "/static/index.html")
+            #expect(first.text == "<p>hi</p>")
+            try "<p>hello again</p>".write(toFile: publicDirectory + "/index.html", atomically: true, encoding: .utf8)
+            let second = try get(port, "/static/index.html")
+            #expect(second.text == "<p>hello again</p>")
+            #expect(second.header("ETag") != first.header("ETag"))
+
+            #expect(try get(port, "/static/data.json").text == "{}")
+            try FileManager.default.removeItem(atPath: publicDirectory + "/data.json")
+            #expect(try get(port, "/static/data.json").status == 404)
+            try FileManager.default.createSymbolicLink(
+                atPath: publicDirectory + "/data.json", withDestinationPath: secret)
+            let swapped = try get(port, "/static/data.json")
+            #expect(swapped.status == 404)
+            #expect(!swapped.text.contains("TOP SECRET"))
+        }
+    }
+
     @Test func nothingEscapesTheDirectory() async throws {
         let server = try Self.makeServer()
         defer { server.stop() }

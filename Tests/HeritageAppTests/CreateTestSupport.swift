@@ -67,11 +67,6 @@ final class SignedInClient {
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// Test images written by libvips, and JPEGs with EXIF made by hand.
 enum TestImages {
     static func make(_ name: String, width: Int = 64, height: Int = 48, format: Int32 = 0) throws -> String {

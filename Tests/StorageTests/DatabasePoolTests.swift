@@ -28,6 +28,19 @@ import Testing
         #expect(try other.scalar("PRAGMA journal_mode").string == "wal")
     }
 
+    /// Pool connections keep their statements: the same query again, with other bindings, after a
+    /// failed one and after a write, gives fresh, correct results.
+    @Test func keptStatementsGiveFreshResults() throws {
+        let pool = try openPool(readers: 1)
+        try pool.write { try $0.run("INSERT INTO counter (value) VALUES (?), (?)", .integer(10), .integer(20)) }
+        let sql = "SELECT value FROM counter WHERE value >= ? ORDER BY value"
+        #expect(try pool.read { try $0.query(sql, [.integer(0)]) { try $0.int(0) } } == [10, 20])
+        #expect(try pool.read { try $0.query(sql, [.integer(15)]) { try $0.int(0) } } == [20])
+        #expect(throws: SQLiteError.self) { try pool.read { try $0.query(sql, []) } }
+        try pool.write { try $0.run("INSERT INTO counter (value) VALUES (?)", .integer(30)) }
+        #expect(try pool.read { try $0.query(sql, [.integer(15)]).map { try $0.int(0) } } == [20, 30])
+    }
+
     @Test func readersAreReadOnly() throws {
         let pool = try openPool()
         let error = try #require(throws: SQLiteError.self) {

@@ -11,7 +11,7 @@ enum PhotoRoutes {
         // The body limit of this route is one photo plus its few text fields.
         let upload = RouteOptions(maxBodyBytes: drafts.options.maxFileBytes + 64 * 1024)
         router.webAsync("POST", "/api/drafts/:id/photos", web, access: .api, options: upload) { request, context in
-            try await PhotoUpload(web: web, drafts: drafts).answer(request, context)
+            try await DraftPhotoUpload(web: web, drafts: drafts).answer(request, context)
         }
         router.web("DELETE", "/api/drafts/:id/photos/:photo", web, access: .api) { request, context in
             try remove(request, context, web: web, drafts: drafts)
@@ -69,7 +69,7 @@ enum PhotoRoutes {
 
 /// One photo upload: checks, hash, thumbnail, files into place, row. Runs in the async handler's Task,
 /// never on an MHD poll thread (decoding and hashing a large photo takes a while).
-struct PhotoUpload {
+struct DraftPhotoUpload {
     let web: Web
     let drafts: Drafts
 
