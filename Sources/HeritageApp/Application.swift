@@ -118,7 +118,7 @@ public final class Application: Sendable {
     /// Starts listening; throws with the address when it cannot.
     public func start() throws {
         try server.start()
-        worker.start()
+        if configuration.workerEnabled { worker.start() }
     }
 
     /// The port the server listens on (the configured one, or the one picked for port 0).

@@ -47,6 +47,7 @@ extension Configuration {
         .int("platform_session_ttl", \.platformSessionTTL, 1...31_536_000, "local platform session lifetime, seconds"),
         .optionalString("platform_faults", \.platformFaults, "local platform faults: fail5xx=0.3,drop=0.1,latency_ms=200,seed=1"),
         .int("platform_photo_limit_bytes", \.platformPhotoLimitBytes, 1...(1 << 40), "local platform photo size limit"),
+        .bool("worker_enabled", \.workerEnabled, "upload worker on; off: reports are queued but not sent"),
         .int("worker_reports_at_once", \.workerReportsAtOnce, 1...64, "upload worker: reports sent at once"),
         .int("worker_photos_at_once", \.workerPhotosAtOnce, 1...64, "upload worker: photo uploads at once, in all"),
         .double("retry_base_seconds", \.retryBaseSeconds, 0.001...3600, "upload worker: first retry delay (doubles)"),

@@ -47,6 +47,7 @@ public struct Configuration: Sendable, Equatable {
     public var platformPhotoLimitBytes = 30 * 1024 * 1024
 
     // Upload worker (issue 5)
+    public var workerEnabled = true
     public var workerReportsAtOnce = 4
     public var workerPhotosAtOnce = 2
     public var retryBaseSeconds = 2.0

@@ -51,7 +51,10 @@ class HarServer:
 
     def start(self):
         env = {k: v for k, v in os.environ.items() if not k.startswith("HAR_")}
-        env.update({"HAR_PORT": "0", "HAR_DATA_DIR": self.data_dir, "HAR_ACCESS_LOG": "false"})
+        # The upload worker is off unless a test turns it on: screens tests look at rows as they seeded
+        # them (a queued row stays Queued). test_delivery.py runs with it on, end to end.
+        env.update({"HAR_PORT": "0", "HAR_DATA_DIR": self.data_dir, "HAR_ACCESS_LOG": "false",
+                    "HAR_WORKER_ENABLED": "false"})
         env.update(self.extra_env)
         self.process = subprocess.Popen([har_binary(), "serve"], cwd=ROOT, env=env,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
