@@ -130,8 +130,21 @@ final class RawConnection {
         return true
     }
 
-    /// True when the peer has closed the connection (reads until end of stream or timeout).
-    func isClosedByPeer() -> Bool { (try? fill()) == false }
+    /// True when the peer has closed the connection: end of stream, or a reset (a server refusing a
+    /// connection at once may reset it rather than close it). False when data came, or on timeout.
+    func isClosedByPeer() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return true }
+            if count > 0 {
+                buffer.append(contentsOf: chunk[0..<count])
+                return false
+            }
+            if errno == EINTR { continue }
+            return errno == ECONNRESET || errno == EPIPE
+        }
+    }
 
     func readResponse(toHead: Bool = false) throws -> RawResponse {
         let separator: [UInt8] = [13, 10, 13, 10]
