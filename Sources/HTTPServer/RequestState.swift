@@ -95,8 +95,10 @@ final class RequestState: @unchecked Sendable {
 
     /// What error pages and the access log see of this request.
     var summary: Request {
+        // Error pages answered before a handler ran (404, 405, 413) still speak the visitor's language,
+        // which may be chosen by cookie.
         Request(method: method, path: path.isEmpty ? "/" : path, rawPath: rawPath, headers: headers,
-                remoteAddress: remoteAddress)
+                cookies: Decoding.cookies(headers["Cookie"]), remoteAddress: remoteAddress)
     }
 }
 

@@ -78,7 +78,7 @@ public final class Application: Sendable {
             dataDirectory: dataDir, metrics: workerMetrics, log: log)
         self.worker = worker
 
-        let pages = Pages(templates: templates)
+        let pages = Pages(templates: templates, catalog: messages)
         var router = Router()
         router.errorPage = { status, request in pages.error(status: status, request: request) }
         router.serveStatic(prefix: "/static", directory: configuration.publicDir)

@@ -105,3 +105,18 @@ import Testing
         }
     }
 }
+
+@Suite struct ErrorPageLanguageTests {
+    @Test func errorPagesFollowTheVisitorsLanguage() throws {
+        let server = try RunningServer()
+        let french = try curl(server.baseURL + "/nowhere", ["-H", "Accept-Language: fr-FR,fr;q=0.9,en;q=0.5"])
+        #expect(french.status == 404)
+        #expect(french.body.contains("Page introuvable"))
+        #expect(french.body.contains("lang=\"fr\""))
+        let chosen = try curl(server.baseURL + "/nowhere", ["-H", "Accept-Language: fr", "-H", "Cookie: har_lang=en"])
+        #expect(chosen.body.contains("Page not found"))
+        let method = try curl(server.baseURL + "/healthz", ["-X", "DELETE", "-H", "Accept-Language: fr"])
+        #expect(method.status == 405)
+        #expect(method.body.contains("Non autorisé ici"))
+    }
+}
