@@ -22,6 +22,7 @@ public final class Application: Sendable {
     let embeddedPlatform: EmbeddedPlatform?
     /// Sends the outbox to the platform (issue 5): woken by a submission, resumed by a sign-in.
     let worker: UploadWorker
+    let dataFolderLock: DataFolderLock
 
     /// Opens the data folder and the database, compiles every template and builds the routes.
     /// Throws, with a message naming the file, when any of them cannot be used.
@@ -32,6 +33,7 @@ public final class Application: Sendable {
         let dataDir = configuration.dataDir
         let temporaryDirectory = dataDir + "/tmp"
         try DataFolder.prepare(dataDir)
+        dataFolderLock = try DataFolderLock(dataDir: dataDir)
         try DataFolder.prepare(temporaryDirectory)
         DataFolder.removeContents(of: temporaryDirectory)
 
@@ -131,6 +133,7 @@ public final class Application: Sendable {
         embeddedPlatform?.stop()
         benchmarkFixtures?.close()
         store.close()
+        dataFolderLock.release()
     }
 }
 

@@ -27,3 +27,28 @@ enum DataFolder {
         for name in names { unlink(path + "/" + name) }
     }
 }
+
+/// One `har serve` per data folder: two would send the same queued reports twice (the worker's
+/// in-memory bookkeeping is per process). An exclusive lock on `har.lock`, held for the process's life
+/// (the kernel drops it when the process ends, even after kill -9).
+final class DataFolderLock: Sendable {
+    private let descriptor: Int32
+
+    init(dataDir: String) throws {
+        let path = dataDir + "/har.lock"
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw ConfigurationError("cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw ConfigurationError("another har serve is already using the data folder \(dataDir)")
+        }
+        self.descriptor = descriptor
+    }
+
+    func release() {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}

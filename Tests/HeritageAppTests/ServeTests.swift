@@ -120,3 +120,17 @@ import Testing
         #expect(method.body.contains("Non autorisé ici"))
     }
 }
+
+@Suite struct DataFolderLockTests {
+    @Test func aSecondServeOnTheSameDataFolderIsRefused() throws {
+        let first = try RunningServer()
+        let second = try runHar(["serve"], environment: ["HAR_DATA_DIR": first.dataDir, "HAR_PORT": "0"])
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("another har serve is already using the data folder"))
+        #expect(try curl(first.baseURL + "/healthz").status == 200)
+        _ = first.stop()
+        // Released at exit: the folder can be served again.
+        let again = try RunningServer(dataDir: first.dataDir)
+        #expect(again.stop().status == 0)
+    }
+}
