@@ -111,12 +111,32 @@ extension Configuration {
             if let url = platformURL, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
                 throw ConfigurationError("bad value for \"platform_url\": expected an http:// or https:// URL")
             }
+            // Passwords and session ids travel to the platform: in clear only to this machine itself.
+            if let url = platformURL, url.hasPrefix("http://"), !Self.isLoopbackURL(url) {
+                throw ConfigurationError(
+                    "bad value for \"platform_url\": plain http:// is allowed only to this machine (127.0.0.1, localhost, [::1]); use https://")
+            }
         } else if consumerKey != nil || consumerSecret != nil {
             throw ConfigurationError("consumer_key and consumer_secret need platform_url")
         }
         if retryCapSeconds < retryBaseSeconds {
             throw ConfigurationError("retry_cap_seconds must be at least retry_base_seconds")
         }
+    }
+
+    /// Whether an http:// URL's host is this machine.
+    static func isLoopbackURL(_ url: String) -> Bool {
+        let rest = url.dropFirst("http://".count)
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if authority.contains("@") { return false }
+        let host: Substring
+        if authority.hasPrefix("[") {
+            host = authority.prefix { $0 != "]" }.dropFirst()
+        } else {
+            host = authority.prefix { $0 != ":" }
+        }
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+            && host.split(separator: ".").count == 4 && host.split(separator: ".").allSatisfy { UInt8($0) != nil }
     }
 
     /// Key names and help, for `har --help`.

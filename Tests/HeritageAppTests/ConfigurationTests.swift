@@ -78,6 +78,19 @@ import Testing
         }
     }
 
+    @Test func plainHTTPGoesOnlyToThisMachine() throws {
+        let base = ["HAR_CONSUMER_KEY": "k", "HAR_CONSUMER_SECRET": "s"]
+        for url in ["http://127.0.0.1:8090", "http://localhost:9000/", "http://[::1]:8090"] {
+            #expect(try Configuration.load(file: nil, environment: base.merging(["HAR_PLATFORM_URL": url]) { $1 }).platformURL == url)
+        }
+        for url in ["http://api.heobs.org", "http://127.0.0.1.evil.example", "http://127.0.0.1@evil.example", "http://10.0.0.5"] {
+            let error = try #require(throws: ConfigurationError.self) {
+                try Configuration.load(file: nil, environment: base.merging(["HAR_PLATFORM_URL": url]) { $1 })
+            }
+            #expect(error.message.contains("plain http:// is allowed only to this machine"), "\(url)")
+        }
+    }
+
     @Test func tlsNeedsBothFiles() {
         #expect(throws: ConfigurationError("tls_cert and tls_key go together: set both or neither")) {
             try Configuration.load(file: nil, environment: ["HAR_TLS_CERT": "/tmp/cert.pem"])
