@@ -102,7 +102,7 @@ public final class Application: Sendable {
             retentionSeconds: configuration.draftRetentionSeconds, onQueued: { worker.wake() })
         let web = Web(
             store: store, templates: templates, catalog: messages, platform: platform, log: log,
-            secure: configuration.tlsCert != nil, photosDirectory: dataDir + "/photos",
+            secure: configuration.tlsCert != nil || configuration.cookieSecure, photosDirectory: dataDir + "/photos",
             handlerDeadline: Double(configuration.handlerDeadlineSeconds),
             events: WebEvents(userSignedIn: { worker.userSignedIn(userID: $0) }, reportDeleting: { worker.wake() }))
         WebRoutes.register(on: &router, web: web, drafts: draftOptions)

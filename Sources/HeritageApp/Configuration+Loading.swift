@@ -27,6 +27,7 @@ extension Configuration {
         .int("handler_deadline_seconds", \.handlerDeadlineSeconds, 1...3600, "a request still unanswered after this gets 503"),
         .optionalString("tls_cert", \.tlsCert, "PEM certificate: serve HTTPS"),
         .optionalString("tls_key", \.tlsKey, "PEM private key for tls_cert"),
+        .bool("cookie_secure", \.cookieSecure, "Secure, __Host- cookies without tls_cert (behind a TLS proxy)"),
         .string("templates_dir", \.templatesDir, "folder of the page templates"),
         .string("public_dir", \.publicDir, "folder of the static files"),
         .bool("access_log", \.accessLog, "one line per request on standard output"),

@@ -19,6 +19,7 @@ public struct Configuration: Sendable, Equatable {
     public var handlerDeadlineSeconds = 30
     public var tlsCert: String?
     public var tlsKey: String?
+    public var cookieSecure = false
     public var templatesDir = "Templates"
     public var publicDir = "Public"
     public var accessLog = true

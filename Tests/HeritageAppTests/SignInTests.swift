@@ -187,4 +187,13 @@ import Testing
         #expect(cookie.contains("Path=/") && !cookie.contains("Domain"))
         #expect(try curl(base + "/reports", ["-k", "-b", jar]).status == 200)
     }
+
+    /// Behind a proxy that terminates TLS, `cookie_secure` gives the same cookies over the proxy's plain leg.
+    @Test func cookieSecureMarksCookiesWithoutTLS() throws {
+        let server = try RunningServer(environment: ["HAR_COOKIE_SECURE": "true"])
+        let page = try curl(server.baseURL + "/signin")
+        let cookie = page.headers["set-cookie"] ?? ""
+        #expect(cookie.hasPrefix("__Host-har_csrf="))
+        #expect(cookie.contains("Secure") && cookie.contains("HttpOnly"))
+    }
 }
