@@ -127,7 +127,13 @@ struct DraftStore: Sendable {
     /// Removes the photo's row when it belongs to this draft; true when a row went.
     func deletePhoto(localID: String, draft: Draft, now: Double) throws -> Bool {
         try store.write { db in
-            let removed = try db.run("DELETE FROM photos WHERE local_id = ? AND report_id = ?", .text(localID), .integer(draft.id))
+            // Only while the report is still a draft: once submitted, its photos belong to the outbox (a
+            // removal racing a Submit must not take a photo from a queued report).
+            let removed = try db.run(
+                """
+                DELETE FROM photos WHERE local_id = ? AND report_id = ?
+                    AND report_id IN (SELECT id FROM reports WHERE id = ? AND state = 'draft')
+                """, .text(localID), .integer(draft.id), .integer(draft.id))
             _ = try db.run("UPDATE reports SET updated_at = ? WHERE id = ?", .real(now), .integer(draft.id))
             return removed > 0
         }
