@@ -157,10 +157,26 @@
       if (!isFull() && document.getElementById('photo-message').textContent === t('photos.errors.full')) HARPhotos.say('');
     }
 
+    // A name for each photo, made when it is taken: a retry after a lost answer is then the same photo
+    // on the server, never a second copy.
+    function photoID() {
+      if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+      var bytes = crypto.getRandomValues(new Uint8Array(16));
+      bytes[6] = (bytes[6] & 0x0f) | 0x40;
+      bytes[8] = (bytes[8] & 0x3f) | 0x80;
+      var hex = Array.prototype.map.call(bytes, function (b) { return (b + 0x100).toString(16).slice(1); }).join('');
+      return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
+    }
+
     function upload(blob, name) {
       if (isFull()) { HARPhotos.say(t('photos.errors.full')); return Promise.resolve(); }
       if (blob.size > page.maxFileBytes) { HARPhotos.say(t('photos.errors.tooLarge')); return Promise.resolve(); }
+      return send(blob, name, photoID(), 0);
+    }
+
+    function send(blob, name, id, attempt) {
       var form = new FormData();
+      form.append('photo_id', id);
       form.append('photo', blob, name);
       var fix = state.fix;
       if (fix) {
@@ -178,7 +194,12 @@
         return response.text().then(function (text) {
           var body = null;
           try { body = JSON.parse(text); } catch (e) { body = null; }
-          if (response.status === 201 && body) {
+          // A lost answer or a busy server: the same photo again, a few times, then say so.
+          if ((response.status >= 500 || response.status === 408) && attempt < 3) {
+            return new Promise(function (resolve) { setTimeout(resolve, 1000 * (attempt + 1)); })
+              .then(function () { return send(blob, name, id, attempt + 1); });
+          }
+          if ((response.status === 201 || response.status === 200) && body) {
             HARPhotos.append(body, labels);
             addMarker(body, HARPhotos.count());
             HARPhotos.say(HARPhotos.format(t('create.uploaded'), { n: HARPhotos.count() })
@@ -189,7 +210,13 @@
           if (response.status === 413) { HARPhotos.say(t('photos.errors.tooLarge')); return; }
           HARPhotos.say(body && body.message ? body.message : t('photos.errors.failed'));
         });
-      }).catch(function () { HARPhotos.say(t('photos.errors.failed')); });
+      }).catch(function () {
+        if (attempt < 3) {
+          return new Promise(function (resolve) { setTimeout(resolve, 1000 * (attempt + 1)); })
+            .then(function () { return send(blob, name, id, attempt + 1); });
+        }
+        HARPhotos.say(t('photos.errors.failed'));
+      });
     }
 
     // One upload at a time, in order: the row keeps the order the photos were taken or picked.

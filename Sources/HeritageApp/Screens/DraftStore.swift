@@ -94,6 +94,21 @@ struct DraftStore: Sendable {
         }
     }
 
+    /// A photo of this draft by its id, for a replayed upload; nil when there is none. `ownedElsewhere`
+    /// is true when the id is taken by a photo of another report.
+    func photo(localID: String, draft: Draft) throws -> (photo: DraftPhoto?, ownedElsewhere: Bool) {
+        try store.read { db in
+            let rows = try db.query(
+                "SELECT report_id, local_id, position, content_type, latitude, longitude, accuracy FROM photos WHERE local_id = ?",
+                .text(localID))
+            guard let row = rows.first else { return (nil, false) }
+            guard try row.int(0) == draft.id else { return (nil, true) }
+            return (DraftPhoto(
+                localID: try row.string(1) ?? "", position: Int(try row.int(2) ?? 0), contentType: try row.string(3) ?? "",
+                latitude: try row.double(4), longitude: try row.double(5), accuracy: try row.double(6)), false)
+        }
+    }
+
     func photoCount(reportID: Int64) throws -> Int {
         try store.read { db in Int(try db.scalar("SELECT count(*) FROM photos WHERE report_id = ?", .integer(reportID)).int ?? 0) }
     }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HTTPServer
+import Storage
 import Imaging
 import Platform
 
@@ -82,6 +83,8 @@ struct DraftPhotoUpload {
         var accuracy: Double?
         var count: Int
         var locationSource: String
+        /// True when this photo was already kept (a retried upload).
+        var replayed = false
     }
 
     func answer(_ request: Request, _ context: WebContext) async throws -> Response {
@@ -92,6 +95,22 @@ struct DraftPhotoUpload {
         }
         guard let id = request.parameters["id"], let draft = try drafts.store.draft(localID: id, userID: user.id) else {
             return refuse("not_found", "draftNotFound", 404)
+        }
+        // The page names each photo (a UUID made when it was taken) so that a retry after a lost answer
+        // (a dropped connection, a 503 past the deadline while the photo was being kept) is the same
+        // photo again, not a second one.
+        let requestedID = request.formValue("photo_id")
+        if let requestedID {
+            guard PhotoFiles.isValidID(requestedID) else { return refuse("bad_id", "badID", 400) }
+            let existing = try drafts.store.photo(localID: requestedID, draft: draft)
+            if existing.ownedElsewhere { return refuse("bad_id", "badID", 409) }
+            if let photo = existing.photo {
+                let answer = Answer(
+                    id: photo.localID, position: photo.position, thumb: "/photos/\(photo.localID)/thumb",
+                    latitude: photo.latitude, longitude: photo.longitude, accuracy: photo.accuracy,
+                    count: try drafts.store.photoCount(reportID: draft.id), locationSource: "kept", replayed: true)
+                return web.json(answer, status: 200, context: context)
+            }
         }
         guard request.files.count == 1, let file = request.files.first else { return refuse("no_file", "noFile", 400) }
         guard file.size <= drafts.options.maxFileBytes else { return refuse("too_large", "tooLarge", 413) }
@@ -118,7 +137,7 @@ struct DraftPhotoUpload {
         let fix = exif.map { PhotoFix(latitude: $0.latitude, longitude: $0.longitude, accuracy: nil, altitude: $0.altitude) } ?? sent
         let now = Web.now()
         let capturedAt = exif?.capturedAt ?? Self.clientTime(request) ?? Drafts.isoTime(now)
-        let localID = UUID().uuidString.lowercased()
+        let localID = requestedID ?? UUID().uuidString.lowercased()
         do {
             try drafts.files.install(upload: file.path, as: localID)
         } catch let error as ImageError {
@@ -131,6 +150,10 @@ struct DraftPhotoUpload {
         let result: DraftStore.AddResult
         do {
             result = try drafts.store.addPhoto(photo, to: draft, now: now)
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            // The same photo id raced in twice: the first one is kept; this copy's files are its files, so
+            // nothing is removed. The page retries and is answered as a replay.
+            return refuse("busy", "failed", 503)
         } catch {
             drafts.files.remove(localID)
             throw error
