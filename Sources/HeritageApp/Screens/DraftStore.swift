@@ -58,7 +58,9 @@ struct DraftStore: Sendable {
                 "SELECT id, local_id, updated_at FROM reports WHERE user_id = ? AND state = 'draft' ORDER BY id DESC LIMIT 1",
                 .integer(userID)
             ).first, let id = try row.int(0), let localID = try row.string(1) {
-                return (Draft(id: id, localID: localID, userID: userID, updatedAt: try row.double(2) ?? now), false)
+                // Opening a draft is working on it: it is abandoned only after the retention with no visit.
+                _ = try db.run("UPDATE reports SET updated_at = ? WHERE id = ?", .real(now), .integer(id))
+                return (Draft(id: id, localID: localID, userID: userID, updatedAt: now), false)
             }
             let localID = UUID().uuidString.lowercased()
             _ = try db.run(
