@@ -47,3 +47,11 @@ import Testing
         #expect(lost.shouldRetryLater && lost.mayHaveBeenProcessed)
     }
 }
+
+@Suite struct PathSegmentTests {
+    @Test func reportIDsAreOneEscapedPathSegment() {
+        #expect(PlatformClient.pathSegment("5215f46e4e1911ea8e0d0008a20c190f") == "5215f46e4e1911ea8e0d0008a20c190f")
+        #expect(PlatformClient.pathSegment("..") == "%2E%2E")
+        #expect(PlatformClient.pathSegment("a/b?c#d") == "a%2Fb%3Fc%23d")
+    }
+}

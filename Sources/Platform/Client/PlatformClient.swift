@@ -141,8 +141,8 @@ public final class PlatformClient: Sendable {
         for byte in id.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
-                UInt8(ascii: "~"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                // "." is escaped too: an id of ".." must not become a path step that curl squashes.
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 out += "%" + Hex.encode([byte]).uppercased()
