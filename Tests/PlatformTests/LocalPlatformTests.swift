@@ -117,6 +117,17 @@ import Testing
                 "POST", "/har/report", json: other, session: session,
                 idempotencyKey: "k1"))
         #expect(conflict.status == 409 && conflict.errorName == "ConflictException")
+        // The same user signed in again (a new session): a retry is still the same request.
+        let later = try h.signIn()
+        #expect(later != session)
+        let afterSignIn = h.platform.respond(
+            to: h.request("POST", "/har/report", json: LocalPlatformHarness.reportJSON, session: later, idempotencyKey: "k1"))
+        #expect(afterSignIn.status == 200 && afterSignIn.bytes == first.bytes)
+        // Another user's key space is their own.
+        let bob = try h.signIn("bob@example.org")
+        let bobs = h.platform.respond(
+            to: h.request("POST", "/har/report", json: other, session: bob, idempotencyKey: "k1"))
+        #expect(bobs.status == 200)
         let listed = h.platform.respond(to: h.request("GET", "/har/report", session: session))
         #expect(try JSONDecoder().decode([PlatformReport].self, from: Data(listed.bytes)).count == 1)
     }

@@ -6,8 +6,9 @@ struct Caller {
     var appKey: String
     var session: SessionRecord?
 
-    /// The scope of Idempotency-Keys: one client app and one session.
-    var idempotencyScope: String { appKey + "|" + (session?.id ?? "") }
+    /// The scope of Idempotency-Keys: one client app and one account, so that a retry made after the
+    /// user signed in again (a new session) is still recognised as the same request.
+    var idempotencyScope: String { appKey + "|" + (session?.accountID ?? "") }
 }
 
 extension LocalPlatform {
