@@ -38,6 +38,7 @@ public final class Application: Sendable {
         DataFolder.removeContents(of: temporaryDirectory)
 
         store = try DatabasePool(path: dataDir + "/har.sqlite", configuration: .init(migrations: AppMigrations.all))
+        try PlatformIdentity.check(PlatformIdentity.of(configuration), store: store, dataDir: dataDir)
         templates = try TemplateLibrary(directory: configuration.templatesDir)
         metrics = Metrics()
         benchmarkFixtures = configuration.benchmarkRoutes

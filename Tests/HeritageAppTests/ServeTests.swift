@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 import Testing
 
 /// `har serve` as an operator runs it: the real binary, a real socket, a real SQLite file.
@@ -131,6 +132,31 @@ import Testing
         _ = first.stop()
         // Released at exit: the folder can be served again.
         let again = try RunningServer(dataDir: first.dataDir)
+        #expect(again.stop().status == 0)
+    }
+}
+
+@Suite struct PlatformIdentityTests {
+    @Test func aDataFolderWithReportsKeepsItsPlatform() throws {
+        let first = try RunningServer()
+        let dataDir = first.dataDir
+        _ = first.stop()
+        let database = try Database(path: dataDir + "/har.sqlite")
+        try database.execute("""
+            INSERT INTO users (email, created_at, updated_at) VALUES ('a@example.org', 0, 0);
+            INSERT INTO reports (user_id, local_id, state, creation_time, updated_at)
+                SELECT id, 'r1', 'stored', 0, 0 FROM users;
+            """)
+        database.close()
+        let switched = try runHar(["serve"], environment: [
+            "HAR_DATA_DIR": dataDir, "HAR_PORT": "0", "HAR_PLATFORM_URL": "http://127.0.0.1:9",
+            "HAR_CONSUMER_KEY": "k", "HAR_CONSUMER_SECRET": "s",
+        ])
+        #expect(switched.status == 1)
+        #expect(switched.stderr.contains("belong to the embedded local platform, but the platform is now http://127.0.0.1:9"))
+        #expect(!switched.stderr.contains("\"s\""))
+        // The same platform as before starts as usual.
+        let again = try RunningServer(dataDir: dataDir)
         #expect(again.stop().status == 0)
     }
 }
