@@ -115,7 +115,7 @@ struct ReportUploader: Sendable {
         let listed = try await client.listReports(session: session.platformSession)
         let candidates = listed.filter { Reconciliation.sameFields(body, $0) }.map(\.reportID)
         guard !candidates.isEmpty else { return nil }
-        let claimed = try await store.run { try $0.claimedReportIDs(among: candidates) }
+        let claimed = try await store.run { try $0.claimedReportIDs(among: candidates, userID: report.userID) }
         guard
             let match = Reconciliation.match(
                 body, attemptedAt: attemptedAt, slack: settings.clockSlackSeconds, in: listed,
