@@ -96,16 +96,17 @@ extension OutboxStore {
         }
     }
 
-    /// A photo the platform holds (from an upload's answer or found by its SHA-256 in the listing).
-    /// The report becomes stored when it was the last one, if the report is still active.
-    func recordPhotoStored(_ photoID: Int64, reportID: Int64, platformPhotoID: String) throws {
+    /// A photo the platform holds (from an upload's answer, or found in the listing by its SHA-256 or
+    /// by the number of photos; then the listing may give no photo id). The report becomes stored
+    /// when it was the last one, if the report is still active.
+    func recordPhotoStored(_ photoID: Int64, reportID: Int64, platformPhotoID: String?) throws {
         let now = Self.now()
         try pool.write { db in
             _ = try db.run(
                 """
                 UPDATE photos SET state = 'stored', platform_photo_id = ?, stored_at = ?
                 WHERE id = ? AND state != 'stored'
-                """, .text(platformPhotoID), .real(now), .integer(photoID))
+                """, SQLValue(platformPhotoID), .real(now), .integer(photoID))
             _ = try db.run(
                 "UPDATE reports SET attempts = 0, last_error = NULL, updated_at = ? WHERE id = ?", .real(now),
                 .integer(reportID))
