@@ -22,10 +22,12 @@ enum ReportListScreen {
         router.webAsync("POST", "/api/reports/refresh", web, access: .api) { _, context in
             let user = try context.requireUser()
             do {
+                // Taken before the GET is sent: the listing is judged only against rows older than it.
+                let listingStartedAt = Web.now()
                 let listed = try await web.withPlatform(context) { client, session in
                     try await client.listReports(session: session)
                 }
-                try reports.merge(listed, userID: user.id, now: Web.now())
+                try reports.merge(listed, userID: user.id, now: Web.now(), listingStartedAt: listingStartedAt)
             } catch let error as PlatformError {
                 web.log.info("list refresh for user \(user.id) failed: \(error)")
                 var answer = try rowsAnswer(web, context, rows: reports.reports(userID: user.id), refreshed: false)

@@ -68,20 +68,40 @@ struct ReportListStore: Sendable {
     }
 
     /// LST-05: keeps a local copy of what the platform lists, matched by its report_id. Reports this
-    /// server is still sending keep their state (the worker says when they are stored); stored copies the
-    /// platform no longer lists were deleted elsewhere and are marked so.
-    func merge(_ listed: [PlatformReport], userID: Int64, now: Double) throws {
+    /// server is still sending keep their state (the worker says when they are stored).
+    ///
+    /// `listingStartedAt` is the moment the `GET har/report` was sent. The listing says nothing about
+    /// what changed after that moment, so only rows last changed before it are judged by it:
+    /// - a `stored` row it does not list was deleted elsewhere and is marked `deleted`, unless the
+    ///   worker stored it (or anything else touched it) after the GET was sent;
+    /// - a `deleted` row it lists again is `stored` once more (the platform is the authority on what it
+    ///   holds; a delete made here removed it there first, so a listing sent later does not have it).
+    ///
+    /// A listed report no row claims is not inserted while one of the user's reports in flight could
+    /// be it (no platform id yet, a create attempted, same fields, created after the attempt): that is
+    /// the worker's own report, whose id the worker records (after reconciling, when the answer was
+    /// lost). Each such report holds back at most one listed report, the one reconciliation would
+    /// adopt, so a lookalike made elsewhere is still shown.
+    func merge(
+        _ listed: [PlatformReport], userID: Int64, now: Double, listingStartedAt: Double,
+        clockSlack: Double = WorkerSettings().clockSlackSeconds
+    ) throws {
         try store.write { db in
+            var unclaimed: [PlatformReport] = []
             for report in listed {
                 let changed = try db.run(
                     """
                     UPDATE reports SET name = COALESCE(?, name), formatted_address = COALESCE(?, formatted_address),
-                        creation_time = ?, updated_at = ?
+                        creation_time = ?, updated_at = ?,
+                        state = CASE WHEN state = 'deleted' AND updated_at < ? THEN 'stored' ELSE state END
                     WHERE platform_report_id = ? AND user_id = ?
                     """, SQLValue(report.name), SQLValue(report.formattedAddress),
-                    .real(report.creationTime.timeIntervalSince1970), .real(now), .text(report.reportID),
-                    .integer(userID))
-                guard changed == 0 else { continue }
+                    .real(report.creationTime.timeIntervalSince1970), .real(now), .real(listingStartedAt),
+                    .text(report.reportID), .integer(userID))
+                if changed == 0 { unclaimed.append(report) }
+            }
+            let heldBack = try Self.inFlightMatches(db, userID: userID, among: unclaimed, clockSlack: clockSlack)
+            for report in unclaimed where !heldBack.contains(report.reportID) {
                 // Another user's row with that id would be a platform bug; the UNIQUE index refuses it.
                 try db.run(
                     """
@@ -98,14 +118,52 @@ struct ReportListStore: Sendable {
             }
             let ids = Set(listed.map(\.reportID))
             let stored = try db.query(
-                "SELECT id, platform_report_id FROM reports WHERE user_id = ? AND state = 'stored'", .integer(userID))
+                "SELECT id, platform_report_id FROM reports WHERE user_id = ? AND state = 'stored' AND updated_at < ?",
+                .integer(userID), .real(listingStartedAt))
             for row in stored {
                 guard let id = try row.int("id"), let platformID = try row.string("platform_report_id"),
                     !ids.contains(platformID)
                 else { continue }
-                try db.run("UPDATE reports SET state = 'deleted', updated_at = ? WHERE id = ?", .real(now), .integer(id))
+                try db.run(
+                    "UPDATE reports SET state = 'deleted', updated_at = ? WHERE id = ? AND state = 'stored'", .real(now),
+                    .integer(id))
             }
         }
+    }
+
+    /// The listed reports (among those no row claims) that may be the user's reports in flight: for
+    /// each report with a create attempted and no platform id, in the order of their attempts, the
+    /// listed report reconciliation would adopt for it (same fields, created after the attempt less
+    /// the clock slack, earliest first, one each).
+    static func inFlightMatches(
+        _ db: Database, userID: Int64, among unclaimed: [PlatformReport], clockSlack: Double
+    ) throws -> Set<String> {
+        guard !unclaimed.isEmpty else { return [] }
+        let inFlight = try db.query(
+            """
+            SELECT \(OutboxReport.columns) FROM reports
+            WHERE user_id = ? AND platform_report_id IS NULL AND create_attempted_at IS NOT NULL
+              AND state NOT IN ('draft', 'cancelled', 'deleted')
+            ORDER BY create_attempted_at, id
+            """, .integer(userID)
+        ).map(OutboxReport.init(row:))
+        var held: Set<String> = []
+        for report in inFlight {
+            guard let attemptedAt = report.createAttemptedAt else { continue }
+            switch report.newReport() {
+            case .success(let body):
+                if let match = Reconciliation.match(
+                    body, attemptedAt: attemptedAt, slack: clockSlack, in: unclaimed,
+                    isClaimed: { held.contains($0) })
+                {
+                    held.insert(match.reportID)
+                }
+            case .failure:
+                // A body the platform would refuse was never created there.
+                continue
+            }
+        }
+        return held
     }
 
     /// Decides how to delete, and does the local part at once in the same transaction, so the worker

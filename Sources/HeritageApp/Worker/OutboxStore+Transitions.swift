@@ -20,26 +20,63 @@ extension OutboxStore {
     /// The platform's report id, from a create's answer or adopted by reconciliation. Recorded whatever
     /// the state; the state moves to created only from an active one (a report cancelled meanwhile
     /// was sent after all: it becomes deleting, so that the worker removes it from the platform).
-    /// Returns false when the id is already another report's.
+    ///
+    /// The list's refresh may have listed the report before this commit and kept a copy of it (a row
+    /// of the same user, stored or deleted, that was never submitted here: no create attempted, no
+    /// photos). That copy is this report as the platform showed it: it is absorbed in the same
+    /// transaction (removed, its address kept here) and the id recorded on this row, so that the
+    /// photos go on. Returns false when the id is already another report's, a real one.
     func recordCreated(_ id: Int64, platformReportID: String) throws -> Bool {
         let now = Self.now()
         return try pool.write { db in
+            guard
+                let row = try db.query(
+                    "SELECT user_id, platform_report_id FROM reports WHERE id = ?", .integer(id)
+                ).first,
+                let userID = try row.int("user_id")
+            else { return false }
+            let copy = Self.platformCopySQL(alias: "r")
             let claimed =
                 try db.scalar(
-                    "SELECT count(*) FROM reports WHERE platform_report_id = ? AND id != ?", .text(platformReportID),
-                    .integer(id)
+                    "SELECT count(*) FROM reports r WHERE platform_report_id = ? AND id != ? AND NOT (user_id = ? AND \(copy))",
+                    .text(platformReportID), .integer(id), .integer(userID)
                 ).int ?? 0
             guard claimed == 0 else { return false }
+            // Already recorded (this id, or one recorded earlier): nothing to absorb, nothing to change.
+            guard try row.string("platform_report_id") == nil else { return true }
+            let address = try db.query(
+                "SELECT formatted_address FROM reports r WHERE platform_report_id = ? AND id != ? AND user_id = ? AND \(copy)",
+                .text(platformReportID), .integer(id), .integer(userID)
+            ).first?.string("formatted_address")
+            // The UNIQUE index wants the copy gone before the id is set here; it holds no photos.
+            _ = try db.run(
+                """
+                DELETE FROM reports WHERE id IN (
+                    SELECT r.id FROM reports r WHERE platform_report_id = ? AND id != ? AND user_id = ? AND \(copy))
+                """,
+                .text(platformReportID), .integer(id), .integer(userID))
             _ = try db.run(
                 """
                 UPDATE reports SET platform_report_id = ?, attempts = 0, last_error = NULL, next_attempt_at = NULL,
+                    formatted_address = COALESCE(formatted_address, ?),
                     state = CASE WHEN state IN (\(ReportState.activeSQL)) THEN 'created'
                                  WHEN state = 'cancelled' THEN 'deleting' ELSE state END,
                     updated_at = ?
                 WHERE id = ? AND platform_report_id IS NULL
-                """, .text(platformReportID), .real(now), .integer(id))
+                """, .text(platformReportID), SQLValue(address), .real(now), .integer(id))
             return true
         }
+    }
+
+    /// A row the list's refresh made from the platform's listing, not a report submitted here: stored
+    /// or deleted, never submitted, no create attempted, no photos of its own. Only such a row may be
+    /// absorbed by the worker's report when it turns out to be that report. `alias` names `reports`.
+    static func platformCopySQL(alias: String) -> String {
+        """
+        (\(alias).state IN ('stored', 'deleted') AND \(alias).create_attempted_at IS NULL \
+        AND \(alias).submitted_at IS NULL \
+        AND NOT EXISTS (SELECT 1 FROM photos p WHERE p.report_id = \(alias).id))
+        """
     }
 
     /// Before a photo's upload: the report uploading and the photo uploading, in one commit.
@@ -59,16 +96,17 @@ extension OutboxStore {
         }
     }
 
-    /// A photo the platform holds (from an upload's answer or found by its SHA-256 in the listing).
-    /// The report becomes stored when it was the last one, if the report is still active.
-    func recordPhotoStored(_ photoID: Int64, reportID: Int64, platformPhotoID: String) throws {
+    /// A photo the platform holds (from an upload's answer, or found in the listing by its SHA-256 or
+    /// by the number of photos; then the listing may give no photo id). The report becomes stored
+    /// when it was the last one, if the report is still active.
+    func recordPhotoStored(_ photoID: Int64, reportID: Int64, platformPhotoID: String?) throws {
         let now = Self.now()
         try pool.write { db in
             _ = try db.run(
                 """
                 UPDATE photos SET state = 'stored', platform_photo_id = ?, stored_at = ?
                 WHERE id = ? AND state != 'stored'
-                """, .text(platformPhotoID), .real(now), .integer(photoID))
+                """, SQLValue(platformPhotoID), .real(now), .integer(photoID))
             _ = try db.run(
                 "UPDATE reports SET attempts = 0, last_error = NULL, updated_at = ? WHERE id = ?", .real(now),
                 .integer(reportID))

@@ -102,15 +102,20 @@ final class OutboxStore: Sendable {
         }
     }
 
-    /// Which of these platform report ids some local report already has.
-    func claimedReportIDs(among ids: [String]) throws -> Set<String> {
+    /// Which of these platform report ids some other local report already has. A copy the list's
+    /// refresh made of the platform's listing for `userID` (see `platformCopySQL`) does not count: it
+    /// may be this very report, listed before its id was recorded, and `recordCreated` absorbs it.
+    func claimedReportIDs(among ids: [String], userID: Int64) throws -> Set<String> {
         guard !ids.isEmpty else { return [] }
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
         return try pool.read { db in
             Set(
                 try db.query(
-                    "SELECT platform_report_id FROM reports WHERE platform_report_id IN (\(marks))",
-                    ids.map(SQLValue.text)
+                    """
+                    SELECT platform_report_id FROM reports r WHERE platform_report_id IN (\(marks))
+                      AND NOT (user_id = ? AND \(Self.platformCopySQL(alias: "r")))
+                    """,
+                    ids.map(SQLValue.text) + [.integer(userID)]
                 ).compactMap { try $0.string("platform_report_id") })
         }
     }

@@ -37,23 +37,89 @@ enum Reconciliation {
         }
     }
 
-    /// Photos of ours left in `uploading` (the answer was lost): the platform photo of each, found by
-    /// its SHA-256 among the report's listed photos not yet claimed by another photo of ours. A photo
-    /// with no match was not stored and is sent again; nil when the listing gives no SHA-256 at all
-    /// (then there is no telling, and the upload is repeated with its Idempotency-Key).
-    static func photoMatches(
+    /// What became of a photo of ours left in `uploading` (the answer was lost, or a crash).
+    enum PhotoOutcome: Sendable, Equatable {
+        /// The platform has it: recorded stored with the platform's photo id (nil when the listing gives none).
+        case landed(platformPhotoID: String?)
+        /// The platform does not have it: send it again.
+        case notLanded
+    }
+
+    /// The outcome of each photo left in `uploading`, or why the listing cannot tell (then nothing is
+    /// sent and nothing adopted: a person looks at it).
+    enum PhotoSettlement: Sendable, Equatable {
+        case settled([Int64: PhotoOutcome])
+        case undecidable(String)
+    }
+
+    /// Settles the photos of ours left in `uploading` against the report's photos as the platform
+    /// lists them. `claimed` holds the platform photo ids already recorded for this report's photos;
+    /// `storedCount` how many of its photos this side has marked stored.
+    ///
+    /// - When the listing gives SHA-256s (our local platform does; the contract does not promise
+    ///   them), each photo is looked up by its SHA-256 among the listed photos not yet claimed: found,
+    ///   it landed; not found, it did not.
+    /// - Otherwise only the contract is used: the number of photos. The worker sends a report's photos
+    ///   one at a time, in order, and never sends the next one before the last is settled (see
+    ///   `ReportUploader.photoStep`), so the platform holds exactly the ones marked stored here, plus
+    ///   the one in doubt if it landed: one more than `storedCount` means it landed (the newest
+    ///   listed photo is it), as many means it did not. (For several in doubt, which the worker never
+    ///   leaves, the same holds for all of them or none.) Any other count is not ours to guess.
+    static func settlePhotos(
+        uploading: [OutboxPhoto], listed: [PlatformPhoto], claimed: Set<String>, storedCount: Int
+    ) -> PhotoSettlement {
+        if listed.contains(where: { $0.sha256 != nil }) {
+            return .settled(matchBySHA256(uploading: uploading, listed: listed, claimed: claimed))
+        }
+        let inDoubt = uploading.sorted { ($0.position, $0.id) < ($1.position, $1.id) }
+        let extra = listed.count - storedCount
+        if extra == 0 {
+            return .settled(Dictionary(uniqueKeysWithValues: inDoubt.map { ($0.id, PhotoOutcome.notLanded) }))
+        }
+        guard extra == inDoubt.count else {
+            return .undecidable(
+                "cannot tell whether \(inDoubt.count == 1 ? "a photo" : "\(inDoubt.count) photos") reached the "
+                    + "platform: it lists \(listed.count) photos for the report, \(storedCount) are recorded as sent here")
+        }
+        // The newest photos are the ones in doubt: those not claimed by a photo of ours when the listing
+        // gives ids, else the last ones received (by creation time when every photo has one; the
+        // platform lists them in the order received).
+        let unclaimed = listed.filter { photo in photo.photoID.map { !claimed.contains($0) } ?? true }
+        let newest: [PlatformPhoto]
+        if unclaimed.count == extra {
+            newest = unclaimed
+        } else {
+            var ordered = Array(listed.enumerated())
+            if listed.allSatisfy({ $0.creationTime != nil }) {
+                ordered.sort { left, right in
+                    let l = left.element.creationTime ?? .distantPast
+                    let r = right.element.creationTime ?? .distantPast
+                    return l != r ? l < r : left.offset < right.offset
+                }
+            }
+            newest = ordered.suffix(extra).map(\.element)
+        }
+        var outcomes: [Int64: PhotoOutcome] = [:]
+        for (photo, platform) in zip(inDoubt, newest) { outcomes[photo.id] = .landed(platformPhotoID: platform.photoID) }
+        return .settled(outcomes)
+    }
+
+    /// By SHA-256, among the listed photos not yet claimed by another photo of ours.
+    private static func matchBySHA256(
         uploading: [OutboxPhoto], listed: [PlatformPhoto], claimed: Set<String>
-    ) -> [Int64: String]? {
-        guard listed.isEmpty || listed.contains(where: { $0.sha256 != nil }) else { return nil }
+    ) -> [Int64: PhotoOutcome] {
         var free = listed.filter { photo in photo.photoID.map { !claimed.contains($0) } ?? false }
-        var matches: [Int64: String] = [:]
+        var outcomes: [Int64: PhotoOutcome] = [:]
         for photo in uploading {
             guard let index = free.firstIndex(where: { $0.sha256?.lowercased() == photo.sha256 }),
                 let id = free[index].photoID
-            else { continue }
-            matches[photo.id] = id
+            else {
+                outcomes[photo.id] = .notLanded
+                continue
+            }
+            outcomes[photo.id] = .landed(platformPhotoID: id)
             free.remove(at: index)
         }
-        return matches
+        return outcomes
     }
 }

@@ -115,7 +115,7 @@ struct ReportUploader: Sendable {
         let listed = try await client.listReports(session: session.platformSession)
         let candidates = listed.filter { Reconciliation.sameFields(body, $0) }.map(\.reportID)
         guard !candidates.isEmpty else { return nil }
-        let claimed = try await store.run { try $0.claimedReportIDs(among: candidates) }
+        let claimed = try await store.run { try $0.claimedReportIDs(among: candidates, userID: report.userID) }
         guard
             let match = Reconciliation.match(
                 body, attemptedAt: attemptedAt, slack: settings.clockSlackSeconds, in: listed,
@@ -129,13 +129,22 @@ struct ReportUploader: Sendable {
 
     // MARK: - Photos
 
+    /// One photo of the report, or the settling of the one in doubt. One report is driven by one task
+    /// at a time (`UploadWorker` keeps the ids it works on in `busy` and never takes one up twice),
+    /// and that task sends one photo per step and waits for its answer (or its failure) before the
+    /// next step; a photo left uploading is settled before any other is sent. So the worker never has
+    /// two photos of one report in flight at once (`photosAtOnce` bounds photos across reports), and
+    /// the platform receives them in order: what the count-based settling relies on. (A photo cut off
+    /// by a crash or `kill -9` may still be processed by the platform after the restart's listing;
+    /// only the Idempotency-Key, or a listing with SHA-256, covers that.)
     private func photoStep(_ report: OutboxReport, session: OutboxSession) async throws -> Bool {
         guard let platformReportID = report.platformReportID else { return true }
         let photos = try await store.run { try $0.photos(reportID: report.id) }
         let uploading = photos.filter { $0.state == .uploading }
         if !uploading.isEmpty {
             try await settleUnansweredPhotos(
-                uploading, report: report, platformReportID: platformReportID, session: session)
+                uploading, storedCount: photos.filter { $0.state == .stored }.count, report: report,
+                platformReportID: platformReportID, session: session)
             return true
         }
         guard let next = photos.first(where: { $0.state == .pending }) else {
@@ -163,10 +172,12 @@ struct ReportUploader: Sendable {
         }
     }
 
-    /// Photos whose upload got no answer (a lost connection, a crash): looked up on the platform by
-    /// their SHA-256, so a stored photo is never sent twice.
+    /// Photos whose upload got no answer (a lost connection, a crash): settled against the platform's
+    /// listing of the report (by SHA-256 when it gives them, else by the number of photos, see
+    /// `Reconciliation.settlePhotos`), so a stored photo is never sent twice.
     private func settleUnansweredPhotos(
-        _ uploading: [OutboxPhoto], report: OutboxReport, platformReportID: String, session: OutboxSession
+        _ uploading: [OutboxPhoto], storedCount: Int, report: OutboxReport, platformReportID: String,
+        session: OutboxSession
     ) async throws {
         metrics.attempt("list")
         let listed = try await client.listReports(session: session.platformSession)
@@ -174,10 +185,14 @@ struct ReportUploader: Sendable {
             throw PlatformError.notFound(message: "the report is no longer on the platform")
         }
         let claimed = try await store.run { try $0.claimedPhotoIDs(reportID: report.id) }
-        let matches = Reconciliation.photoMatches(
-            uploading: uploading, listed: onPlatform.photos ?? [], claimed: claimed)
+        let settlement = Reconciliation.settlePhotos(
+            uploading: uploading, listed: onPlatform.photos ?? [], claimed: claimed, storedCount: storedCount)
+        guard case .settled(let outcomes) = settlement else {
+            if case .undecidable(let why) = settlement { throw OutboxProblem(why) }
+            return
+        }
         for photo in uploading {
-            if let platformPhotoID = matches?[photo.id] {
+            if case .landed(let platformPhotoID) = outcomes[photo.id] {
                 try await store.run {
                     try $0.recordPhotoStored(photo.id, reportID: report.id, platformPhotoID: platformPhotoID)
                 }
