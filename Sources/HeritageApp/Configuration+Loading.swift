@@ -8,7 +8,7 @@ extension Configuration {
         let name: String
         let kind: Kind
         let help: String
-        let set: @Sendable (inout Configuration, ConfigValue) -> Bool
+        let set: @Sendable (inout Configuration, JSONScalar) -> Bool
 
         var environmentName: String { "HAR_" + name.uppercased() }
     }
@@ -71,9 +71,9 @@ extension Configuration {
     }
 
     mutating func apply(json data: Data, source: String) throws {
-        let object: [String: ConfigValue]
+        let object: [String: JSONScalar]
         do {
-            object = try JSONDecoder().decode([String: ConfigValue].self, from: data)
+            object = try JSONDecoder().decode([String: JSONScalar].self, from: data)
         } catch {
             throw ConfigurationError("\(source): not a JSON object of configuration keys")
         }
@@ -162,10 +162,10 @@ extension Configuration.Key.Kind {
     }
 
     /// An environment variable's text as the value a file would have given.
-    func parse(_ text: String) -> ConfigValue {
+    func parse(_ text: String) -> JSONScalar {
         switch self {
         case .string, .optionalString: return .string(text)
-        case .int, .double: return Double(text).map(ConfigValue.number) ?? .string(text)
+        case .int, .double: return Double(text).map(JSONScalar.number) ?? .string(text)
         case .bool:
             switch text.lowercased() {
             case "1", "true", "yes", "on": return .bool(true)

@@ -1,14 +1,15 @@
 import FoundationEssentials
 
-/// A JSON value as read from a configuration file; only what a flat configuration needs.
-enum ConfigValue: Decodable, Equatable {
+/// A JSON value that is a string, number, Boolean or null: enough for the flat configuration file and
+/// for small request bodies. Arrays and objects read as `.other` (never valid where this is used).
+enum JSONScalar: Decodable, Equatable {
     case string(String)
     case number(Double)
     case bool(Bool)
     case null
     case other
 
-    init(from decoder: Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
