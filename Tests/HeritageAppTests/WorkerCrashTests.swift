@@ -8,20 +8,25 @@ import Testing
 extension WorkerTests {
     /// 2. `kill -9` of `har serve` at random moments while it drains the faulty queue, ten times,
     /// restarting each time: the platform (its own process, which survives) ends with exactly the
-    /// captured reports and photos.
+    /// captured reports and photos. The 50 reports go in first through the web endpoints of a serve
+    /// with its worker off (so that the kills land on a full queue), which is then stopped.
     @Test func killedServeTenTimesStillExactlyOnce() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let platform = try PlatformProcess(folder: folder, faults: "fail5xx=0.3,drop=0.1,latency_ms=200,seed=11")
         let fixture = try OutboxFixture(dataDir: folder + "/app")
-        try fixture.addUser(email: "crash@example.org", session: try await platform.signIn(email: "crash@example.org"))
-        try fixture.queueReports(50)
-        let environment = [
-            "HAR_PORT": "0", "HAR_DATA_DIR": fixture.dataDir, "HAR_PLATFORM_URL": platform.baseURL,
-            "HAR_CONSUMER_KEY": PlatformProcess.key, "HAR_CONSUMER_SECRET": PlatformProcess.secret,
-            "HAR_WORKER_REPORTS_AT_ONCE": "8", "HAR_WORKER_PHOTOS_AT_ONCE": "4",
-            "HAR_RETRY_BASE_SECONDS": "0.05", "HAR_RETRY_CAP_SECONDS": "1",
-        ]
+        let submitting = try HarProcess(
+            ["serve"],
+            environment: serveEnvironment(dataDir: fixture.dataDir, platform: platform, workerEnabled: false),
+            folder: folder)
+        let browser = try WebReporter(baseURL: "http://127.0.0.1:\(try submitting.waitForPort())", folder: folder)
+        try browser.signIn(email: "crash@example.org")
+        try browser.submitReports(50, tag: "crash", into: fixture)
+        #expect(Set(fixture.captured.flatMap(\.photoHashes)).count == 150, "150 distinct photos sent")
+        submitting.terminate()
+        #expect(submitting.process.terminationStatus == 0, "\(submitting.errors)")
+        #expect(try fixture.states()["queued"] == 50)
+        let environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
         var storedBeforeKills: [Int] = []
         for _ in 0..<10 {
             let serve = try HarProcess(["serve"], environment: environment, folder: folder)

@@ -1,4 +1,6 @@
+import CVips
 import Foundation
+import Imaging
 import Platform
 import Storage
 import Testing
@@ -220,6 +222,28 @@ final class OutboxFixture: @unchecked Sendable {
         return bytes + [0xFF, 0xD9]
     }
 
+    /// A report that went in through the web endpoints (`WebReporter`): remembered for the final
+    /// check, with its row id in this database.
+    func recordSubmitted(localID: String, placeName: String, photoHashes: [String]) throws {
+        let id = try pool.read { db in
+            try db.scalar("SELECT id FROM reports WHERE local_id = ?", .text(localID)).int ?? 0
+        }
+        guard id != 0 else { throw TestFailure("submitted report \(localID) is not in the app's database") }
+        captured.append(CapturedReport(id: id, localID: localID, placeName: placeName, photoHashes: photoHashes))
+    }
+
+    /// The SHA-256 of each photo of a report as the application recorded it, in position order.
+    func recordedHashes(of localID: String) throws -> [String] {
+        try pool.read { db in
+            try db.query(
+                """
+                SELECT p.sha256 FROM photos p JOIN reports r ON r.id = p.report_id WHERE r.local_id = ?
+                ORDER BY p.position
+                """, .text(localID)
+            ).map { try $0.string("sha256") ?? "" }
+        }
+    }
+
     func states() throws -> [String: Int] { try OutboxStore(pool: pool).countsByState() }
 
     func state(of localID: String) throws -> (state: String, lastError: String?) {
@@ -280,5 +304,159 @@ func checkPlatformHolds(_ captured: [CapturedReport], platformDatabase: String) 
             try $0.string("sha256") ?? ""
         }
         #expect(hashes == report.photoHashes, "photos of \(report.placeName), in order")
+    }
+}
+
+/// The environment of a `har serve` process (HarProcess) on `dataDir`, sending to the platform
+/// process with its consumer key, with fast retries so that a faulty queue drains quickly.
+func serveEnvironment(dataDir: String, platform: PlatformProcess, workerEnabled: Bool = true) -> [String: String] {
+    [
+        "HAR_PORT": "0", "HAR_DATA_DIR": dataDir, "HAR_PLATFORM_URL": platform.baseURL,
+        "HAR_CONSUMER_KEY": PlatformProcess.key, "HAR_CONSUMER_SECRET": PlatformProcess.secret,
+        "HAR_WORKER_ENABLED": workerEnabled ? "true" : "false",
+        "HAR_WORKER_REPORTS_AT_ONCE": "8", "HAR_WORKER_PHOTOS_AT_ONCE": "4",
+        "HAR_RETRY_BASE_SECONDS": "0.05", "HAR_RETRY_CAP_SECONDS": "1",
+    ]
+}
+
+/// A person at a browser without JavaScript, submitting reports through the web endpoints of a
+/// `har serve` process (curl with a cookie jar): sign in once, then for each report open the
+/// creation page (a draft), upload its photos (multipart, as the file input sends them) and post
+/// the submission form with its one-time token. Each photo is a real JPEG written by libvips, of a
+/// size of its own and with a comment segment of its own, so no two photos have the same bytes; the
+/// SHA-256 of exactly the bytes sent is what the platform must end up holding.
+final class WebReporter {
+    let baseURL: String
+    let folder: String
+    let jar: String
+    private(set) var csrf = ""
+    private(set) var signInAttempts = 0
+    private var photosMade = 0
+
+    init(baseURL: String, folder: String) throws {
+        self.baseURL = baseURL
+        self.folder = folder + "/web-reporter"
+        try FileManager.default.createDirectory(atPath: self.folder, withIntermediateDirectories: true)
+        jar = self.folder + "/cookies"
+        Imaging.initialize()
+    }
+
+    func get(_ path: String) throws -> CurlResponse { try curl(baseURL + path, ["-b", jar, "-c", jar]) }
+
+    func post(_ path: String, _ arguments: [String]) throws -> CurlResponse {
+        try curl(baseURL + path, ["-b", jar, "-c", jar] + arguments)
+    }
+
+    /// Signs in through the application, which asks the platform. With faults on, the platform may
+    /// fail the call: the page then says to try again (503, or 502 for a garbled answer), and the
+    /// user does, a bounded number of times. Each attempt counts against the sign-in rate limit
+    /// (10 per 5 minutes), hence one sign-in for the whole test and at most `attempts` tries.
+    func signIn(email: String, password: String = "correct horse battery", attempts: Int = 8) throws {
+        var last = ""
+        for attempt in 1...attempts {
+            signInAttempts = attempt
+            let page = try get("/signin")
+            guard page.status == 200 else { throw TestFailure("GET /signin: \(page.status)") }
+            let token = try SignedInClient.csrf(in: page.body)
+            let answer = try post(
+                "/signin",
+                [
+                    "--data-urlencode", "email=\(email)", "--data-urlencode", "password=\(password)",
+                    "--data-urlencode", "_csrf=\(token)",
+                ])
+            if answer.status == 303, answer.headers["location"] == "/reports" { return }
+            last = "\(answer.status) \(answer.body.prefix(300))"
+            guard answer.status == 503 || answer.status == 502 else { throw TestFailure("sign-in refused: \(last)") }
+            usleep(300_000)
+        }
+        throw TestFailure("sign-in failed \(attempts) times; last: \(last)")
+    }
+
+    /// A JPEG of about 1-2 KB: a libvips gradient of a size that changes from one photo to the next,
+    /// with a COM segment carrying `label` and a UUID after the SOI marker.
+    func jpeg(label: String) throws -> [UInt8] {
+        photosMade += 1
+        let (width, height) = (80 + photosMade % 48, 60 + photosMade / 48 % 24)
+        let path = folder + "/vips-\(photosMade).jpg"
+        var image: UnsafeMutablePointer<VipsImage>?
+        guard har_vips_test_image(&image, Int32(width), Int32(height), 3) == 0, let image else {
+            throw TestFailure("vips")
+        }
+        defer { har_vips_unref(image) }
+        guard har_vips_test_save(image, path, 0) == 0 else { throw TestFailure("vips save") }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let encoded = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        guard encoded.starts(with: [0xFF, 0xD8]) else { throw TestFailure("libvips did not write a JPEG") }
+        let text = Array("har-test \(label) \(UUID().uuidString)".utf8)
+        let length = text.count + 2
+        return [0xFF, 0xD8, 0xFF, 0xFE, UInt8(length >> 8), UInt8(length & 0xFF)] + text + encoded.dropFirst(2)
+    }
+
+    /// One report through the web endpoints: creation page, `photos` uploads, the submission form.
+    /// Returns the draft's id (the report's local id) and the SHA-256 of each photo sent, in order.
+    func submitReport(name: String, photos: Int, latitude: Double, longitude: Double) throws
+        -> (localID: String, hashes: [String])
+    {
+        let creation = try get("/reports/new")
+        guard creation.status == 200 else { throw TestFailure("GET /reports/new: \(creation.status)") }
+        csrf = try SignedInClient.csrf(in: creation.body)
+        guard let draft = creation.body.firstMatch(#"data-draft="([0-9a-f-]{36})""#) else {
+            throw TestFailure("no draft id on the creation page")
+        }
+        var hashes: [String] = []
+        for position in 0..<photos {
+            let bytes = try jpeg(label: "\(name) photo \(position)")
+            let path = folder + "/\(draft)-\(position).jpg"
+            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+                throw TestFailure("cannot write \(path)")
+            }
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let answer = try post(
+                "/api/drafts/\(draft)/photos",
+                [
+                    "-H", "X-CSRF-Token: \(csrf)", "-H", "Accept: application/json", "-F",
+                    "photo=@\(path);type=image/jpeg",
+                    "-F", "latitude=\(latitude)", "-F", "longitude=\(longitude)", "-F", "accuracy=8",
+                ])
+            guard answer.status == 201 else {
+                throw TestFailure("photo upload: \(answer.status) \(answer.body.prefix(300))")
+            }
+            hashes.append(SHA256Stream.hash(bytes))
+        }
+        let page = try get("/reports/new/submit")
+        guard let token = page.body.firstMatch(#"name="submit_token" value="([0-9a-f]{64})""#),
+            page.body.firstMatch(#"name="draft" value="([0-9a-f-]{36})""#) == draft
+        else { throw TestFailure("submission page: \(page.status), no token or another draft") }
+        var arguments = [
+            "--data-urlencode", "_csrf=\(csrf)", "--data-urlencode", "submit_token=\(token)",
+            "--data-urlencode", "draft=\(draft)", "--data-urlencode", "name=\(name)",
+        ]
+        let codes = [
+            "designation": "LB", "condition": "poor", "occupancy": "vacant", "priority_category": "A",
+            "owner_type": "private", "grade": "II",
+        ]
+        for (field, code) in codes.sorted(by: { $0.key < $1.key }) {
+            arguments += ["--data-urlencode", "\(field)=\(code)"]
+        }
+        let submitted = try post("/reports/new/submit", arguments)
+        guard submitted.status == 303, submitted.headers["location"] == "/reports" else {
+            throw TestFailure("submission: \(submitted.status) \(submitted.body.prefix(300))")
+        }
+        return (draft, hashes)
+    }
+
+    /// `count` reports of `photos` photos each, recorded in `fixture` for the final check.
+    func submitReports(_ count: Int, photos: Int = 3, tag: String, into fixture: OutboxFixture) throws {
+        for index in 0..<count {
+            let name = "Chapel \(tag) \(index + 1) \(UUID().uuidString.prefix(8).lowercased())"
+            let (localID, hashes) = try submitReport(
+                name: name, photos: photos, latitude: 51.5, longitude: -0.12 - Double(index) / 1000)
+            // The application recorded the hash of exactly the bytes sent (it keeps the original file).
+            let recorded = try fixture.recordedHashes(of: localID)
+            guard recorded == hashes else {
+                throw TestFailure("\(name): the app recorded \(recorded), the test sent \(hashes)")
+            }
+            try fixture.recordSubmitted(localID: localID, placeName: name, photoHashes: hashes)
+        }
     }
 }
