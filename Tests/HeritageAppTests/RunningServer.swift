@@ -101,7 +101,9 @@ struct CurlResponse {
 func curl(_ url: String, _ extra: [String] = []) throws -> CurlResponse {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-    let headerFile = try TestPaths.temporaryDirectory() + "/headers"
+    let headerFolder = try TestPaths.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: headerFolder) }
+    let headerFile = headerFolder + "/headers"
     process.arguments = ["-sS", "-D", headerFile, "--max-time", "30"] + extra + [url]
     let output = Pipe()
     process.standardOutput = output
