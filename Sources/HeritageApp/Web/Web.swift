@@ -144,7 +144,11 @@ final class Web: Sendable {
             root["signedInAs"] = .string(context.messages.format("settings.signedInAs", ["email": user.email]))
         }
         for (key, value) in values { root[key] = value }
-        var response = Response.html(try templates.render(template, .dictionary(root)), status: status)
+        // Bytes straight into the body: a String would be validated and copied back to bytes again
+        // (perf: String(decoding:) was 6% of the list page).
+        var response = Response(
+            status: status, contentType: "text/html; charset=utf-8",
+            body: try templates.renderBytes(template, .dictionary(root)))
         // Pages carry the user's data and a CSRF token: never cached by a shared or back-button cache.
         response.headers.add("Cache-Control", "no-store")
         return context.finish(response)
