@@ -21,7 +21,10 @@ struct Renderer {
     }
 
     mutating func render(_ nodes: [Node], template: String) throws {
-        for node in nodes {
+        var index = 0
+        while index < nodes.count {
+            let node = nodes[index]
+            index += 1
             switch node.kind {
             case .text(let text):
                 if indent.isEmpty {
@@ -41,10 +44,12 @@ struct Renderer {
                 if inverted {
                     if !value.isTruthy { try render(children, template: template) }
                 } else if case .array(let elements) = value {
-                    for element in elements {
-                        stack.append(element)
+                    var element = 0
+                    while element < elements.count {
+                        stack.append(elements[element])
                         try render(children, template: template)
                         stack.removeLast()
+                        element += 1
                     }
                 } else if value.isTruthy {
                     stack.append(value)
@@ -71,31 +76,40 @@ struct Renderer {
 
     /// Spec lookup: the first name is searched from the innermost context outwards; the rest of a
     /// dotted name is resolved inside what was found, never by searching outer contexts again.
+    /// Indices rather than `for frame in stack.reversed()`: iterating copies each frame (a retain and
+    /// a release per frame per tag, most of the render's retain/release traffic in perf).
     private func lookUp(_ path: Path) -> MustacheValue {
         guard let first = path.components.first else { return stack.last ?? .null }
         var found: MustacheValue?
-        for frame in stack.reversed() {
-            if case .dictionary(let dictionary) = frame, let value = Renderer.value(first, in: dictionary) {
+        var frame = stack.count - 1
+        while frame >= 0 {
+            if let value = Renderer.value(first, in: stack[frame]) {
                 found = value
                 break
             }
+            frame -= 1
         }
         guard var current = found else { return .null }
-        for component in path.components.dropFirst() {
-            guard case .dictionary(let dictionary) = current, let value = Renderer.value(component, in: dictionary)
-            else { return .null }
+        var component = 1
+        while component < path.components.count {
+            guard let value = Renderer.value(path.components[component], in: current) else { return .null }
             current = value
+            component += 1
         }
         return current
     }
 
-    /// A key's value. Page contexts are mostly small dictionaries (a row's few fields), where comparing
-    /// the keys one by one beats hashing the name (callgrind: Hasher seed, combine and finalize were
-    /// most of a lookup).
-    private static func value(_ key: String, in dictionary: [String: MustacheValue]) -> MustacheValue? {
-        guard dictionary.count <= 8 else { return dictionary[key] }
-        for (name, value) in dictionary where name == key { return value }
-        return nil
+    /// A key's value in a frame. Small dictionaries are searched key by key, which beats hashing the
+    /// name (callgrind: Hasher seed, combine and finalize were most of a lookup).
+    private static func value(_ key: String, in frame: MustacheValue) -> MustacheValue? {
+        switch frame {
+        case .fields(let fields): return fields[key]
+        case .dictionary(let dictionary):
+            guard dictionary.count <= 8 else { return dictionary[key] }
+            for (name, value) in dictionary where name == key { return value }
+            return nil
+        default: return nil
+        }
     }
 
     private mutating func append(_ value: MustacheValue, escaped: Bool) {
@@ -106,7 +120,7 @@ struct Renderer {
         case .double(let number): output.append(contentsOf: String(number).utf8)
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
         // Containers have no text form; printing Swift's debug description would leak structure.
-        case .null, .array, .dictionary: break
+        case .null, .array, .dictionary, .fields: break
         }
     }
 

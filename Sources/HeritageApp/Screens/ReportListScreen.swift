@@ -149,8 +149,7 @@ enum ReportListScreen {
             }
         guard let messages else { return (kind, key) }
         // The worker's progress (issue 5): how many of the report's photos the platform has.
-        let counts = ["sent": String(row.photosStored), "total": String(row.photoCount)]
-        return (kind, messages.format(key, counts))
+        return (kind, messages.format(key, ["sent": String(row.photosStored), "total": String(row.photoCount)]))
     }
 }
 

@@ -41,11 +41,36 @@ struct Messages: Sendable {
     /// (and the catalogue test keeps the languages in step).
     subscript(_ key: String) -> String { flat[key] ?? key }
 
-    /// The message with `{name}` placeholders replaced.
-    func format(_ key: String, _ values: [String: String]) -> String {
-        var text = self[key]
-        for (name, value) in values { text = text.replacing("{\(name)}", with: value) }
-        return text
+    /// The message with `{name}` placeholders replaced; a placeholder without a value stays as written.
+    ///
+    /// One pass over the bytes rather than a `replacing` per value: the list calls this twice per row
+    /// (perf: String.replacing and its searcher were 29% of a 200-row list page). A pass also means a
+    /// value that happens to contain `{other}` is never substituted again.
+    func format(_ key: String, _ values: KeyValuePairs<String, String>) -> String {
+        let template = self[key]
+        guard template.utf8.contains(UInt8(ascii: "{")) else { return template }
+        var output: [UInt8] = []
+        output.reserveCapacity(template.utf8.count + 32)
+        let bytes = Array(template.utf8)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "{"),
+                let close = bytes[(index + 1)...].firstIndex(of: UInt8(ascii: "}")),
+                let value = Self.value(named: bytes[(index + 1)..<close], in: values)
+            {
+                output.append(contentsOf: value.utf8)
+                index = close + 1
+            } else {
+                output.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func value(named name: ArraySlice<UInt8>, in values: KeyValuePairs<String, String>) -> String? {
+        for (key, value) in values where key.utf8.elementsEqual(name) { return value }
+        return nil
     }
 }
 

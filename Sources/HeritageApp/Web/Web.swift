@@ -126,7 +126,9 @@ final class Web: Sendable {
         _ template: String, title: String, _ values: [String: MustacheValue] = [:], context: WebContext,
         status: Int = 200, scripts: [String] = []
     ) throws -> Response {
-        var root: [String: MustacheValue] = [
+        // Fields, not a Swift dictionary: every row's `{{csrf}}` and `{{t.…}}` is found here, and a
+        // compare of short keys is cheaper than hashing them each time.
+        var root: MustacheFields = [
             "lang": .string(context.language.rawValue), "title": .string(title), "t": context.messages.tree,
             "csrf": .string(context.csrfToken), "path": .string(context.path),
             "settings": context.settingsValue, "settingsJSON": .string(context.settingsJSON),
@@ -144,7 +146,11 @@ final class Web: Sendable {
             root["signedInAs"] = .string(context.messages.format("settings.signedInAs", ["email": user.email]))
         }
         for (key, value) in values { root[key] = value }
-        var response = Response.html(try templates.render(template, .dictionary(root)), status: status)
+        // Bytes straight into the body: a String would be validated and copied back to bytes again
+        // (perf: String(decoding:) was 6% of the list page).
+        var response = Response(
+            status: status, contentType: "text/html; charset=utf-8",
+            body: try templates.renderBytes(template, .fields(root)))
         // Pages carry the user's data and a CSRF token: never cached by a shared or back-button cache.
         response.headers.add("Cache-Control", "no-store")
         return context.finish(response)

@@ -38,10 +38,11 @@ struct WebContext: Sendable {
     /// The user's settings as pages give them to scripts (`settingsJSON`) and templates (`settings`).
     var settingsValue: MustacheValue {
         let settings = user?.settings ?? UserSettings()
-        return [
+        // A Swift dictionary on purpose: the settings screen edits it with `case .dictionary(var fields)`.
+        return .dictionary([
             "gpsAccuracyMetres": .int(settings.gpsAccuracyMetres), "gpsAlertSeconds": .int(settings.gpsAlertSeconds),
             "wirelessOnly": .bool(settings.wirelessOnly),
-        ]
+        ])
     }
 
     var settingsJSON: String {
