@@ -28,6 +28,8 @@ final class BodyReader {
     private var fieldBytes = 0
     private var fileParts: [FilePart] = []
     private var partOpen = false
+    /// A text value is being received (its next chunk may continue it); a file part closes it.
+    private var textPartOpen = false
     private(set) var rawBody: [UInt8] = []
     private(set) var spool: TemporaryFile?
     private var postProcessor: OpaquePointer?
@@ -168,6 +170,7 @@ final class BodyReader {
     /// report an empty chunk at offset 0 for a part it already announced, which must not start another.
     func receive(key: String, fileName: String?, contentType: String?, data: UnsafeRawBufferPointer, offset: UInt64) -> Bool {
         if let fileName {
+            textPartOpen = false
             let current = fileParts.last
             let continues = partOpen && current?.fieldName == key && current?.fileName == fileName
                 && (offset > 0 || current?.file.size == 0)
@@ -185,12 +188,19 @@ final class BodyReader {
         partOpen = false
         fieldBytes += data.count
         if fieldBytes > limits.maxInMemoryBytes { return fail(413) }
-        if offset == 0 || fields.last?.name != key {
-            if offset == 0, data.isEmpty, fields.last?.name == key, fields.last?.value.isEmpty == true { return true }
-            fields.append((key, Array(data)))
-        } else {
-            fields[fields.count - 1].value.append(contentsOf: data)
+        // A value may come in several chunks, each with its offset in the value. MHD may also announce a
+        // part with an empty chunk at offset 0 and then send its first bytes at offset 0 again (seen when
+        // the body arrives in small reads). So a chunk continues the last field when it names the same
+        // key and starts where that value ends; an empty chunk for the open field adds nothing.
+        if let last = fields.last, last.name == key, textPartOpen {
+            if data.isEmpty { return true }
+            if offset == UInt64(last.value.count) {
+                fields[fields.count - 1].value.append(contentsOf: data)
+                return true
+            }
         }
+        fields.append((key, Array(data)))
+        textPartOpen = true
         return true
     }
 
