@@ -19,6 +19,7 @@ import uuid
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -135,7 +136,10 @@ def unique_email(prefix="volunteer"):
 
 
 def wait_for(driver, condition, timeout=10):
-    return WebDriverWait(driver, timeout).until(lambda d: condition(d))
+    # A condition may look at the page while a navigation replaces it: an element gone stale then is
+    # "not yet", not a failure.
+    return WebDriverWait(driver, timeout, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)) \
+        .until(lambda d: condition(d))
 
 
 def sign_in(driver, server, email=None, password="correct horse"):
