@@ -14,7 +14,9 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // libvips is opened at first use (see its shim.h), so neither its headers' flags nor its libraries
+        // are needed to build; Debian's libvips42 (from libvips-dev in scripts/setup) is needed to run.
+        .systemLibrary(name: "CVips"),
 
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "Mustache"),

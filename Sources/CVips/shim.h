@@ -1,93 +1,155 @@
-// libvips for Swift. Its API is GObject-style variadic calls (name/value pairs ended by NULL), which
-// Swift cannot call: each wrapper below is a typed, fixed-argument entry point.
+// libvips for Swift, opened at first use. Its API is GObject-style variadic calls (name/value pairs
+// ended by NULL), which Swift cannot call: each wrapper below is a typed, fixed-argument entry point.
 // Files are opened through VipsSource / VipsTarget, never vips_image_new_from_file: that one parses
 // "[option,...]" suffixes out of the file name.
+//
+// libvips is loaded with dlopen on first use, not linked: linked, its dependency tree (GLib, librsvg,
+// OpenEXR, …) is mapped into every har process at start, about 13 MB of resident memory for a server
+// that may not see a photo for hours (and for the local platform, which never does). So this header
+// declares the few functions and constants it uses itself, from libvips 8.14's headers (vips/*.h,
+// glib's gtypes.h), and resolves each function once; it needs neither those headers nor their flags.
 #ifndef HAR_CVIPS_SHIM_H
 #define HAR_CVIPS_SHIM_H
-#include <vips/vips.h>
+#include <dlfcn.h>
+#include <stddef.h>
+
+typedef struct _VipsImage VipsImage;
+typedef struct _VipsSource VipsSource;
+typedef struct _VipsTarget VipsTarget;
+typedef struct _VipsArea VipsArea;
+typedef int har_gboolean;
+
+// Enum values as libvips 8.14 defines them (VipsFailOn, VipsAccess, VipsSize, VipsBandFormat).
+enum { HAR_VIPS_FAIL_ON_ERROR = 2, HAR_VIPS_FAIL_ON_WARNING = 3 };
+enum { HAR_VIPS_ACCESS_SEQUENTIAL = 1 };
+enum { HAR_VIPS_SIZE_DOWN = 2 };
+enum { HAR_VIPS_FORMAT_UCHAR = 0 };
+
+static inline void *har_vips_library(void) {
+    static void *volatile handle;
+    if (!handle) handle = dlopen("libvips.so.42", RTLD_NOW | RTLD_LOCAL);
+    return handle;
+}
+
+// A function of the library, resolved at its first call from this call site (dlsym is thread-safe; a
+// race resolves it twice to the same address).
+#define HAR_VIPS(type, name) \
+    (__extension__({ \
+        static __typeof__(type) volatile har_fn; \
+        if (!har_fn) har_fn = (type)dlsym(har_vips_library(), #name); \
+        har_fn; \
+    }))
+
+// Whether libvips could be opened (Debian's libvips42, installed with libvips-dev).
+static inline int har_vips_available(void) { return har_vips_library() != NULL; }
 
 // Once per process: no operation cache (uploads are one-shot; the cache would pin decoded images),
 // one worker thread per pipeline (two shared cores, many requests), loaders of untrusted formats blocked.
 static inline int har_vips_init(void) {
-    if (vips_init("har")) return -1;
-    vips_cache_set_max(0);
-    vips_concurrency_set(1);
-    vips_block_untrusted_set(TRUE);
+    if (!har_vips_available()) return -1;
+    if (HAR_VIPS(int (*)(const char *), vips_init)("har")) return -1;
+    HAR_VIPS(void (*)(int), vips_cache_set_max)(0);
+    HAR_VIPS(void (*)(int), vips_concurrency_set)(1);
+    HAR_VIPS(void (*)(har_gboolean), vips_block_untrusted_set)(1);
     return 0;
+}
+
+static inline void har_vips_free(void *pointer) { HAR_VIPS(void (*)(void *), g_free)(pointer); }
+
+static inline void har_vips_unref_object(void *object) {
+    if (object) HAR_VIPS(void (*)(void *), g_object_unref)(object);
+}
+// For Swift, which sees VipsImage as an opaque pointer.
+static inline void har_vips_unref(VipsImage *image) { har_vips_unref_object(image); }
+
+static inline void har_vips_copy_text(char *buf, size_t len, const char *text) {
+    if (len == 0) return;
+    size_t i = 0;
+    for (; text && text[i] && i + 1 < len; i++) buf[i] = text[i];
+    buf[i] = 0;
 }
 
 // The pending error text (thread-shared buffer), copied into buf, then cleared.
 static inline void har_vips_take_error(char *buf, size_t len) {
-    char *message = vips_error_buffer_copy();
-    g_strlcpy(buf, message ? message : "", len);
-    g_free(message);
+    char *message = HAR_VIPS(char *(*)(void), vips_error_buffer_copy)();
+    har_vips_copy_text(buf, len, message);
+    if (message) har_vips_free(message);
 }
 
-static inline void har_vips_unref(VipsImage *image) {
-    if (image) g_object_unref(image);
+static inline int har_vips_width(VipsImage *image) {
+    return HAR_VIPS(int (*)(const VipsImage *), vips_image_get_width)(image);
+}
+static inline int har_vips_height(VipsImage *image) {
+    return HAR_VIPS(int (*)(const VipsImage *), vips_image_get_height)(image);
+}
+
+static inline VipsSource *har_vips_source(const char *path) {
+    return HAR_VIPS(VipsSource *(*)(const char *), vips_source_new_from_file)(path);
 }
 
 // Type name of the loader vips would pick for this file ("VipsForeignLoadJpegSource", ...), copied into buf.
 static inline int har_vips_loader(const char *path, char *buf, size_t len) {
-    VipsSource *source = vips_source_new_from_file(path);
+    VipsSource *source = har_vips_source(path);
     if (!source) return -1;
-    const char *name = vips_foreign_find_load_source(source);
-    if (name) g_strlcpy(buf, name, len);
-    g_object_unref(source);
+    const char *name = HAR_VIPS(const char *(*)(VipsSource *), vips_foreign_find_load_source)(source);
+    if (name) har_vips_copy_text(buf, len, name);
+    har_vips_unref_object(source);
     return name ? 0 : -1;
 }
 
-// Loader option for how strict decoding is: VIPS_FAIL_ON_ERROR stops on truncation and serious errors,
-// VIPS_FAIL_ON_WARNING on anything libjpeg / libpng / libwebp reports, even a warning.
+// Loader option for how strict decoding is: "error" stops on truncation and serious errors, "warning"
+// on anything libjpeg / libpng / libwebp reports, even a warning.
 static inline const char *har_vips_fail_on_option(int fail_on) {
-    return fail_on >= VIPS_FAIL_ON_WARNING ? "fail_on=warning" : "fail_on=error";
+    return fail_on >= HAR_VIPS_FAIL_ON_WARNING ? "fail_on=warning" : "fail_on=error";
 }
 
 // Opens a file lazily (header only), sequential access: pixels are decoded only when read.
 static inline int har_vips_open(const char *path, VipsImage **out, int fail_on) {
-    VipsSource *source = vips_source_new_from_file(path);
+    VipsSource *source = har_vips_source(path);
     if (!source) return -1;
-    *out = vips_image_new_from_source(source, har_vips_fail_on_option(fail_on), "access", VIPS_ACCESS_SEQUENTIAL,
-                                      NULL);
-    g_object_unref(source);
+    *out = HAR_VIPS(VipsImage *(*)(VipsSource *, const char *, ...), vips_image_new_from_source)(
+        source, har_vips_fail_on_option(fail_on), "access", HAR_VIPS_ACCESS_SEQUENTIAL, NULL);
+    har_vips_unref_object(source);
     return *out ? 0 : -1;
 }
 
 // Decodes every pixel (streaming, strip by strip) so truncation or corrupt data is reported.
 static inline int har_vips_decode_all(VipsImage *in) {
     double average = 0;
-    return vips_avg(in, &average, NULL);
+    return HAR_VIPS(int (*)(VipsImage *, double *, ...), vips_avg)(in, &average, NULL);
 }
 
 // Shrink-on-load thumbnail fitting width x height, never enlarged, rotated upright by its EXIF orientation.
 // The thumbnail's own "fail_on" argument does not reach the loader in 8.14: the option string does.
 // Lazy: decoding (and its failure) happens when the result is saved.
 static inline int har_vips_thumbnail(const char *path, VipsImage **out, int width, int height, int fail_on) {
-    VipsSource *source = vips_source_new_from_file(path);
+    VipsSource *source = har_vips_source(path);
     if (!source) return -1;
-    int result = vips_thumbnail_source(source, out, width, "height", height, "size", VIPS_SIZE_DOWN,
-                                       "option_string", har_vips_fail_on_option(fail_on), NULL);
-    g_object_unref(source);
+    int result = HAR_VIPS(int (*)(VipsSource *, VipsImage **, int, ...), vips_thumbnail_source)(
+        source, out, width, "height", height, "size", HAR_VIPS_SIZE_DOWN, "option_string",
+        har_vips_fail_on_option(fail_on), NULL);
+    har_vips_unref_object(source);
     return result;
 }
 
 // Baseline JPEG, no metadata at all; an alpha channel is flattened onto white first.
 static inline int har_vips_jpegsave(VipsImage *in, const char *path, int quality) {
     VipsImage *flat = NULL;
-    if (vips_image_hasalpha(in)) {
-        VipsArrayDouble *white = vips_array_double_newv(1, 255.0);
-        int failed = vips_flatten(in, &flat, "background", white, NULL);
-        vips_area_unref(VIPS_AREA(white));
+    if (HAR_VIPS(har_gboolean (*)(VipsImage *), vips_image_hasalpha)(in)) {
+        VipsArea *white = HAR_VIPS(VipsArea *(*)(int, ...), vips_array_double_newv)(1, 255.0);
+        int failed = HAR_VIPS(int (*)(VipsImage *, VipsImage **, ...), vips_flatten)(in, &flat, "background", white, NULL);
+        HAR_VIPS(void (*)(VipsArea *), vips_area_unref)(white);
         if (failed) return -1;
         in = flat;
     }
-    VipsTarget *target = vips_target_new_to_file(path);
+    VipsTarget *target = HAR_VIPS(VipsTarget *(*)(const char *), vips_target_new_to_file)(path);
     int result = -1;
     if (target) {
-        result = vips_jpegsave_target(in, target, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, NULL);
-        g_object_unref(target);
+        result = HAR_VIPS(int (*)(VipsImage *, VipsTarget *, ...), vips_jpegsave_target)(
+            in, target, "Q", quality, "strip", 1, "optimize_coding", 1, NULL);
+        har_vips_unref_object(target);
     }
-    if (flat) g_object_unref(flat);
+    if (flat) har_vips_unref(flat);
     return result;
 }
 
@@ -96,22 +158,24 @@ static inline int har_vips_jpegsave(VipsImage *in, const char *path, int quality
 // An RGB (bands 3) or RGBA (bands 4) 8-bit gradient.
 static inline int har_vips_test_image(VipsImage **out, int width, int height, int bands) {
     VipsImage *xy = NULL, *joined = NULL;
-    if (vips_xyz(&xy, width, height, NULL)) return -1;
+    if (HAR_VIPS(int (*)(VipsImage **, int, int, ...), vips_xyz)(&xy, width, height, NULL)) return -1;
     double extra[2] = {90.0, 255.0};
-    int failed = vips_bandjoin_const(xy, &joined, extra, bands - 2, NULL);
-    g_object_unref(xy);
+    int failed = HAR_VIPS(int (*)(VipsImage *, VipsImage **, double *, int, ...), vips_bandjoin_const)(
+        xy, &joined, extra, bands - 2, NULL);
+    har_vips_unref(xy);
     if (failed) return -1;
-    failed = vips_cast(joined, out, VIPS_FORMAT_UCHAR, NULL);
-    g_object_unref(joined);
+    failed = HAR_VIPS(int (*)(VipsImage *, VipsImage **, int, ...), vips_cast)(joined, out, HAR_VIPS_FORMAT_UCHAR, NULL);
+    har_vips_unref(joined);
     return failed;
 }
 
 // format: 0 JPEG, 1 PNG, 2 WebP, all without metadata.
 static inline int har_vips_test_save(VipsImage *in, const char *path, int format) {
+    typedef int (*save_fn)(VipsImage *, const char *, ...);
     switch (format) {
-    case 0: return vips_jpegsave(in, path, "strip", TRUE, NULL);
-    case 1: return vips_pngsave(in, path, "strip", TRUE, NULL);
-    case 2: return vips_webpsave(in, path, "strip", TRUE, NULL);
+    case 0: return HAR_VIPS(save_fn, vips_jpegsave)(in, path, "strip", 1, NULL);
+    case 1: return HAR_VIPS(save_fn, vips_pngsave)(in, path, "strip", 1, NULL);
+    case 2: return HAR_VIPS(save_fn, vips_webpsave)(in, path, "strip", 1, NULL);
     default: return -1;
     }
 }

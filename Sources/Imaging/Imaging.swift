@@ -42,8 +42,8 @@ public enum Imaging {
     public static func inspect(path: String) throws(ImageError) -> ImageInfo {
         let (format, image) = try header(path: path)
         defer { har_vips_unref(image) }
-        let width = Int(vips_image_get_width(image))
-        let height = Int(vips_image_get_height(image))
+        let width = Int(har_vips_width(image))
+        let height = Int(har_vips_height(image))
         guard har_vips_decode_all(image) == 0 else { throw decodeFailure() }
         let orientation = orientation(path: path)
         let swapped = orientation >= 5
@@ -61,7 +61,7 @@ public enum Imaging {
         let (format, opened) = try header(path: source)
         har_vips_unref(opened)
         let side = Int32(clamping: min(max(maxSide, 1), 10_000))
-        var thumbnail: UnsafeMutablePointer<VipsImage>?
+        var thumbnail: OpaquePointer?
         guard har_vips_thumbnail(source, &thumbnail, side, side, strictness(format)) == 0, let thumbnail else {
             throw decodeFailure()
         }
@@ -99,7 +99,7 @@ public enum Imaging {
 
     /// Magic bytes, loader, header: the checks made before any pixel is decoded. The image is returned
     /// opened (sequential, not yet decoded); the caller unrefs it.
-    private static func header(path: String) throws(ImageError) -> (ImageFormat, UnsafeMutablePointer<VipsImage>) {
+    private static func header(path: String) throws(ImageError) -> (ImageFormat, OpaquePointer) {
         guard vipsStarted else { throw .decodeFailed("libvips failed to start") }
         guard let reader = FileReader(path: path) else { throw .decodeFailed("cannot read the file") }
         guard let format = Containers.format(of: reader) else { throw .notAnImage }
@@ -114,8 +114,8 @@ public enum Imaging {
             }
         guard loader == expected else { throw .unsupportedFormat }
         let image = try open(path: path, format: format)
-        let width = Int(vips_image_get_width(image))
-        let height = Int(vips_image_get_height(image))
+        let width = Int(har_vips_width(image))
+        let height = Int(har_vips_height(image))
         guard width > 0, height > 0, width * height <= maximumPixels else {
             har_vips_unref(image)
             throw width > 0 && height > 0 ? .tooLarge(pixels: width * height) : .decodeFailed("empty image")
@@ -124,8 +124,8 @@ public enum Imaging {
     }
 
     /// The image opened lazily: header read, pixels decoded only when pulled.
-    private static func open(path: String, format: ImageFormat) throws(ImageError) -> UnsafeMutablePointer<VipsImage> {
-        var image: UnsafeMutablePointer<VipsImage>?
+    private static func open(path: String, format: ImageFormat) throws(ImageError) -> OpaquePointer {
+        var image: OpaquePointer?
         guard har_vips_open(path, &image, strictness(format)) == 0, let image else { throw decodeFailure() }
         return image
     }
@@ -135,7 +135,7 @@ public enum Imaging {
     /// about harmless things many real PNGs have (an sRGB profile it knows to be wrong): PNG and WebP fail
     /// on errors and truncation only.
     private static func strictness(_ format: ImageFormat) -> Int32 {
-        Int32((format == .jpeg ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_ERROR).rawValue)
+        Int32(format == .jpeg ? HAR_VIPS_FAIL_ON_WARNING : HAR_VIPS_FAIL_ON_ERROR)
     }
 
     /// The libvips error text (its buffer is process-wide: under concurrency it may hold another call's text).

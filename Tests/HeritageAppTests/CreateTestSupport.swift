@@ -72,7 +72,7 @@ enum TestImages {
     static func make(_ name: String, width: Int = 64, height: Int = 48, format: Int32 = 0) throws -> String {
         Imaging.initialize()
         let path = try TestPaths.temporaryDirectory() + "/" + name
-        var image: UnsafeMutablePointer<VipsImage>?
+        var image: OpaquePointer?
         guard har_vips_test_image(&image, Int32(width), Int32(height), 3) == 0, let image else { throw TestFailure("vips") }
         defer { har_vips_unref(image) }
         guard har_vips_test_save(image, path, format) == 0 else { throw TestFailure("vips save") }

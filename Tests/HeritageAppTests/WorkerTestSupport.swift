@@ -378,7 +378,7 @@ final class WebReporter {
         photosMade += 1
         let (width, height) = (80 + photosMade % 48, 60 + photosMade / 48 % 24)
         let path = folder + "/vips-\(photosMade).jpg"
-        var image: UnsafeMutablePointer<VipsImage>?
+        var image: OpaquePointer?
         guard har_vips_test_image(&image, Int32(width), Int32(height), 3) == 0, let image else {
             throw TestFailure("vips")
         }

@@ -46,7 +46,7 @@ final class TemporaryDirectory {
     func image(_ name: String, width: Int, height: Int, format: ImageFormat, alpha: Bool = false) -> String {
         Imaging.initialize()
         let target = file(name)
-        var image: UnsafeMutablePointer<VipsImage>?
+        var image: OpaquePointer?
         guard har_vips_test_image(&image, Int32(width), Int32(height), alpha ? 4 : 3) == 0, let image else {
             return target
         }
