@@ -17,7 +17,7 @@ send_report() {
         --data-binary "$body" "$url/har/report")
     id=$(printf '%s' "$answer" | grep -o '"report_id":"[^"]*"' | cut -d'"' -f4)
     local tmp; tmp=$(mktemp)
-    for photo in $(sqlite3 "$data_dir/har.sqlite" "SELECT local_id FROM photos WHERE report_id = $report_id ORDER BY position"); do
+    for photo in $(sqlite3 -cmd ".timeout 5000" "$data_dir/har.sqlite" "SELECT local_id FROM photos WHERE report_id = $report_id ORDER BY position"); do
         local b="bench-boundary-$photo"
         {
             for part in "latitude:51.5" "longitude:-0.12" "captured_at:2026-05-01T10:00:00Z"; do
@@ -36,5 +36,5 @@ send_report() {
 }
 export -f send_report
 
-sqlite3 -separator ' ' "$data_dir/har.sqlite" "SELECT id, 'Baseline chapel ' || id FROM reports ORDER BY id" |
+sqlite3 -cmd ".timeout 5000" -separator ' ' "$data_dir/har.sqlite" "SELECT id, 'Baseline chapel ' || id FROM reports ORDER BY id" |
     xargs -P "$parallel" -L 1 bash -c 'send_report "$0" "$1 $2 $3"'
