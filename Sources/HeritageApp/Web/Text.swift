@@ -21,31 +21,6 @@ enum Text {
         }
     }
 
-    /// JSON string literal, safe to put inside an HTML `<script type="application/json">` block:
-    /// `<`, `>` and `&` are escaped so the text can never close the block or start a comment.
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "<", ">", "&", "\u{2028}", "\u{2029}":
-                out += "\\u" + hex4(scalar.value)
-            default:
-                if scalar.value < 0x20 { out += "\\u" + hex4(scalar.value) } else { out.unicodeScalars.append(scalar) }
-            }
-        }
-        return out + "\""
-    }
-
-    private static func hex4(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-    }
-
     /// Lowercase hex of bytes, and back (nil for anything that is not even-length hex).
     static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".unicodeScalars)
