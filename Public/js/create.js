@@ -140,15 +140,26 @@
     }
 
     // ---- SET-03: wireless only, and the browser says cellular: transfers wait; say so.
+    // Where the browser cannot tell (no navigator.connection, or no type), transfers go.
     var networkNotice = document.getElementById('network-notice');
-    function checkNetwork() {
+    var waitingForWireless = [];
+    function onCellularOnly() {
       var connection = navigator.connection;
-      networkNotice.hidden = !(settings.wirelessOnly && connection && connection.type === 'cellular');
+      return !!(settings.wirelessOnly && connection && connection.type === 'cellular');
     }
-    if (networkNotice) {
-      checkNetwork();
-      if (navigator.connection && navigator.connection.addEventListener) navigator.connection.addEventListener('change', checkNetwork);
+    function checkNetwork() {
+      var holding = onCellularOnly();
+      if (networkNotice) networkNotice.hidden = !holding;
+      if (!holding) {
+        // Back on a wireless network (or the setting is off): the photos held meanwhile go, in order.
+        var held = waitingForWireless;
+        waitingForWireless = [];
+        held.forEach(function (item) { enqueue(item.blob, item.name); });
+      }
     }
+    checkNetwork();
+    if (navigator.connection && navigator.connection.addEventListener) navigator.connection.addEventListener('change', checkNetwork);
+    window.HARCreate.heldForWireless = function () { return waitingForWireless.length; };
 
     // ---- Photos: limit (CRE-11) and upload (CRE-05/07)
     var capture = document.getElementById('capture');
@@ -221,6 +232,11 @@
 
     // One upload at a time, in order: the row keeps the order the photos were taken or picked.
     function enqueue(blob, name) {
+      if (onCellularOnly()) {
+        waitingForWireless.push({ blob: blob, name: name });
+        HARPhotos.say(t('create.cellularWaiting'));
+        return Promise.resolve();
+      }
       state.uploads = state.uploads.then(function () { return upload(blob, name); });
       return state.uploads;
     }

@@ -300,3 +300,38 @@ def test_CRE_file_input_fallback_without_camera(server):
         assert abs(lat - PARIS[0]) < 1e-6 and accuracy == 6
     finally:
         driver.quit()
+
+
+FAKE_CONNECTION = """
+(function () {
+  var listeners = [];
+  var connection = { type: 'cellular', addEventListener: function (name, f) { listeners.push(f); } };
+  Object.defineProperty(navigator, 'connection', { get: function () { return connection; }, configurable: true });
+  window.__setConnection = function (type) { connection.type = type; listeners.forEach(function (f) { f(); }); };
+})();
+"""
+
+
+def test_SET_03_photos_wait_on_cellular_and_go_on_wireless(browser, server):
+    connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
+    connection.execute("UPDATE users SET wireless_only = 1 WHERE email = ?", (SESSION["email"],))
+    connection.commit()
+    connection.close()
+    script = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FAKE_CONNECTION})
+    try:
+        open_creation(browser, server)
+        assert browser.find_element(By.ID, "network-notice").is_displayed()
+        browser.find_element(By.ID, "capture").click()
+        wait_for(browser, lambda d: d.execute_script("return HARCreate.heldForWireless()") == 1)
+        assert photo_count(browser) == 0
+        assert len(draft_photos(server, browser)) == 0  # nothing reached the server
+        browser.execute_script("__setConnection('wifi')")
+        wait_for(browser, lambda d: photo_count(d) == 1, 15)
+        assert not browser.find_element(By.ID, "network-notice").is_displayed()
+        assert len(draft_photos(server, browser)) == 1
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+        connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
+        connection.execute("UPDATE users SET wireless_only = 0 WHERE email = ?", (SESSION["email"],))
+        connection.commit()
+        connection.close()
