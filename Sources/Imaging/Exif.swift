@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The few EXIF values the app uses, read from a TIFF block by `TIFFReader`.
 struct ExifMetadata: Equatable {
     var orientation: Int = 1
@@ -132,20 +136,6 @@ struct CivilTime {
         )
     }
 
-    private init(days: Int, secondOfDay: Int) {
-        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        (year, month, day) = (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-        (hour, minute, second) = (secondOfDay / 3600, secondOfDay / 60 % 60, secondOfDay % 60)
-    }
-
     private static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
@@ -154,19 +144,22 @@ struct CivilTime {
         }
     }
 
-    private var daysSinceEpoch: Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+    /// The same wall-clock moment `seconds` later (or earlier), in the same zone. The C library's
+    /// timegm and gmtime_r do the calendar arithmetic (month lengths, leap years, year ends).
+    func adding(seconds: Int) -> CivilTime {
+        var parts = tm()
+        (parts.tm_year, parts.tm_mon, parts.tm_mday) = (Int32(year - 1900), Int32(month - 1), Int32(day))
+        (parts.tm_hour, parts.tm_min, parts.tm_sec) = (Int32(hour), Int32(minute), Int32(second))
+        var moment = timegm(&parts) + time_t(seconds)
+        var shifted = tm()
+        gmtime_r(&moment, &shifted)
+        return CivilTime(
+            year: Int(shifted.tm_year) + 1900, month: Int(shifted.tm_mon) + 1, day: Int(shifted.tm_mday),
+            hour: Int(shifted.tm_hour), minute: Int(shifted.tm_min), second: Int(shifted.tm_sec))
     }
 
-    func adding(seconds: Int) -> CivilTime {
-        let total = daysSinceEpoch * 86_400 + hour * 3600 + minute * 60 + second + seconds
-        let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
-        return CivilTime(days: days, secondOfDay: total - days * 86_400)
+    private init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+        (self.year, self.month, self.day, self.hour, self.minute, self.second) = (year, month, day, hour, minute, second)
     }
 
     func iso8601(zone: String) -> String {
