@@ -19,7 +19,7 @@ import uuid
 
 import pytest
 from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -135,11 +135,25 @@ def unique_email(prefix="volunteer"):
     return "%s.%s@example.org" % (prefix, uuid.uuid4().hex[:10])
 
 
+# What chromedriver says when a navigation replaces the document between finding an element and
+# reading it. It is not always a StaleElementReferenceException (CI saw "Node with given id does not
+# belong to the document" as an unknown error).
+_DOCUMENT_REPLACED = ("does not belong to the document", "Execution context was destroyed",
+                      "Cannot find context with specified id", "No node with given id found")
+
+
 def wait_for(driver, condition, timeout=10):
     # A condition may look at the page while a navigation replaces it: an element gone stale then is
-    # "not yet", not a failure.
-    return WebDriverWait(driver, timeout, ignored_exceptions=(StaleElementReferenceException, NoSuchElementException)) \
-        .until(lambda d: condition(d))
+    # "not yet", not a failure. Any other WebDriver error still fails the test at once.
+    def check(d):
+        try:
+            return condition(d)
+        except WebDriverException as error:
+            if isinstance(error, (StaleElementReferenceException, NoSuchElementException)) or \
+                    any(text in str(error) for text in _DOCUMENT_REPLACED):
+                return False
+            raise
+    return WebDriverWait(driver, timeout).until(check)
 
 
 def sign_in(driver, server, email=None, password="correct horse"):
