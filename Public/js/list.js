@@ -1,21 +1,62 @@
 // Report list (LST-02..09). The page arrives rendered from the local store; this script then asks the
 // server to refresh from the platform (LST-05) without holding the page, polls while reports are on
-// their way (a queued row turns Stored without a reload), and deletes rows in place with the
-// deletion-failure dialog (LST-08) when the platform refuses.
+// their way (a queued row turns Stored without a reload), deletes rows in place with the
+// deletion-failure dialog (LST-08) when the platform refuses, and grows the list in place on
+// "Show more" (the page shows the newest reports first; the link works without this script too).
 (function () {
   'use strict';
   var list, status, pollTimer = null, busy = false, lastHTML = null;
   var POLL_MS = 5000;
 
+  // Every request for rows asks for as many as the page shows now.
+  function rowsQuery() {
+    return '?show=' + encodeURIComponent(list.dataset.shown || '');
+  }
+
+  function replaceMore(answer) {
+    var more = document.getElementById('show-more');
+    if (!more || typeof answer.moreHTML !== 'string') return;
+    var holder = document.createElement('div');
+    holder.innerHTML = answer.moreHTML;
+    if (holder.firstElementChild) more.parentNode.replaceChild(holder.firstElementChild, more);
+  }
+
   function replaceRows(answer) {
     if (!answer || typeof answer.html !== 'string') return;
     list.dataset.pending = answer.pending ? '1' : '';
+    if (typeof answer.shown === 'number') list.dataset.shown = String(answer.shown);
+    replaceMore(answer);
     // Unchanged rows are left alone: no flicker, and focus stays on the button a user is on.
     if (answer.html === lastHTML) return;
     lastHTML = answer.html;
     list.innerHTML = answer.html;
-    list.dataset.pending = answer.pending ? '1' : '';
     window.HAR.formatTimes(list);
+  }
+
+  // "Show more": the next rows are fetched and the list re-rendered; focus goes to the first new row,
+  // and the address keeps the count so that a reload (or Back) shows as many.
+  function onShowMore(event) {
+    var link = event.target.closest && event.target.closest('#show-more-link');
+    if (!link) return;
+    event.preventDefault();
+    if (busy) return;
+    var url = new URL(link.href, window.location.href);
+    var before = list.querySelectorAll('.report-row').length;
+    busy = true;
+    link.setAttribute('aria-disabled', 'true');
+    fetch('/api/reports' + url.search, { credentials: 'same-origin', headers: { 'Accept': 'application/json' } })
+      .then(function (response) {
+        if (response.status === 401) { window.location.assign('/signin?notice=expired'); return null; }
+        return response.ok ? response.json() : null;
+      })
+      .then(function (answer) {
+        if (!answer) { window.location.assign(link.href); return; }
+        replaceRows(answer);
+        history.replaceState(null, '', '/reports' + url.search);
+        var first = list.querySelectorAll('.report-row')[before];
+        if (first) { first.tabIndex = -1; first.focus(); }
+      }, function () { window.location.assign(link.href); })
+      .then(function () { busy = false; schedulePoll(); });
   }
 
   function showStatus(text) {
@@ -32,7 +73,7 @@
   // Local state only (cheap): how far the upload worker got.
   function poll() {
     if (busy || document.hidden) { schedulePoll(); return; }
-    fetch('/api/reports', { credentials: 'same-origin', headers: { 'Accept': 'application/json' } })
+    fetch('/api/reports' + rowsQuery(), { credentials: 'same-origin', headers: { 'Accept': 'application/json' } })
       .then(function (response) {
         if (response.status === 401) { window.location.assign('/signin?notice=expired'); return null; }
         return response.ok ? response.json() : null;
@@ -43,7 +84,7 @@
   }
 
   function refresh() {
-    window.HAR.postJSON('/api/reports/refresh', {}, 20000).then(function (result) {
+    window.HAR.postJSON('/api/reports/refresh' + rowsQuery(), {}, 20000).then(function (result) {
       if (result.body && !busy) replaceRows(result.body);
       showStatus(result.status === 200 ? '' : list.dataset.refreshFailed);
       list.dataset.refreshed = result.status === 200 ? 'ok' : 'failed';
@@ -64,12 +105,13 @@
     }
   }
 
+  // Each row's Delete button submits the page's one delete form (form="delete-form") to its own
+  // formaction; here the click is taken over and sent with fetch instead.
   function onDelete(event) {
-    var form = event.target;
-    if (!form.classList || !form.classList.contains('delete-form')) return;
+    var button = event.target.closest && event.target.closest('.delete-button');
+    if (!button) return;
     event.preventDefault();
-    var row = form.closest('.report-row');
-    var button = form.querySelector('button');
+    var row = button.closest('.report-row');
     if (button.disabled) return;
     button.disabled = true;
     busy = true;
@@ -77,7 +119,7 @@
       button.disabled = false;
       return window.HAR.showDialog(list.dataset.failureTitle, list.dataset.failureMessage);
     }
-    window.HAR.postJSON(form.getAttribute('action'), {}, 30000).then(function (result) {
+    window.HAR.postJSON(button.getAttribute('formaction'), {}, 30000).then(function (result) {
       if (result.status === 200 || result.status === 404) removeRow(row);  // LST-09 (404: already gone here)
       else if (result.status !== 401) return failed();                      // LST-08
     }, failed).then(function () { busy = false; });
@@ -87,7 +129,8 @@
     list = document.getElementById('report-list');
     status = document.getElementById('refresh-status');
     if (!list) return;
-    list.addEventListener('submit', onDelete);
+    list.addEventListener('click', onDelete);
+    document.addEventListener('click', onShowMore);
     refresh();
   });
 })();

@@ -3,6 +3,7 @@ import os
 import time
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from conftest import (HarServer, Platform, css, database, make_driver, rgb, seed_report, sign_in, unique_email,
                       wait_for)
@@ -49,6 +50,39 @@ def test_LST_02_rows_newest_first_empty_state_and_scrolling(browser, server):
     assert browser.execute_script("return window.scrollY") > 0
     # The header stays in view while the body scrolls.
     assert browser.find_element(By.CLASS_NAME, "header").rect["y"] == browser.execute_script("return window.scrollY")
+
+
+def test_LST_02_show_more_grows_the_list_in_place(browser, server):
+    email = sign_in(browser, server)
+    now = time.time()
+    for index in range(60):
+        # Queued would be picked up by a worker; held is left alone and still listed.
+        seed_report(server, email, "Site %02d" % index, state="held", created=now - 60 * (60 - index))
+    open_list(browser, server)
+    assert len(rows(browser)) == 50
+    more = browser.find_element(By.ID, "show-more")
+    assert more.is_displayed() and "50 of 60" in more.text
+    link = browser.find_element(By.ID, "show-more-link")
+    assert link.text == "Show 10 more"
+    link.send_keys(Keys.ENTER)  # by keyboard, as anyone may
+    wait_for(browser, lambda d: len(rows(d)) == 60)
+    assert not browser.find_element(By.ID, "show-more").is_displayed()
+    assert browser.current_url.endswith("/reports?show=60")
+    # Focus moved to the first row that was added, so a keyboard or screen-reader user goes on from there.
+    names = [row.find_element(By.CLASS_NAME, "report-name").text for row in rows(browser)]
+    assert names[0] == "Site 59" and names[50] == "Site 09" and names[-1] == "Site 00"
+    assert browser.switch_to.active_element.get_attribute("id") == rows(browser)[50].get_attribute("id")
+    # Deleting a row of the added part works like any other (the page's one delete form, by fetch).
+    target = rows(browser)[55]
+    target_id = target.get_attribute("id")
+    button = target.find_element(By.CLASS_NAME, "delete-button")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)  # clear of the camera button
+    button.click()
+    wait_for(browser, lambda d: not d.find_elements(By.ID, target_id))
+    # A reload keeps as many rows as were shown (less the deleted one).
+    browser.refresh()
+    wait_refreshed(browser)
+    assert len(rows(browser)) == 59
 
 
 def test_LST_03_row_shows_name_address_local_date_status_and_delete(browser, server):

@@ -6,21 +6,31 @@ import Platform
 /// The report list (LST-01..09): rendered at once from the local store; the page's script then asks
 /// `/api/reports/refresh` to merge what the platform lists (LST-05) and polls `/api/reports` while
 /// reports are on their way. Delete works as a form post without JavaScript too.
+///
+/// The page shows the newest `pageSize` reports and a "Show more" link (`?show=N`) for the rest: a
+/// volunteer with hundreds of reports on a phone over a weak connection gets a page of ~40 KB, not
+/// every report they ever made. The link works without JavaScript; with it, the rows grow in place.
 enum ReportListScreen {
+    /// Rows per step of "Show more".
+    static let pageSize = 50
+    /// The most rows one page renders, whatever `show` asks.
+    static let maximumShown = 5_000
+
     static func register(on router: inout Router, web: Web) {
         let reports = ReportListStore(store: web.store, photosDirectory: web.photosDirectory)
         router.web("GET", "/reports", web, access: .page) { request, context in
             let user = try context.requireUser()
-            let rows = try reports.reports(userID: user.id)
+            let page = try reports.page(userID: user.id, limit: shown(request))
             let outcome = request.queryValue("deleted") == "1" ? context.messages["list.deleted"] : nil
-            return try page(web, context, rows: rows, notice: outcome, failure: request.queryValue("failed") == "1")
+            return try self.page(web, context, page, notice: outcome, failure: request.queryValue("failed") == "1")
         }
-        router.web("GET", "/api/reports", web, access: .api) { _, context in
+        router.web("GET", "/api/reports", web, access: .api) { request, context in
             let user = try context.requireUser()
-            return try rowsAnswer(web, context, rows: reports.reports(userID: user.id))
+            return try rowsAnswer(web, context, reports.page(userID: user.id, limit: shown(request)))
         }
-        router.webAsync("POST", "/api/reports/refresh", web, access: .api) { _, context in
+        router.webAsync("POST", "/api/reports/refresh", web, access: .api) { request, context in
             let user = try context.requireUser()
+            let limit = shown(request)
             do {
                 // Taken before the GET is sent: the listing is judged only against rows older than it.
                 let listingStartedAt = Web.now()
@@ -30,11 +40,11 @@ enum ReportListScreen {
                 try reports.merge(listed, userID: user.id, now: Web.now(), listingStartedAt: listingStartedAt)
             } catch let error as PlatformError {
                 web.log.info("list refresh for user \(user.id) failed: \(error)")
-                var answer = try rowsAnswer(web, context, rows: reports.reports(userID: user.id), refreshed: false)
+                var answer = try rowsAnswer(web, context, reports.page(userID: user.id, limit: limit), refreshed: false)
                 answer.status = 503
                 return answer
             }
-            return try rowsAnswer(web, context, rows: reports.reports(userID: user.id))
+            return try rowsAnswer(web, context, reports.page(userID: user.id, limit: limit))
         }
         router.webAsync("POST", "/reports/:id/delete", web, access: .page) { request, context in
             try await delete(request.parameters["id"] ?? "", context, web: web, reports: reports)
@@ -84,34 +94,58 @@ enum ReportListScreen {
         return web.redirect("/reports?deleted=1", context: context)
     }
 
-    static func page(_ web: Web, _ context: WebContext, rows: [ListedReport], notice: String?, failure: Bool) throws
-        -> Response
-    {
+    /// How many rows to show: `?show=N`, at least one page and at most `maximumShown`; anything that
+    /// is not a number is one page.
+    static func shown(_ request: Request) -> Int {
+        guard let text = request.queryValue("show"), text.count <= 9, let asked = Int(text) else { return pageSize }
+        return min(max(asked, pageSize), maximumShown)
+    }
+
+    static func page(
+        _ web: Web, _ context: WebContext, _ page: (rows: [ListedReport], total: Int), notice: String?, failure: Bool
+    ) throws -> Response {
         let values: [String: MustacheValue] = [
-            "header": ["settings": true], "rows": .array(rows.map { rowValue($0, context.messages) }),
+            "header": ["settings": true], "rows": .array(page.rows.map { rowValue($0, context.messages) }),
             "notice": MustacheValue(notice), "deleteFailure": .bool(failure),
-            "pending": .bool(rows.contains { $0.state != "stored" }),
+            "pending": .bool(page.rows.contains { $0.state != "stored" }),
+            "shown": .int(page.rows.count), "more": moreValue(page, context.messages),
         ]
         return try web.render(
             "list", title: context.messages["list.title"], values, context: context, scripts: ["list", "settings"])
     }
 
-    /// `{"rows": [...], "html": "...", "refreshed": true}`: the rows as data, and as the page renders them.
-    static func rowsAnswer(_ web: Web, _ context: WebContext, rows: [ListedReport], refreshed: Bool = true) throws
-        -> Response
-    {
-        let values: [String: MustacheValue] = [
-            "rows": .array(rows.map { rowValue($0, context.messages) }), "t": context.messages.tree,
-            "csrf": .string(context.csrfToken),
+    /// The "Show more" line, or null when every report is shown.
+    static func moreValue(_ page: (rows: [ListedReport], total: Int), _ messages: Messages) -> MustacheValue {
+        let shown = page.rows.count
+        guard page.total > shown, shown < maximumShown else { return .null }
+        let next = min(shown + pageSize, maximumShown, page.total)
+        return [
+            "next": .int(next),
+            "summary": .string(messages.format("list.showing", ["shown": String(shown), "total": String(page.total)])),
+            "label": .string(messages.format("list.showMore", ["count": String(next - shown)])),
         ]
-        let html = try web.templates.render("partials/report-rows", .dictionary(values))
+    }
+
+    /// `{"rows": [...], "html": "...", "moreHTML": "...", "shown": n, "total": n, "refreshed": true}`: the
+    /// rows as data, and as the page renders them (rows, then the "Show more" line).
+    static func rowsAnswer(
+        _ web: Web, _ context: WebContext, _ page: (rows: [ListedReport], total: Int), refreshed: Bool = true
+    ) throws -> Response {
+        let rows = page.rows
+        let values: MustacheFields = [
+            "rows": .array(rows.map { rowValue($0, context.messages) }), "t": context.messages.tree,
+            "more": moreValue(page, context.messages),
+        ]
+        let html = try web.templates.render("partials/report-rows", .fields(values))
+        let moreHTML = try web.templates.render("partials/show-more", .fields(values))
         let answer = RowsAnswer(
             rows: rows.map { row in
                 RowJSON(
                     id: row.localID, name: row.name, formattedAddress: row.formattedAddress,
                     creationTime: ISO8601.format(Date(timeIntervalSince1970: row.creationTime)), state: row.state,
                     status: status(of: row).kind, statusText: status(of: row, context.messages).text)
-            }, html: html, refreshed: refreshed, pending: rows.contains { $0.state != "stored" })
+            }, html: html, moreHTML: moreHTML, shown: rows.count, total: page.total, refreshed: refreshed,
+            pending: rows.contains { $0.state != "stored" })
         return web.json(answer, context: context)
     }
 
@@ -123,8 +157,9 @@ enum ReportListScreen {
             "id": .string(row.localID), "name": .string(name),
             "address": MustacheValue(row.formattedAddress.flatMap { $0.isEmpty ? nil : $0 }),
             "iso": .string(iso), "dateFallback": .string(fallbackDate(iso)),
-            "stored": .bool(status.kind == "stored"), "queued": .bool(status.kind == "queued"),
-            "attention": .bool(status.kind == "attention"), "statusText": .string(status.text),
+            // `kind` names the status class and the icon of the page's sprite (i-stored, i-queued, i-attention).
+            "kind": .string(status.kind), "attention": .bool(status.kind == "attention"),
+            "statusText": .string(status.text),
             "detail": MustacheValue(row.state == "needs_attention" ? row.lastError : nil),
             "deleteLabel": .string(messages.format("list.deleteLabel", ["name": name])),
         ]
@@ -162,6 +197,9 @@ struct DeletionFailure: Encodable {
 struct RowsAnswer: Encodable {
     var rows: [RowJSON]
     var html: String
+    var moreHTML: String
+    var shown: Int
+    var total: Int
     var refreshed: Bool
     var pending: Bool
 }

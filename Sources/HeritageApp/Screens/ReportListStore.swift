@@ -44,9 +44,16 @@ struct ReportListStore: Sendable {
     /// report retrying after an unanswered create may exist there too, and goes to the worker).
     static let notYetSentStates = "('queued', 'retry_wait', 'needs_attention', 'waiting_signin', 'held')"
 
+    /// All of the user's listed reports, newest first.
     func reports(userID: Int64) throws -> [ListedReport] {
-        try store.read { db in
-            try db.query(
+        try page(userID: userID, limit: nil).rows
+    }
+
+    /// The newest `limit` of the user's listed reports (all when nil), and how many there are in all,
+    /// read in one transaction so that the two agree.
+    func page(userID: Int64, limit: Int?) throws -> (rows: [ListedReport], total: Int) {
+        try store.read { db -> (rows: [ListedReport], total: Int) in
+            let rows = try db.query(
                 """
                 SELECT r.local_id, r.platform_report_id, r.state, r.name, r.formatted_address, r.creation_time,
                        r.last_error,
@@ -55,8 +62,9 @@ struct ReportListStore: Sendable {
                 FROM reports r
                 WHERE r.user_id = ? AND r.state NOT IN \(Self.hiddenStates)
                 ORDER BY r.creation_time DESC, r.id DESC
-                """, .integer(userID)
-            ).compactMap { row in
+                LIMIT ?
+                """, .integer(userID), .integer(Int64(limit ?? -1))
+            ).compactMap { row -> ListedReport? in
                 guard let localID = try row.string("local_id"), let state = try row.string("state") else { return nil }
                 return ListedReport(
                     localID: localID, platformReportID: try row.string("platform_report_id"), state: state,
@@ -64,6 +72,13 @@ struct ReportListStore: Sendable {
                     creationTime: try row.double("creation_time") ?? 0, lastError: try row.string("last_error"),
                     photoCount: Int(try row.int("photo_count") ?? 0), photosStored: Int(try row.int("photos_stored") ?? 0))
             }
+            // Fewer rows than asked for is every row: no second query.
+            guard let limit, rows.count >= limit else { return (rows, rows.count) }
+            let total = try db.query(
+                "SELECT COUNT(*) AS n FROM reports WHERE user_id = ? AND state NOT IN \(Self.hiddenStates)",
+                .integer(userID)
+            ).first?.int("n") ?? 0
+            return (rows, max(Int(total), rows.count))
         }
     }
 
