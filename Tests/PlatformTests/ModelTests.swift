@@ -28,6 +28,12 @@ import Testing
         let date = try #require(ISO8601.parse("2024-02-29T23:59:59.5-05:30"))
         #expect(ISO8601.format(date) == "2024-03-01T05:29:59.500000+00:00")
         #expect(ISO8601.parse(ISO8601.format(date)) == date)
+        #expect(ISO8601.format(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000000+00:00")
+        #expect(ISO8601.format(Date(timeIntervalSince1970: -1.25)) == "1969-12-31T23:59:58.750000+00:00")
+        // Microseconds that round up to a whole second carry into the seconds, minutes, hours and day.
+        #expect(ISO8601.format(Date(timeIntervalSince1970: 86_399.999_999_7)) == "1970-01-02T00:00:00.000000+00:00")
+        #expect(ISO8601.format(Date(timeIntervalSince1970: 253_402_300_799)) == "9999-12-31T23:59:59.000000+00:00")
+        #expect(ISO8601.format(Date(timeIntervalSince1970: 253_402_300_800)) == "10000-01-01T00:00:00.000000+00:00")
     }
 }
 

@@ -104,8 +104,9 @@ enum ReportListScreen {
     static func page(
         _ web: Web, _ context: WebContext, _ page: (rows: [ListedReport], total: Int), notice: String?, failure: Bool
     ) throws -> Response {
+        let words = RowWords(context.messages)
         let values: [String: MustacheValue] = [
-            "header": ["settings": true], "rows": .array(page.rows.map { rowValue($0, context.messages) }),
+            "header": ["settings": true], "rows": .array(page.rows.map { rowValue($0, words) }),
             "notice": MustacheValue(notice), "deleteFailure": .bool(failure),
             "pending": .bool(page.rows.contains { $0.state != "stored" }),
             "shown": .int(page.rows.count), "more": moreValue(page, context.messages),
@@ -132,8 +133,9 @@ enum ReportListScreen {
         _ web: Web, _ context: WebContext, _ page: (rows: [ListedReport], total: Int), refreshed: Bool = true
     ) throws -> Response {
         let rows = page.rows
+        let words = RowWords(context.messages)
         let values: MustacheFields = [
-            "rows": .array(rows.map { rowValue($0, context.messages) }), "t": context.messages.tree,
+            "rows": .array(rows.map { rowValue($0, words) }), "t": context.messages.tree,
             "more": moreValue(page, context.messages),
         ]
         let html = try web.templates.render("partials/report-rows", .fields(values))
@@ -143,16 +145,16 @@ enum ReportListScreen {
                 RowJSON(
                     id: row.localID, name: row.name, formattedAddress: row.formattedAddress,
                     creationTime: ISO8601.format(Date(timeIntervalSince1970: row.creationTime)), state: row.state,
-                    status: status(of: row).kind, statusText: status(of: row, context.messages).text)
+                    status: status(of: row).kind, statusText: words.status(of: row).text)
             }, html: html, moreHTML: moreHTML, shown: rows.count, total: page.total, refreshed: refreshed,
             pending: rows.contains { $0.state != "stored" })
         return web.json(answer, context: context)
     }
 
-    static func rowValue(_ row: ListedReport, _ messages: Messages) -> MustacheValue {
+    static func rowValue(_ row: ListedReport, _ words: RowWords) -> MustacheValue {
         let iso = ISO8601.format(Date(timeIntervalSince1970: row.creationTime))
-        let name = row.name.flatMap { $0.isEmpty ? nil : $0 } ?? messages["list.noName"]
-        let status = status(of: row, messages)
+        let name = row.name.flatMap { $0.isEmpty ? nil : $0 } ?? words.noName
+        let status = words.status(of: row)
         return [
             "id": .string(row.localID), "name": .string(name),
             "address": MustacheValue(row.formattedAddress.flatMap { $0.isEmpty ? nil : $0 }),
@@ -161,30 +163,57 @@ enum ReportListScreen {
             "kind": .string(status.kind), "attention": .bool(status.kind == "attention"),
             "statusText": .string(status.text),
             "detail": MustacheValue(row.state == "needs_attention" ? row.lastError : nil),
-            "deleteLabel": .string(messages.format("list.deleteLabel", ["name": name])),
+            "deleteLabel": .string(Messages.fill(words.deleteLabel, ["name": name])),
         ]
     }
 
-    /// "2026-11-29 15:41 UTC": what a browser without JavaScript shows (the script localizes it).
+    /// "2026-11-29 15:41 UTC" from "2026-11-29T15:41:17.000000+00:00": what a browser without
+    /// JavaScript shows (the script localizes it).
     static func fallbackDate(_ iso: String) -> String {
-        String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5)) + " UTC"
+        var bytes = Array(iso.utf8.prefix(16))
+        guard bytes.count == 16 else { return iso }
+        bytes[10] = UInt8(ascii: " ")
+        bytes.append(contentsOf: " UTC".utf8)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// LST-03: Stored (cloud done), Queued (cloud pending), or, when the user must act, words that say so.
-    static func status(of row: ListedReport, _ messages: Messages? = nil) -> (kind: String, text: String) {
-        let (kind, key): (String, String) =
-            switch row.state {
-            case "stored": ("stored", "list.status.stored")
-            case "uploading": ("queued", "list.status.uploading")
-            case "retry_wait": ("queued", "list.status.retrying")
-            case "held": ("queued", "list.status.held")
-            case "needs_attention": ("attention", "list.status.needsAttention")
-            case "waiting_signin": ("attention", "list.status.waitingSignin")
-            default: ("queued", "list.status.queued")
-            }
-        guard let messages else { return (kind, key) }
-        // The worker's progress (issue 5): how many of the report's photos the platform has.
-        return (kind, messages.format(key, ["sent": String(row.photosStored), "total": String(row.photoCount)]))
+    /// The kind and the message key of the row's status.
+    static func status(of row: ListedReport) -> (kind: String, key: String) {
+        switch row.state {
+        case "stored": ("stored", "list.status.stored")
+        case "uploading": ("queued", "list.status.uploading")
+        case "retry_wait": ("queued", "list.status.retrying")
+        case "held": ("queued", "list.status.held")
+        case "needs_attention": ("attention", "list.status.needsAttention")
+        case "waiting_signin": ("attention", "list.status.waitingSignin")
+        default: ("queued", "list.status.queued")
+        }
+    }
+
+    /// The words of the list's rows in one language, looked up once per page rather than for every row
+    /// (perf: the catalogue's hash lookups were 5% of a 50-row page).
+    struct RowWords {
+        let noName: String
+        let deleteLabel: String
+        /// Status message by key; `list.status.uploading` has placeholders and is filled per row.
+        let statuses: [(key: String, text: String)]
+
+        init(_ messages: Messages) {
+            noName = messages["list.noName"]
+            deleteLabel = messages["list.deleteLabel"]
+            statuses = [
+                "list.status.stored", "list.status.uploading", "list.status.retrying", "list.status.held",
+                "list.status.needsAttention", "list.status.waitingSignin", "list.status.queued",
+            ].map { ($0, messages[$0]) }
+        }
+
+        func status(of row: ListedReport) -> (kind: String, text: String) {
+            let (kind, key) = ReportListScreen.status(of: row)
+            let template = statuses.first { $0.key == key }?.text ?? key
+            // The worker's progress (issue 5): how many of the report's photos the platform has.
+            return (kind, Messages.fill(template, ["sent": String(row.photosStored), "total": String(row.photoCount)]))
+        }
     }
 }
 

@@ -47,7 +47,11 @@ struct Messages: Sendable {
     /// (perf: String.replacing and its searcher were 29% of a 200-row list page). A pass also means a
     /// value that happens to contain `{other}` is never substituted again.
     func format(_ key: String, _ values: KeyValuePairs<String, String>) -> String {
-        let template = self[key]
+        Self.fill(self[key], values)
+    }
+
+    /// `format` on a message already looked up (a page that fills one message per row looks it up once).
+    static func fill(_ template: String, _ values: KeyValuePairs<String, String>) -> String {
         guard template.utf8.contains(UInt8(ascii: "{")) else { return template }
         var output: [UInt8] = []
         output.reserveCapacity(template.utf8.count + 32)
