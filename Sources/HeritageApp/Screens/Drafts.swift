@@ -78,11 +78,10 @@ struct Drafts: Sendable {
 
     /// "7 days", "1 day", "12 hours"…: the retention in its largest whole unit.
     static func duration(_ seconds: Int, _ messages: Messages) -> String {
-        for (size, unit) in [(86_400, "day"), (3_600, "hour"), (60, "minute")] where seconds >= size {
-            let count = seconds / size
-            return count == 1 ? messages["drafts.duration.\(unit)"] : messages.format("drafts.duration.\(unit)s", ["n": String(count)])
-        }
-        return seconds == 1 ? messages["drafts.duration.second"] : messages.format("drafts.duration.seconds", ["n": String(seconds)])
+        let (size, unit) = [(86_400, "day"), (3_600, "hour"), (60, "minute")].first { seconds >= $0.0 } ?? (1, "second")
+        let count = seconds / size
+        return count == 1
+            ? messages["drafts.duration.\(unit)"] : messages.format("drafts.duration.\(unit)s", ["n": String(count)])
     }
 
     /// The answer to a request naming a draft that is not open. The user's own expired draft: JSON 410
