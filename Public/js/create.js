@@ -25,7 +25,10 @@
     var page = data();
     var settings = HAR.settings();
     var t = function (key) { return page.messages[key] || key; };
-    var labels = { alt: t('photos.photoAlt'), remove: t('photos.remove'), removed: t('photos.removed'), failed: t('photos.errors.failed') };
+    var labels = {
+      alt: t('photos.photoAlt'), remove: t('photos.remove'), removed: t('photos.removed'), failed: t('photos.errors.failed'),
+      waiting: t('create.heldPhoto')
+    };
     HARPhotos.wire(labels);
 
     // ---- Map (CRE-02/03/04/07/09): works without tiles (offline): position and markers still show.
@@ -141,8 +144,13 @@
 
     // ---- SET-03: wireless only, and the browser says cellular: transfers wait; say so.
     // Where the browser cannot tell (no navigator.connection, or no type), transfers go.
+    // A waiting photo is kept on the device (HARPhotos.held, IndexedDB) until the server has it: a
+    // reload, a tab the phone discarded, or a visit to the submission page does not lose it, and this
+    // page shows it again, waiting, when it opens on the same draft.
     var networkNotice = document.getElementById('network-notice');
+    var held = HARPhotos.held;
     var waitingForWireless = [];
+    var taken = 0;
     function onCellularOnly() {
       var connection = navigator.connection;
       return !!(settings.wirelessOnly && connection && connection.type === 'cellular');
@@ -152,18 +160,85 @@
       if (networkNotice) networkNotice.hidden = !holding;
       if (!holding) {
         // Back on a wireless network (or the setting is off): the photos held meanwhile go, in order.
-        var held = waitingForWireless;
+        var waiting = waitingForWireless;
         waitingForWireless = [];
-        held.forEach(function (item) { enqueue(item.blob, item.name); });
+        waiting.forEach(queue);
       }
     }
-    checkNetwork();
     if (navigator.connection && navigator.connection.addEventListener) navigator.connection.addEventListener('change', checkNetwork);
     window.HARCreate.heldForWireless = function () { return waitingForWireless.length; };
 
+    function hold(photo) {
+      waitingForWireless.push(photo);
+      if (!photo.tile) photo.tile = HARPhotos.appendWaiting(photo, labels);
+      photo.tile.querySelector('.photo-remove').disabled = false;
+      if (!photo.stored) {
+        photo.stored = true;
+        held.put({
+          id: photo.id, draft: page.draft, owner: page.owner, order: photo.order, heldAt: photo.heldAt,
+          blob: photo.blob, name: photo.name, fix: photo.fix
+        });
+      }
+      HARPhotos.say(t('create.cellularWaiting'));
+    }
+
+    // The photo is done with (the server has it, or refused it for good): its waiting tile and its copy
+    // on the device go.
+    function settle(photo) {
+      if (photo.tile) { HARPhotos.removeWaiting(photo.tile, labels); photo.tile = null; }
+      if (photo.stored) { photo.stored = false; held.remove(photo.id); }
+      updateFull();
+    }
+
+    // Held photos of this draft from an earlier visit, in capture order, before any taken meanwhile.
+    // One the server already has (its answer was lost with the page) is only forgotten. This user's
+    // photos of other drafts, and any past the retention, can never be added: they are dropped.
+    held.prune(page.owner, page.draft, Date.now() - page.retentionSeconds * 1000).then(function () {
+      return held.list(page.draft);
+    }).then(function (records) {
+      var before = document.querySelector('#photo-strip .photo-waiting');
+      var restored = [];
+      records.forEach(function (record) {
+        if (document.querySelector('#photo-strip .photo-item[data-id="' + record.id + '"]')) { held.remove(record.id); return; }
+        var photo = {
+          id: record.id, blob: record.blob, name: record.name, fix: record.fix, order: record.order,
+          heldAt: record.heldAt, stored: true
+        };
+        photo.tile = HARPhotos.appendWaiting(photo, labels, before);
+        restored.push(photo);
+      });
+      waitingForWireless = restored.concat(waitingForWireless);
+      if (restored.length) HARPhotos.say(t('create.cellularWaiting'));
+      state.restored = true;
+      checkNetwork();
+    });
+    checkNetwork();
+
+    // The X of a waiting photo: it leaves the queue and the device (one being sent settles by its answer).
+    var stripNode = document.getElementById('photo-strip');
+    stripNode.addEventListener('click', function (event) {
+      var button = event.target.closest('.photo-waiting .photo-remove');
+      if (!button) return;
+      var id = button.closest('.photo-waiting').getAttribute('data-held-id');
+      var photo = waitingForWireless.filter(function (p) { return p.id === id; })[0];
+      if (!photo) return;
+      waitingForWireless.splice(waitingForWireless.indexOf(photo), 1);
+      settle(photo);
+      HARPhotos.say(labels.removed);
+    });
+
+    // Continue with photos still waiting: they are not in the report yet. Say so and let the user stay.
+    document.getElementById('continue').addEventListener('click', function (event) {
+      var waiting = HARPhotos.waitingCount();
+      if (!waiting) return;
+      var words = { one: t('create.heldOne'), many: t('create.heldMany'), question: t('create.heldLeave') };
+      if (!window.confirm(HARPhotos.heldWarning(waiting, words))) event.preventDefault();
+    });
+
     // ---- Photos: limit (CRE-11) and upload (CRE-05/07)
     var capture = document.getElementById('capture');
-    function isFull() { return HARPhotos.count() >= page.maxPhotos; }
+    // Waiting photos count: they take their places in the report once sent.
+    function isFull() { return HARPhotos.count() + HARPhotos.waitingCount() >= page.maxPhotos; }
     function updateFull() {
       if (!isFull() && document.getElementById('photo-message').textContent === t('photos.errors.full')) HARPhotos.say('');
     }
@@ -179,17 +254,44 @@
       return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
     }
 
-    function upload(blob, name) {
+    // A photo just taken or picked, with the fix of that moment (CRE-05), not of when it is sent.
+    function take(blob, name) {
+      // Refused here rather than after waiting on the device for a wireless network.
       if (isFull()) { HARPhotos.say(t('photos.errors.full')); return Promise.resolve(); }
       if (blob.size > page.maxFileBytes) { HARPhotos.say(t('photos.errors.tooLarge')); return Promise.resolve(); }
-      return send(blob, name, photoID(), 0);
+      var now = Date.now();
+      var photo = { id: photoID(), blob: blob, name: name, fix: state.fix, order: now * 1000 + (taken++ % 1000), heldAt: now };
+      if (onCellularOnly()) { hold(photo); return Promise.resolve(); }
+      return queue(photo);
     }
 
-    function send(blob, name, id, attempt) {
+    // One upload at a time, in order: the row keeps the order the photos were taken or picked.
+    function queue(photo) {
+      state.uploads = state.uploads.then(function () { return upload(photo); });
+      return state.uploads;
+    }
+
+    function upload(photo) {
+      // The connection may have turned cellular while the photos before this one were sent.
+      if (onCellularOnly()) { hold(photo); return Promise.resolve(); }
+      if (HARPhotos.count() >= page.maxPhotos) { settle(photo); HARPhotos.say(t('photos.errors.full')); return Promise.resolve(); }
+      if (photo.blob.size > page.maxFileBytes) { settle(photo); HARPhotos.say(t('photos.errors.tooLarge')); return Promise.resolve(); }
+      if (photo.tile) photo.tile.querySelector('.photo-remove').disabled = true;
+      return send(photo, 0);
+    }
+
+    // Not sent, but not refused either (no connection, a server that kept failing, a session to renew):
+    // a held photo waits again, on the device, for the next change of connection or visit.
+    function notSent(photo, message) {
+      if (photo.stored) hold(photo);
+      HARPhotos.say(message);
+    }
+
+    function send(photo, attempt) {
       var form = new FormData();
-      form.append('photo_id', id);
-      form.append('photo', blob, name);
-      var fix = state.fix;
+      form.append('photo_id', photo.id);
+      form.append('photo', photo.blob, photo.name);
+      var fix = photo.fix;
       if (fix) {
         form.append('latitude', String(fix.latitude));
         form.append('longitude', String(fix.longitude));
@@ -208,37 +310,41 @@
           // A lost answer or a busy server: the same photo again, a few times, then say so.
           if ((response.status >= 500 || response.status === 408) && attempt < 3) {
             return new Promise(function (resolve) { setTimeout(resolve, 1000 * (attempt + 1)); })
-              .then(function () { return send(blob, name, id, attempt + 1); });
+              .then(function () { return send(photo, attempt + 1); });
           }
           if ((response.status === 201 || response.status === 200) && body) {
-            HARPhotos.append(body, labels);
-            addMarker(body, HARPhotos.count());
+            settle(photo);
+            // A replay of a photo the row already shows (restored after its answer was lost) adds nothing.
+            if (!document.querySelector('#photo-strip .photo-item[data-id="' + body.id + '"]')) {
+              HARPhotos.append(body, labels);
+              addMarker(body, HARPhotos.count());
+            }
             HARPhotos.say(HARPhotos.format(t('create.uploaded'), { n: HARPhotos.count() })
               + (body.locationSource === 'none' ? ' ' + t('photos.errors.noFix') : ''));
             return;
           }
-          if (response.status === 401 && body && body.redirect) { window.location.assign(body.redirect); return; }
+          if (response.status === 401 && body && body.redirect) {
+            notSent(photo, t('photos.errors.failed'));
+            window.location.assign(body.redirect);
+            return;
+          }
+          if (response.status >= 500 || response.status === 408 || response.status === 403) {
+            notSent(photo, body && body.message ? body.message : t('photos.errors.failed'));
+            return;
+          }
+          // Refused for good (too large, not an image, the report full, the draft gone or expired): the
+          // server's words say why.
+          settle(photo);
           if (response.status === 413) { HARPhotos.say(t('photos.errors.tooLarge')); return; }
           HARPhotos.say(body && body.message ? body.message : t('photos.errors.failed'));
         });
       }).catch(function () {
         if (attempt < 3) {
           return new Promise(function (resolve) { setTimeout(resolve, 1000 * (attempt + 1)); })
-            .then(function () { return send(blob, name, id, attempt + 1); });
+            .then(function () { return send(photo, attempt + 1); });
         }
-        HARPhotos.say(t('photos.errors.failed'));
+        notSent(photo, t('photos.errors.failed'));
       });
-    }
-
-    // One upload at a time, in order: the row keeps the order the photos were taken or picked.
-    function enqueue(blob, name) {
-      if (onCellularOnly()) {
-        waitingForWireless.push({ blob: blob, name: name });
-        HARPhotos.say(t('create.cellularWaiting'));
-        return Promise.resolve();
-      }
-      state.uploads = state.uploads.then(function () { return upload(blob, name); });
-      return state.uploads;
     }
 
     // ---- Camera (CRE-02/05/06), else the file input
@@ -257,7 +363,7 @@
 
     fileInput.addEventListener('change', function () {
       var files = Array.prototype.slice.call(fileInput.files || []);
-      files.forEach(function (file) { enqueue(file, file.name || 'photo'); });
+      files.forEach(function (file) { take(file, file.name || 'photo'); });
       state.uploads.then(function () { fileInput.value = ''; });
     });
 
@@ -286,7 +392,7 @@
       canvas.height = video.videoHeight;
       canvas.getContext('2d').drawImage(video, 0, 0, canvas.width, canvas.height);
       // CRE-06: the stream is untouched: the preview stays live for the next picture.
-      canvas.toBlob(function (blob) { if (blob) enqueue(blob, 'capture.jpg'); }, 'image/jpeg', 0.9);
+      canvas.toBlob(function (blob) { if (blob) take(blob, 'capture.jpg'); }, 'image/jpeg', 0.9);
     });
   });
 })();

@@ -14,7 +14,24 @@ enum AppMigrations {
                 INSERT INTO instance (key, value) VALUES ('created_at', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
                 """),
         Migration(version: 2, name: "users, sessions, reports, photos", sql: usersSessionsReportsPhotos),
+        Migration(version: 3, name: "expired drafts", sql: expiredDrafts),
     ]
+
+    /// Drafts the sweep removed (abandoned past the retention), remembered for a while so that the user
+    /// who comes back to one is told why it is gone instead of finding an empty page. Looked up by the
+    /// draft's id together with its user: another user's id reads as unknown.
+    static let expiredDrafts = """
+        CREATE TABLE expired_drafts (
+            local_id TEXT PRIMARY KEY NOT NULL,
+            user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            photo_count INTEGER NOT NULL,
+            expired_at REAL NOT NULL,
+            -- When a page told the user (once is enough for a page that opens a new draft).
+            announced_at REAL
+        ) STRICT;
+        CREATE INDEX expired_drafts_user ON expired_drafts(user_id, expired_at);
+        CREATE INDEX expired_drafts_time ON expired_drafts(expired_at);
+        """
 
     /// Users and their settings; our own web sessions; reports (drafts, the outbox, and copies of what
     /// the platform holds) and their photos. docs/DATA.md explains each state.

@@ -1,6 +1,7 @@
 """Report creation in real Chromium (CRE-01..11, SET-01/02, the file-input fallback): fake camera,
 geolocation set through CDP, the real `har serve`. Tests run offline: the map has no tiles."""
 import base64
+import contextlib
 import os
 import sqlite3
 import tempfile
@@ -8,6 +9,8 @@ import time
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import make_driver, sign_in, wait_for, css
 
@@ -302,6 +305,28 @@ def test_CRE_file_input_fallback_without_camera(server):
         driver.quit()
 
 
+def test_CRE_05_a_tab_left_open_on_an_expired_draft_says_so(browser, server):
+    open_creation(browser, server)
+    draft = browser.find_element(By.ID, "main").get_attribute("data-draft")
+    capture(browser)
+    # Unused for 8 days (past the 7-day retention): the server removes it when the next photo comes.
+    connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
+    connection.execute("UPDATE reports SET updated_at = updated_at - 8 * 86400 WHERE local_id = ?", (draft,))
+    connection.commit()
+    connection.close()
+    words = "This draft report was not used for 7 days and has been removed. Its photos were deleted."
+    browser.find_element(By.ID, "capture").click()
+    message = browser.find_element(By.ID, "photo-message")
+    wait_for(browser, lambda d: message.text == words)
+    assert photo_count(browser) == 1  # what the page showed; nothing was added
+    # Opening the page again starts a new draft and says what became of the old one.
+    browser.refresh()
+    notice = browser.find_element(By.ID, "draft-expired")
+    assert notice.text == words and notice.is_displayed()
+    assert browser.find_element(By.ID, "main").get_attribute("data-draft") != draft
+    assert photo_count(browser) == 0
+
+
 FAKE_CONNECTION = """
 (function () {
   var listeners = [];
@@ -312,13 +337,55 @@ FAKE_CONNECTION = """
 """
 
 
-def test_SET_03_photos_wait_on_cellular_and_go_on_wireless(browser, server):
+@contextlib.contextmanager
+def on_cellular(driver, server):
+    """Wireless only on, and every page of the browser told it is on a cellular connection
+    (`__setConnection('wifi')` changes it), until the block ends."""
+    set_wireless_only(server, True)
+    script = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FAKE_CONNECTION})
+    try:
+        yield
+    finally:
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+        set_wireless_only(server, False)
+
+
+def set_wireless_only(server, on):
     connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
-    connection.execute("UPDATE users SET wireless_only = 1 WHERE email = ?", (SESSION["email"],))
+    connection.execute("UPDATE users SET wireless_only = ? WHERE email = ?", (1 if on else 0, SESSION["email"]))
     connection.commit()
     connection.close()
-    script = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FAKE_CONNECTION})
-    try:
+
+
+def held_records(driver, draft):
+    """The photos the browser keeps for `draft` while they wait for a wireless network (IndexedDB, as
+    photo-strip.js stores them): [[id, latitude]] in capture order. Works on any page of the site."""
+    driver.set_script_timeout(20)
+    return driver.execute_async_script("""
+        var draft = arguments[0], done = arguments[arguments.length - 1];
+        var request = indexedDB.open('har-held-photos', 1);
+        request.onupgradeneeded = function () {
+          request.result.createObjectStore('photos', { keyPath: 'id' }).createIndex('draft', 'draft');
+        };
+        request.onerror = function () { done('error: ' + request.error); };
+        request.onsuccess = function () {
+          var db = request.result;
+          var all = db.transaction('photos').objectStore('photos').index('draft').getAll(IDBKeyRange.only(draft));
+          all.onsuccess = function () {
+            db.close();
+            done(all.result.sort(function (a, b) { return a.order - b.order; })
+              .map(function (r) { return [r.id, r.fix ? r.fix.latitude : null]; }));
+          };
+        };
+    """, draft)
+
+
+def waiting_tiles(driver):
+    return driver.find_elements(By.CSS_SELECTOR, "#photo-strip .photo-item.photo-waiting")
+
+
+def test_SET_03_photos_wait_on_cellular_and_go_on_wireless(browser, server):
+    with on_cellular(browser, server):
         open_creation(browser, server)
         assert browser.find_element(By.ID, "network-notice").is_displayed()
         browser.find_element(By.ID, "capture").click()
@@ -329,9 +396,78 @@ def test_SET_03_photos_wait_on_cellular_and_go_on_wireless(browser, server):
         wait_for(browser, lambda d: photo_count(d) == 1, 15)
         assert not browser.find_element(By.ID, "network-notice").is_displayed()
         assert len(draft_photos(server, browser)) == 1
-    finally:
-        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
-        connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
-        connection.execute("UPDATE users SET wireless_only = 0 WHERE email = ?", (SESSION["email"],))
-        connection.commit()
-        connection.close()
+
+
+def test_SET_03_held_photos_survive_a_reload_and_go_on_wireless_with_their_fix(browser, server):
+    with on_cellular(browser, server):
+        open_creation(browser, server, LONDON)
+        draft = browser.find_element(By.ID, "main").get_attribute("data-draft")
+        for n in (1, 2):
+            browser.find_element(By.ID, "capture").click()
+            wait_for(browser, lambda d: d.execute_script("return HARCreate.heldForWireless()") == n)
+        wait_for(browser, lambda d: len(held_records(d, draft)) == 2)
+        held = held_records(browser, draft)
+        assert [lat for _, lat in held] == [LONDON[0], LONDON[0]]
+        assert [t.get_attribute("data-held-id") for t in waiting_tiles(browser)] == [i for i, _ in held]
+
+        # A reload (or a tab the phone discarded): the photos are still there, waiting, in order.
+        open_creation(browser, server, PARIS)
+        wait_for(browser, lambda d: d.execute_script("return HARCreate.restored === true"))
+        assert browser.find_element(By.ID, "main").get_attribute("data-draft") == draft
+        assert browser.execute_script("return HARCreate.heldForWireless()") == 2
+        tiles = waiting_tiles(browser)
+        assert [t.get_attribute("data-held-id") for t in tiles] == [i for i, _ in held]
+        assert all(t.is_displayed() for t in tiles)
+        assert tiles[0].find_element(By.TAG_NAME, "img").get_attribute("alt") == "Photo 1, waiting for a wireless network"
+        assert browser.execute_script("return arguments[0].naturalWidth", tiles[0].find_element(By.TAG_NAME, "img")) > 0
+        assert photo_count(browser) == 0
+        assert browser.find_element(By.ID, "network-notice").is_displayed()
+        assert draft_photos(server, browser) == []
+
+        # On a wireless network they go, in the order taken, with the fix of when they were taken
+        # (London), not the one of now (Paris); each leaves the device once the server has it.
+        browser.execute_script("__setConnection('wifi')")
+        wait_for(browser, lambda d: photo_count(d) == 2, 20)
+        assert waiting_tiles(browser) == []
+        rows = draft_photos(server, browser)
+        assert [row[0] for row in rows] == [i for i, _ in held]
+        assert all(abs(row[1] - LONDON[0]) < 1e-6 for row in rows)
+        wait_for(browser, lambda d: held_records(d, draft) == [])
+
+
+def test_SET_03_continue_and_submit_warn_while_photos_are_held_and_cancel_drops_them(browser, server):
+    with on_cellular(browser, server):
+        open_creation(browser, server)
+        draft = browser.find_element(By.ID, "main").get_attribute("data-draft")
+        browser.find_element(By.ID, "capture").click()
+        wait_for(browser, lambda d: len(held_records(d, draft)) == 1)
+
+        # Continue: the user is told and may stay.
+        browser.find_element(By.ID, "continue").click()
+        alert = WebDriverWait(browser, 10).until(expected_conditions.alert_is_present())
+        assert alert.text.startswith("1 photo is waiting for a wireless network and is not in the report yet.")
+        alert.dismiss()
+        assert browser.current_url.endswith("/reports/new")
+        assert browser.execute_script("return HARCreate.heldForWireless()") == 1
+        # …or go on anyway: the photo stays on the device.
+        browser.find_element(By.ID, "continue").click()
+        WebDriverWait(browser, 10).until(expected_conditions.alert_is_present()).accept()
+        wait_for(browser, lambda d: d.current_url.endswith("/reports/new/submit"))
+
+        # Submit warns too (the photo would not be part of the report), and the user stays.
+        form = browser.find_element(By.ID, "submit-form")
+        wait_for(browser, lambda d: form.get_attribute("data-held-count") == "1")
+        browser.find_element(By.ID, "field-name").send_keys("Old Mill")
+        browser.find_element(By.ID, "submit").click()
+        alert = WebDriverWait(browser, 10).until(expected_conditions.alert_is_present())
+        assert alert.text == ("1 photo is waiting for a wireless network and is not in the report yet. "
+                              "Submit anyway? Waiting photos will not be part of this report.")
+        alert.dismiss()
+        assert browser.current_url.endswith("/reports/new/submit")
+        assert form.get_attribute("data-sent") is None
+        assert len(held_records(browser, draft)) == 1
+
+        # Cancel discards the draft, and the photos it held on the device with it.
+        browser.find_element(By.CSS_SELECTOR, ".header .header-action button").click()
+        wait_for(browser, lambda d: d.current_url.endswith("/reports"))
+        assert held_records(browser, draft) == []

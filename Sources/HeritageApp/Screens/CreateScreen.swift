@@ -6,13 +6,12 @@ import Mustache
 /// user's open draft or starts one; its photos go to the server as they are taken (`PhotoRoutes`).
 enum CreateScreen {
     static func register(on router: inout Router, web: Web, drafts: Drafts) {
-        router.web("GET", "/reports/new", web, access: .page) { _, context in
+        router.web("GET", "/reports/new", web, access: .page) { request, context in
             let user = try context.requireUser()
             let now = Web.now()
-            let (draft, isNew) = try drafts.store.openDraft(userID: user.id, now: now)
-            // A new draft is the moment to forget abandoned ones (and start-up, see DraftRoutes).
-            if isNew { drafts.sweep(now: now) }
-            return try page(web, context, drafts: drafts, draft: draft)
+            let (draft, isNew) = try drafts.open(userID: user.id, now: now)
+            let notice = try drafts.expiryNotice(request, userID: user.id, isNew: isNew, now: now, messages: context.messages)
+            return try page(web, context, drafts: drafts, draft: draft, expiryNotice: notice)
         }
         // Cancel (CRE-01): the draft and every photo file go; back to the list.
         router.web("POST", "/reports/new/cancel", web, access: .page) { _, context in
@@ -21,11 +20,14 @@ enum CreateScreen {
         }
     }
 
-    static func page(_ web: Web, _ context: WebContext, drafts: Drafts, draft: Draft) throws -> Response {
+    static func page(_ web: Web, _ context: WebContext, drafts: Drafts, draft: Draft, expiryNotice: String?) throws
+        -> Response
+    {
         let photos = try drafts.store.photos(reportID: draft.id)
         let data = PageData(
-            draft: draft.localID, photos: photos.map(PhotoData.init), maxPhotos: DraftStore.maximumPhotos,
-            maxFileBytes: drafts.options.maxFileBytes, tileURL: drafts.options.mapTileURL,
+            draft: draft.localID, owner: draft.userID, photos: photos.map(PhotoData.init),
+            maxPhotos: DraftStore.maximumPhotos, maxFileBytes: drafts.options.maxFileBytes,
+            retentionSeconds: drafts.options.retentionSeconds, tileURL: drafts.options.mapTileURL,
             messages: clientMessages(context.messages))
         var values = PhotoStrip.values(photos, draft: draft, back: "/reports/new", context: context)
         values["header"] = ["cancel": "/reports/new/cancel"]
@@ -33,15 +35,21 @@ enum CreateScreen {
         values["draftJSON"] = .string(ScriptJSON.encode(data))
         values["photoCount"] = .int(photos.count)
         values["full"] = .bool(photos.count >= DraftStore.maximumPhotos)
+        values["expiryNotice"] = MustacheValue(expiryNotice)
         return try web.render(
             "create", title: context.messages["create.title"], values, context: context, scripts: ["photo-strip", "create"])
     }
 
     struct PageData: Encodable {
         var draft: String
+        /// Whose draft: photos held in the browser for a wireless network (SET-03) are kept per user, so
+        /// that on a shared device one user's page never drops another's.
+        var owner: Int64
         var photos: [PhotoData]
         var maxPhotos: Int
         var maxFileBytes: Int
+        /// Held photos older than this belong to a draft the sweep has removed: the page drops them.
+        var retentionSeconds: Int
         var tileURL: String
         var messages: [String: String]
     }
@@ -64,7 +72,8 @@ enum CreateScreen {
     static func clientMessages(_ messages: Messages) -> [String: String] {
         let keys = [
             "create.cameraUnavailable", "create.cameraStarting", "create.locating", "create.gpsAlert", "create.gpsNone",
-            "create.cellularWaiting", "create.uploading", "create.uploaded", "create.youAreHere", "create.photoMarker",
+            "create.cellularWaiting", "create.heldOne", "create.heldMany", "create.heldLeave", "create.heldPhoto",
+            "create.uploading", "create.uploaded", "create.youAreHere", "create.photoMarker",
             "photos.remove", "photos.photoAlt", "photos.removed", "photos.errors.full", "photos.errors.tooLarge",
             "photos.errors.notImage", "photos.errors.failed", "photos.errors.noFix",
         ]

@@ -51,12 +51,17 @@ struct DraftStore: Sendable {
 
     enum AddResult { case added(position: Int), full, gone }
 
-    /// The user's open draft (the newest), or a new one. The bool says whether it was made now.
-    func openDraft(userID: Int64, now: Double) throws -> (Draft, Bool) {
+    /// The user's open draft (the newest one touched since `freshSince`), or a new one. The bool says
+    /// whether it was made now. A draft past its retention is not taken up again, even before the sweep
+    /// has removed it: the retention is the same whichever request comes first.
+    func openDraft(userID: Int64, now: Double, freshSince cutoff: Double) throws -> (Draft, Bool) {
         try store.write { db in
             if let row = try db.query(
-                "SELECT id, local_id, updated_at FROM reports WHERE user_id = ? AND state = 'draft' ORDER BY id DESC LIMIT 1",
-                .integer(userID)
+                """
+                SELECT id, local_id, updated_at FROM reports WHERE user_id = ? AND state = 'draft' AND updated_at >= ?
+                ORDER BY id DESC LIMIT 1
+                """,
+                .integer(userID), .real(cutoff)
             ).first, let id = try row.int(0), let localID = try row.string(1) {
                 // Opening a draft is working on it: it is abandoned only after the retention with no visit.
                 _ = try db.run("UPDATE reports SET updated_at = ? WHERE id = ?", .real(now), .integer(id))
@@ -158,16 +163,31 @@ struct DraftStore: Sendable {
 
     /// Deletes the user's drafts (Cancel); returns the photo ids whose files are to go.
     func cancelDrafts(userID: Int64) throws -> [String] {
-        try deleteDrafts(where: "user_id = ?", .integer(userID))
+        try deleteDrafts(where: "user_id = ?", .integer(userID), expiredAt: nil)
     }
 
-    /// Deletes drafts untouched since `cutoff` (abandoned); returns the photo ids whose files are to go.
-    func sweepDrafts(untouchedSince cutoff: Double) throws -> [String] {
-        try deleteDrafts(where: "updated_at < ?", .real(cutoff))
+    /// Deletes drafts untouched since `cutoff` (abandoned), remembering each in `expired_drafts`, and
+    /// forgets those remembered before `forgetBefore`; returns the photo ids whose files are to go.
+    func sweepDrafts(untouchedSince cutoff: Double, now: Double, forgetBefore: Double) throws -> [String] {
+        try deleteDrafts(where: "updated_at < ?", .real(cutoff), expiredAt: now) { db in
+            _ = try db.run("DELETE FROM expired_drafts WHERE expired_at < ?", .real(forgetBefore))
+        }
     }
 
-    private func deleteDrafts(where condition: String, _ parameter: SQLValue) throws -> [String] {
+    private func deleteDrafts(
+        where condition: String, _ parameter: SQLValue, expiredAt: Double?, also: (Database) throws -> Void = { _ in }
+    ) throws -> [String] {
         try store.write { db in
+            try also(db)
+            if let expiredAt {
+                // In the same transaction as the deletion: a draft is never gone without its tombstone.
+                _ = try db.run(
+                    """
+                    INSERT OR REPLACE INTO expired_drafts (local_id, user_id, photo_count, expired_at)
+                    SELECT r.local_id, r.user_id, (SELECT count(*) FROM photos p WHERE p.report_id = r.id), ?
+                    FROM reports r WHERE r.state = 'draft' AND r.\(condition)
+                    """, .real(expiredAt), parameter)
+            }
             let ids = try db.query(
                 "SELECT p.local_id FROM photos p JOIN reports r ON r.id = p.report_id WHERE r.state = 'draft' AND r.\(condition)",
                 parameter

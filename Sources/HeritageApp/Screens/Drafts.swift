@@ -29,16 +29,85 @@ struct Drafts: Sendable {
         log = web.log
     }
 
+    /// How long a swept draft is remembered: a user coming back to it within this time is told that it
+    /// expired (and why its photos are gone) instead of finding an empty page.
+    static let expiryMemorySeconds: Double = 30 * 86_400
+
+    /// Drafts untouched since this moment are past their retention.
+    func retentionCutoff(_ now: Double) -> Double { now - Double(options.retentionSeconds) }
+
     /// Deletes drafts abandoned for longer than the retention, rows first, then their files (a crash in
-    /// between leaves files no row names, never a row whose file is gone).
+    /// between leaves files no row names, never a row whose file is gone). Each is remembered in
+    /// `expired_drafts` for `expiryMemorySeconds`.
     func sweep(now: Double) {
         do {
-            let photos = try store.sweepDrafts(untouchedSince: now - Double(options.retentionSeconds))
+            let photos = try store.sweepDrafts(
+                untouchedSince: retentionCutoff(now), now: now, forgetBefore: now - Self.expiryMemorySeconds)
             for id in photos { files.remove(id) }
             if !photos.isEmpty { log.info("removed \(photos.count) photo(s) of abandoned drafts") }
         } catch {
             log.info("draft sweep failed: \(error)")
         }
+    }
+
+    /// The draft of the creation and submission pages: the user's open one, or a new one. A new draft is
+    /// the moment to forget abandoned ones (and start-up, see DraftRoutes); the user's own, when past
+    /// its retention, is one of them.
+    func open(userID: Int64, now: Double) throws -> (draft: Draft, isNew: Bool) {
+        let (draft, isNew) = try store.openDraft(userID: userID, now: now, freshSince: retentionCutoff(now))
+        if isNew { sweep(now: now) }
+        return (draft, isNew)
+    }
+
+    /// The user's draft of that id while it is open; nil otherwise. One past its retention that the sweep
+    /// has not reached yet is swept now: a tab left open does not bring it back, and the answer is the
+    /// same as after the sweep.
+    func current(localID: String, userID: Int64, now: Double) throws -> Draft? {
+        guard let draft = try store.draft(localID: localID, userID: userID) else { return nil }
+        guard draft.updatedAt < retentionCutoff(now) else { return draft }
+        sweep(now: now)
+        return try store.draft(localID: localID, userID: userID)
+    }
+
+    /// What happened to an expired draft, in the user's words: how long it lay unused, and that its
+    /// photos went with it.
+    func expiryMessage(_ expired: ExpiredDraft, _ messages: Messages) -> String {
+        let key = expired.photoCount > 0 ? "drafts.expired" : "drafts.expiredEmpty"
+        return messages.format(key, ["duration": Self.duration(options.retentionSeconds, messages)])
+    }
+
+    /// "7 days", "1 day", "12 hours"…: the retention in its largest whole unit.
+    static func duration(_ seconds: Int, _ messages: Messages) -> String {
+        let (size, unit) = [(86_400, "day"), (3_600, "hour"), (60, "minute")].first { seconds >= $0.0 } ?? (1, "second")
+        let count = seconds / size
+        return count == 1
+            ? messages["drafts.duration.\(unit)"] : messages.format("drafts.duration.\(unit)s", ["n": String(count)])
+    }
+
+    /// The answer to a request naming a draft that is not open. The user's own expired draft: JSON 410
+    /// with the expiry message for fetch calls (`json`), else a redirect to the creation page, which
+    /// says it. Anything else (never existed, another user's, submitted, cancelled): nil, and the caller
+    /// answers as before.
+    func expiredAnswer(localID: String, userID: Int64, json: Bool, web: Web, context: WebContext) throws -> Response? {
+        guard let expired = try store.expiredDraft(localID: localID, userID: userID) else { return nil }
+        if json {
+            return web.jsonError("draft_expired", expiryMessage(expired, context.messages), status: 410, context: context)
+        }
+        return web.redirect("/reports/new?expired=\(expired.localID)", context: context)
+    }
+
+    /// What a creation or submission page says about an expired draft: the one its link names (where a
+    /// request that found its draft expired sends the user), else, when this visit made a new draft,
+    /// the last one with photos the sweep took that the user has not been told about yet.
+    func expiryNotice(_ request: Request, userID: Int64, isNew: Bool, now: Double, messages: Messages) throws -> String? {
+        if let named = request.queryValue("expired"), PhotoFiles.isValidID(named),
+            let expired = try store.expiredDraft(localID: named, userID: userID)
+        {
+            try store.markAnnounced(localID: named, userID: userID, now: now)
+            return expiryMessage(expired, messages)
+        }
+        guard isNew, let expired = try store.announceExpiry(userID: userID, now: now) else { return nil }
+        return expiryMessage(expired, messages)
     }
 
     /// Cancel (CRE-01): the user's draft and every photo file of it.

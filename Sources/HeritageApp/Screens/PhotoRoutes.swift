@@ -31,12 +31,16 @@ enum PhotoRoutes {
 
     static func remove(_ request: Request, _ context: WebContext, web: Web, drafts: Drafts) throws -> Response {
         let user = try context.requireUser()
-        guard let id = request.parameters["id"], let photo = request.parameters["photo"], PhotoFiles.isValidID(photo),
-            let draft = try drafts.store.draft(localID: id, userID: user.id),
-            try drafts.store.deletePhoto(localID: photo, draft: draft, now: Web.now())
-        else {
-            return web.jsonError("not_found", context.messages["photos.errors.notFound"], status: 404, context: context)
+        let notFound = web.jsonError("not_found", context.messages["photos.errors.notFound"], status: 404, context: context)
+        guard let id = request.parameters["id"], let photo = request.parameters["photo"], PhotoFiles.isValidID(photo) else {
+            return notFound
         }
+        let now = Web.now()
+        guard let draft = try drafts.current(localID: id, userID: user.id, now: now) else {
+            let json = request.method != "POST" || context.wantsJSON
+            return try drafts.expiredAnswer(localID: id, userID: user.id, json: json, web: web, context: context) ?? notFound
+        }
+        guard try drafts.store.deletePhoto(localID: photo, draft: draft, now: now) else { return notFound }
         drafts.files.remove(photo)
         if request.method == "POST" && !context.wantsJSON {
             return web.redirect(LanguageSwitch.localPath(request.formValue("back") ?? "/reports/new"), context: context)
@@ -93,9 +97,13 @@ struct DraftPhotoUpload {
         func refuse(_ code: String, _ key: String, _ status: Int) -> Response {
             web.jsonError(code, messages["photos.errors.\(key)"], status: status, context: context)
         }
-        guard let id = request.parameters["id"], let draft = try drafts.store.draft(localID: id, userID: user.id) else {
-            return refuse("not_found", "draftNotFound", 404)
+        // A draft that is not open: its user is told when it expired; anything else is not found.
+        func missing(_ id: String) throws -> Response {
+            try drafts.expiredAnswer(localID: id, userID: user.id, json: true, web: web, context: context)
+                ?? refuse("not_found", "draftNotFound", 404)
         }
+        guard let id = request.parameters["id"] else { return refuse("not_found", "draftNotFound", 404) }
+        guard let draft = try drafts.current(localID: id, userID: user.id, now: Web.now()) else { return try missing(id) }
         // The page names each photo (a UUID made when it was taken) so that a retry after a lost answer
         // (a dropped connection, a 503 past the deadline while the photo was being kept) is the same
         // photo again, not a second one.
@@ -164,7 +172,7 @@ struct DraftPhotoUpload {
             return refuse("full", "full", 409)
         case .gone:
             drafts.files.remove(localID)
-            return refuse("not_found", "draftNotFound", 404)
+            return try missing(draft.localID)
         case .added(let position):
             let count = try drafts.store.photoCount(reportID: draft.id)
             let answer = Answer(

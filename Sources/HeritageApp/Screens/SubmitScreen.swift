@@ -7,17 +7,26 @@ import Platform
 /// Submit validates, queues the report at once and lands on the list; the transfer is the worker's.
 enum SubmitScreen {
     static func register(on router: inout Router, web: Web, drafts: Drafts) {
-        router.web("GET", "/reports/new/submit", web, access: .page) { _, context in
+        router.web("GET", "/reports/new/submit", web, access: .page) { request, context in
             let user = try context.requireUser()
-            let (draft, _) = try drafts.store.openDraft(userID: user.id, now: Web.now())
-            return try page(web, context, drafts: drafts, draft: draft, form: SubmitForm(), token: newToken())
+            let now = Web.now()
+            let (draft, isNew) = try drafts.open(userID: user.id, now: now)
+            let notice = try drafts.expiryNotice(request, userID: user.id, isNew: isNew, now: now, messages: context.messages)
+            return try page(
+                web, context, drafts: drafts, draft: draft, form: SubmitForm(), token: newToken(), expiryNotice: notice)
         }
         router.web("POST", "/reports/new/submit", web, access: .page) { request, context in
             try submit(request, context, web: web, drafts: drafts)
         }
         router.web("GET", "/api/drafts/:id/suggestions", web, access: .api) { request, context in
             let user = try context.requireUser()
-            guard let id = request.parameters["id"], let draft = try drafts.store.draft(localID: id, userID: user.id) else {
+            guard let id = request.parameters["id"], let draft = try drafts.current(localID: id, userID: user.id, now: Web.now())
+            else {
+                if let id = request.parameters["id"],
+                    let expired = try drafts.expiredAnswer(localID: id, userID: user.id, json: true, web: web, context: context)
+                {
+                    return expired
+                }
                 return web.jsonError("not_found", context.messages["photos.errors.draftNotFound"], status: 404, context: context)
             }
             return web.json(["names": try drafts.store.suggestions(draft: draft)], context: context)
@@ -34,8 +43,15 @@ enum SubmitScreen {
         else {
             return web.errorPage(status: 400, titleKey: "errors.badRequestTitle", messageKey: "errors.badRequest", context: context)
         }
-        guard let draft = try drafts.store.draft(localID: draftID, userID: user.id) else {
-            // Already queued (a replay, a double click), cancelled or swept: nothing more to do here.
+        guard let draft = try drafts.current(localID: draftID, userID: user.id, now: Web.now()) else {
+            // Swept while the form was open: the creation page says so (the typed fields cannot make a
+            // report without photos). Already queued (a replay, a double click) or cancelled: nothing
+            // more to do here.
+            if let expired = try drafts.expiredAnswer(
+                localID: draftID, userID: user.id, json: context.wantsJSON, web: web, context: context)
+            {
+                return expired
+            }
             return web.redirect("/reports", context: context)
         }
         var form = SubmitForm(request: request)
@@ -59,7 +75,7 @@ enum SubmitScreen {
 
     static func page(
         _ web: Web, _ context: WebContext, drafts: Drafts, draft: Draft, form: SubmitForm, token: String,
-        status: Int = 200
+        status: Int = 200, expiryNotice: String? = nil
     ) throws -> Response {
         let photos = try drafts.store.photos(reportID: draft.id)
         var values = PhotoStrip.values(photos, draft: draft, back: "/reports/new/submit", context: context)
@@ -69,6 +85,7 @@ enum SubmitScreen {
         values["name"] = .string(form.name)
         values["nameError"] = MustacheValue(form.errors["name"])
         values["formError"] = MustacheValue(form.formError)
+        values["expiryNotice"] = MustacheValue(expiryNotice)
         values["selects"] = form.selectValues(context.messages)
         values["maxName"] = .int(SubmitForm.maximumNameLength)
         values["suggestions"] = .array(try drafts.store.suggestions(draft: draft).map { .string($0) })
