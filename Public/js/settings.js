@@ -98,9 +98,32 @@
     }, function () { statusBox.textContent = form.dataset.failed; });
   }
 
+  // Sign-out on a shared device (a kiosk tablet): photos this user took that still wait for a wireless
+  // network (SET-03, kept in IndexedDB by held-photos.js) would stay on the device after they leave.
+  // Ask: signing out deletes them; staying signed in keeps them to be sent.
+  function onSignOut(event) {
+    var form = event.target;
+    var owner = Number(form.getAttribute('data-owner'));
+    if (form.hasAttribute('data-held-checked') || !window.HARHeld || !owner) return;
+    event.preventDefault();
+    var go = function () {
+      if (form.hasAttribute('data-held-checked')) return;
+      form.setAttribute('data-held-checked', 'true');
+      form.submit();
+    };
+    window.HARHeld.countOwner(owner).then(function (count) {
+      if (!count) { go(); return; }
+      var text = count === 1 ? form.getAttribute('data-held-one')
+        : form.getAttribute('data-held-many').replace('{n}', String(count));
+      if (window.confirm(text)) window.HARHeld.clearOwner(owner).then(go);
+    });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
     var form = document.getElementById('settings-form');
     if (form) form.addEventListener('submit', onSubmit);
+    var signOut = document.getElementById('sign-out-form');
+    if (signOut) signOut.addEventListener('submit', onSignOut);
     panel = document.getElementById('settings-panel');
     overlay = document.getElementById('settings-overlay');
     opener = document.getElementById('settings-open');

@@ -37,7 +37,7 @@ enum CreateScreen {
         values["full"] = .bool(photos.count >= DraftStore.maximumPhotos)
         values["expiryNotice"] = MustacheValue(expiryNotice)
         return try web.render(
-            "create", title: context.messages["create.title"], values, context: context, scripts: ["photo-strip", "create"])
+            "create", title: context.messages["create.title"], values, context: context, scripts: ["held-photos", "photo-strip", "create"])
     }
 
     struct PageData: Encodable {

@@ -112,7 +112,7 @@ enum ReportListScreen {
             "shown": .int(page.rows.count), "more": moreValue(page, context.messages),
         ]
         return try web.render(
-            "list", title: context.messages["list.title"], values, context: context, scripts: ["list", "settings"])
+            "list", title: context.messages["list.title"], values, context: context, scripts: ["list", "held-photos", "settings"])
     }
 
     /// The "Show more" line, or null when every report is shown.

@@ -71,7 +71,7 @@ enum SettingsScreen {
         }
         return try web.render(
             "settings", title: context.messages["settings.title"], values, context: context, status: status,
-            scripts: ["settings"])
+            scripts: ["held-photos", "settings"])
     }
 }
 

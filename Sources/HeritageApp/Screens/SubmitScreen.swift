@@ -96,6 +96,6 @@ enum SubmitScreen {
         ]))
         return try web.render(
             "submit", title: context.messages["submit.title"], values, context: context, status: status,
-            scripts: ["photo-strip", "submit"])
+            scripts: ["held-photos", "photo-strip", "submit"])
     }
 }

@@ -142,7 +142,7 @@ final class Web: Sendable {
                 }),
         ]
         if let user = context.user {
-            root["user"] = ["email": .string(user.email), "fullname": MustacheValue(user.fullname)]
+            root["user"] = ["id": .int(Int(user.id)), "email": .string(user.email), "fullname": MustacheValue(user.fullname)]
             root["signedInAs"] = .string(context.messages.format("settings.signedInAs", ["email": user.email]))
         }
         for (key, value) in values { root[key] = value }
