@@ -42,17 +42,47 @@
     });
   }
 
-  // The X icon, drawn like partials/icons/close.
-  function closeIcon() {
+  // An icon as the templates draw them (partials/icons/*): a 24×24 SVG hidden from assistive
+  // technology, with one path.
+  function icon(className, pathAttributes) {
     var ns = 'http://www.w3.org/2000/svg';
     var svg = document.createElementNS(ns, 'svg');
-    svg.setAttribute('class', 'icon'); svg.setAttribute('viewBox', '0 0 24 24'); svg.setAttribute('width', '24');
-    svg.setAttribute('height', '24'); svg.setAttribute('aria-hidden', 'true'); svg.setAttribute('focusable', 'false');
+    var attributes = { 'class': className, viewBox: '0 0 24 24', width: '24', height: '24', 'aria-hidden': 'true',
+      focusable: 'false' };
+    Object.keys(attributes).forEach(function (name) { svg.setAttribute(name, attributes[name]); });
     var path = document.createElementNS(ns, 'path');
-    path.setAttribute('fill', 'none'); path.setAttribute('stroke', 'currentColor'); path.setAttribute('stroke-width', '2.2');
-    path.setAttribute('stroke-linecap', 'round'); path.setAttribute('d', 'M6 6l12 12M18 6 6 18');
+    Object.keys(pathAttributes).forEach(function (name) { path.setAttribute(name, pathAttributes[name]); });
     svg.appendChild(path);
     return svg;
+  }
+
+  // The X (partials/icons/close).
+  function closeIcon() {
+    return icon('icon', { fill: 'none', stroke: 'currentColor', 'stroke-width': '2.2', 'stroke-linecap': 'round',
+      d: 'M6 6l12 12M18 6 6 18' });
+  }
+
+  // A tile's picture; relabel() gives it its alt text.
+  function thumbnail(src) {
+    var img = document.createElement('img');
+    img.className = 'photo-thumb';
+    img.src = src;
+    img.width = 72;
+    img.height = 72;
+    img.alt = '';
+    return img;
+  }
+
+  // The round X in a tile's corner: `<tag class="photo-remove-form"><button type="…">`.
+  function removeCorner(tag, buttonType) {
+    var corner = document.createElement(tag);
+    corner.className = 'photo-remove-form';
+    var button = document.createElement('button');
+    button.type = buttonType;
+    button.className = 'photo-remove';
+    button.appendChild(closeIcon());
+    corner.appendChild(button);
+    return corner;
   }
 
   function append(photo, labels) {
@@ -63,21 +93,11 @@
     item.setAttribute('data-id', photo.id);
     if (photo.latitude != null) item.setAttribute('data-lat', photo.latitude);
     if (photo.longitude != null) item.setAttribute('data-lon', photo.longitude);
-    var img = document.createElement('img');
-    img.className = 'photo-thumb';
-    img.src = photo.thumb;
-    img.width = 72;
-    img.height = 72;
-    img.alt = '';
-    var form = document.createElement('form');
-    form.className = 'photo-remove-form';
+    var img = thumbnail(photo.thumb);
+    // A form, so that the X works as the server-rendered one does (photo-strip.mustache).
+    var form = removeCorner('form', 'submit');
     form.method = 'post';
     form.action = '/api/drafts/' + draft + '/photos/' + photo.id + '/delete';
-    var button = document.createElement('button');
-    button.type = 'submit';
-    button.className = 'photo-remove';
-    button.appendChild(closeIcon());
-    form.appendChild(button);
     item.appendChild(img);
     item.appendChild(form);
     // CRE-07: the new photo goes at the right end of the kept ones (before photos still waiting for a
@@ -92,16 +112,9 @@
 
   // The cloud of the list's "not sent yet" rows (partials/icons/cloud-pending).
   function pendingIcon() {
-    var ns = 'http://www.w3.org/2000/svg';
-    var svg = document.createElementNS(ns, 'svg');
-    svg.setAttribute('class', 'icon photo-waiting-icon'); svg.setAttribute('viewBox', '0 0 24 24'); svg.setAttribute('width', '24');
-    svg.setAttribute('height', '24'); svg.setAttribute('aria-hidden', 'true'); svg.setAttribute('focusable', 'false');
-    var path = document.createElementNS(ns, 'path');
-    path.setAttribute('fill', 'currentColor');
-    path.setAttribute('d', 'M19.3 10A7.5 7.5 0 0 0 5.2 8 6 6 0 0 0 6 20h13a5 5 0 0 0 .3-10zM8 15.5a1.5 1.5 0 1 1 0-3 1.5 1.5 0 0 1 0 3z'
-      + 'm4 0a1.5 1.5 0 1 1 0-3 1.5 1.5 0 0 1 0 3zm4 0a1.5 1.5 0 1 1 0-3 1.5 1.5 0 0 1 0 3z');
-    svg.appendChild(path);
-    return svg;
+    return icon('icon photo-waiting-icon', { fill: 'currentColor',
+      d: 'M19.3 10A7.5 7.5 0 0 0 5.2 8 6 6 0 0 0 6 20h13a5 5 0 0 0 .3-10zM8 15.5a1.5 1.5 0 1 1 0-3 1.5 1.5 0 0 1 0 3z'
+        + 'm4 0a1.5 1.5 0 1 1 0-3 1.5 1.5 0 0 1 0 3zm4 0a1.5 1.5 0 1 1 0-3 1.5 1.5 0 0 1 0 3z' });
   }
 
   // A photo waiting for a wireless network: its own picture from the device (a blob: URL), marked
@@ -113,19 +126,8 @@
     var item = document.createElement('li');
     item.className = 'photo-item photo-waiting';
     item.setAttribute('data-held-id', photo.id);
-    var img = document.createElement('img');
-    img.className = 'photo-thumb';
-    img.src = URL.createObjectURL(photo.blob);
-    img.width = 72;
-    img.height = 72;
-    img.alt = '';
-    var corner = document.createElement('div');
-    corner.className = 'photo-remove-form';
-    var button = document.createElement('button');
-    button.type = 'button';
-    button.className = 'photo-remove';
-    button.appendChild(closeIcon());
-    corner.appendChild(button);
+    var img = thumbnail(URL.createObjectURL(photo.blob));
+    var corner = removeCorner('div', 'button');
     item.appendChild(img);
     item.appendChild(pendingIcon());
     item.appendChild(corner);

@@ -380,6 +380,15 @@ def held_records(driver, draft):
     """, draft)
 
 
+def hold_one_photo(driver, server):
+    """On the creation page (on cellular), one photo taken and held on the device; returns the draft id."""
+    open_creation(driver, server)
+    draft = driver.find_element(By.ID, "main").get_attribute("data-draft")
+    driver.find_element(By.ID, "capture").click()
+    wait_for(driver, lambda d: len(held_records(d, draft)) == 1)
+    return draft
+
+
 def waiting_tiles(driver):
     return driver.find_elements(By.CSS_SELECTOR, "#photo-strip .photo-item.photo-waiting")
 
@@ -437,10 +446,7 @@ def test_SET_03_held_photos_survive_a_reload_and_go_on_wireless_with_their_fix(b
 
 def test_SET_03_continue_and_submit_warn_while_photos_are_held_and_cancel_drops_them(browser, server):
     with on_cellular(browser, server):
-        open_creation(browser, server)
-        draft = browser.find_element(By.ID, "main").get_attribute("data-draft")
-        browser.find_element(By.ID, "capture").click()
-        wait_for(browser, lambda d: len(held_records(d, draft)) == 1)
+        draft = hold_one_photo(browser, server)
 
         # Continue: the user is told and may stay.
         browser.find_element(By.ID, "continue").click()
@@ -477,10 +483,7 @@ def test_SET_03_sign_out_asks_before_deleting_photos_still_held_on_the_device(br
     """A shared tablet: photos a user took that still wait for a wireless network must not stay on the
     device unnoticed after they sign out. Sign-out says so; staying keeps them, signing out deletes them."""
     with on_cellular(browser, server):
-        open_creation(browser, server)
-        draft = browser.find_element(By.ID, "main").get_attribute("data-draft")
-        browser.find_element(By.ID, "capture").click()
-        wait_for(browser, lambda d: len(held_records(d, draft)) == 1)
+        draft = hold_one_photo(browser, server)
         browser.find_element(By.ID, "continue").click()
         WebDriverWait(browser, 10).until(expected_conditions.alert_is_present()).accept()
         wait_for(browser, lambda d: d.current_url.endswith("/reports/new/submit"))
