@@ -30,7 +30,7 @@ public struct Template: Sendable {
         try renderer.render(nodes, template: name)
         // Bounded, so one huge page does not make every later render reserve megabytes.
         lastOutputSize.value.store(min(renderer.output.count, 1 << 20), ordering: .relaxed)
-        return renderer.output
+        return renderer.finish()
     }
 
     /// Every `{{> name}}` in the template with its line, for checking at load time.
