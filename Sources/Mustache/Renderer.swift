@@ -1,21 +1,29 @@
-/// Walks a node tree once, writing UTF-8 bytes into a single buffer.
+/// Runs a template's instructions once, writing UTF-8 bytes into a single buffer.
 ///
 /// Bytes rather than a String: the page ends up as a response body of bytes anyway, and each
 /// String.append cost a few hundred instructions (about 760 of them per page of 50 rows, a third
-/// of the render in callgrind), where appending bytes to an array is a bounds check and a memcpy.
+/// of the render in callgrind), where appending bytes is a capacity check and a memcpy.
 struct Renderer: ~Copyable {
     private(set) var output: OutputBuffer
     private var stack: [MustacheValue]
-    private let partials: [String: Template]
+    private let program: Program
+    private let instructions: UnsafeMutableBufferPointer<Instruction>
+    private let text: UnsafePointer<UInt8>
+    private let keys: UnsafeMutableBufferPointer<String>
+    private let partialsAvailable: Bool
     private let maximumPartialDepth: Int
     private var partialDepth = 0
     /// Whitespace to put before each line of the partial being rendered (empty almost always).
     private var indent: [UInt8] = []
     private var atLineStart = true
 
-    init(context: MustacheValue, partials: [String: Template], maximumPartialDepth: Int, capacity: Int) {
+    init(context: MustacheValue, program: Program, partialsAvailable: Bool, maximumPartialDepth: Int, capacity: Int) {
         stack = [context]
-        self.partials = partials
+        self.program = program
+        instructions = program.instructions
+        text = UnsafePointer(program.text.baseAddress!)
+        keys = program.keys
+        self.partialsAvailable = partialsAvailable
         self.maximumPartialDepth = maximumPartialDepth
         output = OutputBuffer(capacity: capacity)
     }
@@ -23,79 +31,103 @@ struct Renderer: ~Copyable {
     /// The page rendered, as bytes.
     consuming func finish() -> [UInt8] { output.bytes() }
 
-    mutating func render(_ nodes: [Node], template: String) throws {
-        var index = 0
-        while index < nodes.count {
-            let node = nodes[index]
-            index += 1
-            switch node.kind {
-            case .text(let text):
+    mutating func render(entry: Int) throws {
+        let template = program.entries[entry]
+        try run(from: template.start, to: template.end, template: entry)
+    }
+
+    /// Runs the instructions in `start..<end`; `template` (an entry) is for errors.
+    private mutating func run(from start: Int, to end: Int, template: Int) throws {
+        var index = start
+        while index < end {
+            let instruction = instructions[index]
+            switch instruction.opcode {
+            case .text:
+                let bytes = UnsafeRawBufferPointer(start: text + Int(instruction.operand), count: Int(instruction.count))
                 if indent.isEmpty {
-                    output.append(text)
+                    output.append(bytes)
                 } else {
-                    appendIndenting(text)
+                    appendIndenting(bytes)
                 }
-            case .variable(let path, let escaped):
-                let value = lookUp(path)
+                index += 1
+            case .escapedVariable, .rawVariable:
+                let value = lookUp(instruction)
                 if !indent.isEmpty, atLineStart {
                     output.append(indent)
                     atLineStart = false
                 }
-                append(value, escaped: escaped)
-            case .section(let path, let children, let inverted):
-                let value = lookUp(path)
-                if inverted {
-                    if !value.isTruthy { try render(children, template: template) }
-                } else if case .array(let elements) = value {
+                append(value, escaped: instruction.opcode == .escapedVariable)
+                index += 1
+            case .section:
+                let value = lookUp(instruction)
+                let childrenEnd = Int(instruction.end)
+                if case .array(let elements) = value {
                     var element = 0
                     while element < elements.count {
                         stack.append(elements[element])
-                        try render(children, template: template)
+                        try run(from: index + 1, to: childrenEnd, template: template)
                         stack.removeLast()
                         element += 1
                     }
                 } else if value.isTruthy {
                     stack.append(value)
-                    try render(children, template: template)
+                    try run(from: index + 1, to: childrenEnd, template: template)
                     stack.removeLast()
                 }
-            case .partial(let name, let partialIndent):
-                guard let partial = partials[name] else {
-                    throw MustacheError(.unknownPartial(name), template: template, line: node.line)
-                }
-                guard partialDepth < maximumPartialDepth else {
-                    throw MustacheError(.partialDepthExceeded(maximumPartialDepth), template: template, line: node.line)
-                }
-                let outerIndent = indent
-                partialDepth += 1
-                indent += partialIndent
-                if !partialIndent.isEmpty { atLineStart = true }
-                try render(partial.nodes, template: partial.name)
-                indent = outerIndent
-                partialDepth -= 1
+                index = childrenEnd
+            case .invertedSection:
+                // The children run in the same context, so they are just the next instructions.
+                index = lookUp(instruction).isTruthy ? Int(instruction.end) : index + 1
+            case .partial:
+                try renderPartial(program.partials[Int(instruction.operand)], template: template)
+                index += 1
             }
         }
+    }
+
+    private mutating func renderPartial(_ call: PartialCall, template: Int) throws {
+        guard partialsAvailable, call.target >= 0 else {
+            throw MustacheError(.unknownPartial(call.name), template: program.entries[template].name, line: call.line)
+        }
+        guard partialDepth < maximumPartialDepth else {
+            throw MustacheError(
+                .partialDepthExceeded(maximumPartialDepth), template: program.entries[template].name, line: call.line)
+        }
+        let partial = program.entries[call.target]
+        partialDepth += 1
+        if call.indentCount == 0 {
+            try run(from: partial.start, to: partial.end, template: call.target)
+        } else {
+            let outerIndent = indent
+            indent += UnsafeBufferPointer(start: text + call.indentStart, count: call.indentCount)
+            atLineStart = true
+            try run(from: partial.start, to: partial.end, template: call.target)
+            indent = outerIndent
+        }
+        partialDepth -= 1
     }
 
     /// Spec lookup: the first name is searched from the innermost context outwards; the rest of a
     /// dotted name is resolved inside what was found, never by searching outer contexts again.
     /// Indices rather than `for frame in stack.reversed()`: iterating copies each frame (a retain and
     /// a release per frame per tag, most of the render's retain/release traffic in perf).
-    private func lookUp(_ path: Path) -> MustacheValue {
-        guard let first = path.components.first else { return stack.last ?? .null }
+    private func lookUp(_ instruction: Instruction) -> MustacheValue {
+        let first = Int(instruction.operand)
+        let end = first + Int(instruction.count)
+        guard first < end else { return stack.last ?? .null }
         var found: MustacheValue?
         var frame = stack.count - 1
         while frame >= 0 {
-            if let value = Renderer.value(first, in: stack[frame]) {
+            if let value = Renderer.value(keys[first], in: stack[frame]) {
                 found = value
                 break
             }
             frame -= 1
         }
         guard var current = found else { return .null }
-        var component = 1
-        while component < path.components.count {
-            guard let value = Renderer.value(path.components[component], in: current) else { return .null }
+        var component = first + 1
+        while component < end {
+            guard let value = Renderer.value(keys[component], in: current) else { return .null }
             current = value
             component += 1
         }
@@ -128,13 +160,13 @@ struct Renderer: ~Copyable {
     }
 
     /// Template text inside an indented partial: the indent goes before every line it starts.
-    private mutating func appendIndenting(_ text: [UInt8]) {
+    private mutating func appendIndenting(_ text: UnsafeRawBufferPointer) {
         var lineStart = 0
         while lineStart < text.count {
             if atLineStart { output.append(indent) }
             let newline = text[lineStart...].firstIndex(of: UInt8(ascii: "\n"))
             let lineEnd = newline.map { $0 + 1 } ?? text.count
-            output.append(contentsOf: text[lineStart..<lineEnd])
+            output.append(UnsafeRawBufferPointer(rebasing: text[lineStart..<lineEnd]))
             atLineStart = newline != nil
             lineStart = lineEnd
         }

@@ -3,7 +3,9 @@ import Synchronization
 /// One compiled template. Compile once (a `TemplateLibrary` does it at start), render many times.
 public struct Template: Sendable {
     public let name: String
-    let nodes: [Node]
+    /// The program holding this template, and where in it (alone, or with its library's partials).
+    let program: Program
+    let entry: Int
     private let sourceLength: Int
     /// The size of the last page rendered from this template, to reserve the output buffer once
     /// instead of growing it by doubling (a page of rows is many times its template's source).
@@ -11,42 +13,33 @@ public struct Template: Sendable {
 
     /// Compiles `source`; `name` appears in errors.
     public init(name: String, source: String) throws {
+        let nodes = try Parser.parse(source, name: name)
+        self.init(name: name, program: Program(templates: [(name, nodes)]), entry: 0, sourceLength: source.utf8.count)
+    }
+
+    init(name: String, program: Program, entry: Int, sourceLength: Int) {
         self.name = name
-        self.nodes = try Parser.parse(source, name: name)
-        self.sourceLength = source.utf8.count
+        self.program = program
+        self.entry = entry
+        self.sourceLength = sourceLength
         self.lastOutputSize = OutputSizeHint()
     }
 
     /// Renders with no partials available (`{{> x}}` throws); use `TemplateLibrary` for pages.
     public func render(_ context: MustacheValue) throws -> String {
-        String(decoding: try renderBytes(context, partials: [:], maximumPartialDepth: 0), as: UTF8.self)
+        String(decoding: try renderBytes(context, partialsAvailable: false, maximumPartialDepth: 0), as: UTF8.self)
     }
 
-    func renderBytes(_ context: MustacheValue, partials: [String: Template], maximumPartialDepth: Int) throws -> [UInt8] {
+    func renderBytes(_ context: MustacheValue, partialsAvailable: Bool, maximumPartialDepth: Int) throws -> [UInt8] {
         // Pages are mostly template text plus rows; twice the source is a fair first guess.
         let capacity = max(sourceLength * 2, lastOutputSize.value.load(ordering: .relaxed) + 256)
         var renderer = Renderer(
-            context: context, partials: partials, maximumPartialDepth: maximumPartialDepth, capacity: capacity)
-        try renderer.render(nodes, template: name)
+            context: context, program: program, partialsAvailable: partialsAvailable,
+            maximumPartialDepth: maximumPartialDepth, capacity: capacity)
+        try renderer.render(entry: entry)
         // Bounded, so one huge page does not make every later render reserve megabytes.
         lastOutputSize.value.store(min(renderer.output.count, 1 << 20), ordering: .relaxed)
         return renderer.finish()
-    }
-
-    /// Every `{{> name}}` in the template with its line, for checking at load time.
-    var partialReferences: [(name: String, line: Int)] {
-        var references: [(name: String, line: Int)] = []
-        func collect(_ nodes: [Node]) {
-            for node in nodes {
-                switch node.kind {
-                case .partial(let name, _): references.append((name, node.line))
-                case .section(_, let children, _): collect(children)
-                case .text, .variable: break
-                }
-            }
-        }
-        collect(nodes)
-        return references
     }
 }
 
