@@ -5,7 +5,7 @@
 /// of the render in callgrind), where appending bytes is a capacity check and a memcpy.
 struct Renderer: ~Copyable {
     private(set) var output: OutputBuffer
-    private var stack: [MustacheValue]
+    private var contexts: ContextStack
     private let program: Program
     private let instructions: UnsafeMutableBufferPointer<Instruction>
     private let text: UnsafePointer<UInt8>
@@ -18,7 +18,7 @@ struct Renderer: ~Copyable {
     private var atLineStart = true
 
     init(context: MustacheValue, program: Program, partialsAvailable: Bool, maximumPartialDepth: Int, capacity: Int) {
-        stack = [context]
+        contexts = ContextStack(root: context)
         self.program = program
         instructions = program.instructions
         text = UnsafePointer(program.text.baseAddress!)
@@ -51,33 +51,36 @@ struct Renderer: ~Copyable {
                 }
                 index += 1
             case .escapedVariable, .rawVariable:
-                let value = lookUp(instruction)
+                let value = resolve(instruction)
                 if !indent.isEmpty, atLineStart {
                     output.append(indent)
                     atLineStart = false
                 }
-                append(value, escaped: instruction.opcode == .escapedVariable)
+                if let value { append(value, escaped: instruction.opcode == .escapedVariable) }
                 index += 1
             case .section:
-                let value = lookUp(instruction)
                 let childrenEnd = Int(instruction.end)
-                if case .array(let elements) = value {
-                    var element = 0
-                    while element < elements.count {
-                        stack.append(elements[element])
+                if let value = resolve(instruction) {
+                    if case .array(let elements) = value.pointee {
+                        // The array is held for the loop: `value` may point to a held dictionary
+                        // value that the children's lookups replace.
+                        var element = 0
+                        while element < elements.count {
+                            contexts.push(elements[element])
+                            try run(from: index + 1, to: childrenEnd, template: template)
+                            contexts.pop()
+                            element += 1
+                        }
+                    } else if value.pointee.isTruthy {
+                        contexts.push(value.pointee)
                         try run(from: index + 1, to: childrenEnd, template: template)
-                        stack.removeLast()
-                        element += 1
+                        contexts.pop()
                     }
-                } else if value.isTruthy {
-                    stack.append(value)
-                    try run(from: index + 1, to: childrenEnd, template: template)
-                    stack.removeLast()
                 }
                 index = childrenEnd
             case .invertedSection:
                 // The children run in the same context, so they are just the next instructions.
-                index = lookUp(instruction).isTruthy ? Int(instruction.end) : index + 1
+                index = resolve(instruction)?.pointee.isTruthy == true ? Int(instruction.end) : index + 1
             case .partial:
                 try renderPartial(program.partials[Int(instruction.operand)], template: template)
                 index += 1
@@ -109,53 +112,84 @@ struct Renderer: ~Copyable {
 
     /// Spec lookup: the first name is searched from the innermost context outwards; the rest of a
     /// dotted name is resolved inside what was found, never by searching outer contexts again.
-    /// Indices rather than `for frame in stack.reversed()`: iterating copies each frame (a retain and
-    /// a release per frame per tag, most of the render's retain/release traffic in perf).
-    private func lookUp(_ instruction: Instruction) -> MustacheValue {
+    /// Nil when a name is missing, which renders as null. A pointer, not a copy (see ContextStack).
+    private func resolve(_ instruction: Instruction) -> UnsafePointer<MustacheValue>? {
         let first = Int(instruction.operand)
         let end = first + Int(instruction.count)
-        guard first < end else { return stack.last ?? .null }
-        var found: MustacheValue?
-        var frame = stack.count - 1
+        guard first < end else { return contexts[contexts.depth - 1] }
+        var found: UnsafePointer<MustacheValue>?
+        var frame = contexts.depth - 1
         while frame >= 0 {
-            if let value = Renderer.value(keys[first], in: stack[frame]) {
-                found = value
-                break
-            }
+            found = member(keys[first], of: contexts[frame])
+            if found != nil { break }
             frame -= 1
         }
-        guard var current = found else { return .null }
+        guard var current = found else { return nil }
         var component = first + 1
         while component < end {
-            guard let value = Renderer.value(keys[component], in: current) else { return .null }
+            guard let value = member(keys[component], of: current) else { return nil }
             current = value
             component += 1
         }
         return current
     }
 
-    /// A key's value in a frame. Small dictionaries are searched key by key, which beats hashing the
-    /// name (callgrind: Hasher seed, combine and finalize were most of a lookup).
-    private static func value(_ key: String, in frame: MustacheValue) -> MustacheValue? {
-        switch frame {
-        case .fields(let fields): return fields[key]
+    /// A key's value in a context. Small dictionaries are searched key by key, which beats hashing
+    /// the name (callgrind: Hasher seed, combine and finalize were most of a lookup).
+    @inline(__always)
+    private func member(_ key: String, of context: UnsafePointer<MustacheValue>) -> UnsafePointer<MustacheValue>? {
+        switch context.pointee {
+        case .fields(let fields): return fields.address(of: key)
         case .dictionary(let dictionary):
-            guard dictionary.count <= 8 else { return dictionary[key] }
-            for (name, value) in dictionary where name == key { return value }
-            return nil
+            if dictionary.count <= 8 {
+                for (name, value) in dictionary where name == key { return contexts.hold(value) }
+                return nil
+            }
+            return dictionary[key].map { contexts.hold($0) }
         default: return nil
         }
     }
 
-    private mutating func append(_ value: MustacheValue, escaped: Bool) {
-        switch value {
-        case .string(let text):
-            if escaped { appendEscapingHTML(text, to: &output) } else { output.append(contentsOf: text.utf8) }
+    private mutating func append(_ value: UnsafePointer<MustacheValue>, escaped: Bool) {
+        // 16 bytes of room for the bytes of a small string (which has no storage of its own).
+        var smallString: (UInt64, UInt64) = (0, 0)
+        let appended = withUnsafeMutableBytes(of: &smallString) { room in
+            guard let bytes = Renderer.utf8(of: value, smallString: room) else { return false }
+            if escaped { appendEscapingHTML(bytes, to: &output) } else { output.append(UnsafeRawBufferPointer(bytes)) }
+            return true
+        }
+        if appended { return }
+        switch value.pointee {
+        case .string(var text):
+            // Only a string without contiguous UTF-8 (none are made on Linux) comes here.
+            text.withUTF8 { bytes in
+                if escaped { appendEscapingHTML(bytes, to: &output) } else { output.append(UnsafeRawBufferPointer(bytes)) }
+            }
         case .int(let number): output.append(contentsOf: String(number).utf8)
         case .double(let number): output.append(contentsOf: String(number).utf8)
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
         // Containers have no text form; printing Swift's debug description would leak structure.
         case .null, .array, .dictionary, .fields: break
+        }
+    }
+
+    /// The UTF-8 of a string value, without copying the String: a copy is a retain and a release
+    /// of its storage (callgrind: ~60 instructions per value, a quarter of the rows page's
+    /// renderer). A string of more than 15 bytes has storage of its own, which the context holds
+    /// for as long as the value is on a page; a small one keeps its bytes inline, so they are
+    /// copied into `smallString`. Nil for other values.
+    @inline(__always)
+    private static func utf8(of value: UnsafePointer<MustacheValue>, smallString: UnsafeMutableRawBufferPointer)
+        -> UnsafeBufferPointer<UInt8>?
+    {
+        guard case .string(let text) = value.pointee else { return nil }
+        return text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.count <= smallString.count else { return bytes }
+            guard let source = bytes.baseAddress, let target = smallString.baseAddress else {
+                return UnsafeBufferPointer(start: nil, count: 0)
+            }
+            target.copyMemory(from: source, byteCount: bytes.count)
+            return UnsafeBufferPointer(start: target.assumingMemoryBound(to: UInt8.self), count: bytes.count)
         }
     }
 

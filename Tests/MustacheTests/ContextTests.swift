@@ -1,0 +1,65 @@
+import Testing
+
+@testable import Mustache
+
+/// The renderer looks names up by pointing into the contexts rather than copying values out (see
+/// ContextStack); these cases are the ones where that could go wrong: values found in Swift
+/// dictionaries (copied into one held slot that the next lookup replaces), a stack that grows while
+/// a frame is pushed from itself, and strings on both sides of the small-string limit.
+@Suite struct ContextTests {
+    /// More than 8 keys, so it is hashed rather than searched key by key.
+    static let largeDictionary: MustacheValue = .dictionary(
+        Dictionary(uniqueKeysWithValues: (0..<12).map { ("k\($0)", MustacheValue.string("v\($0)")) }))
+
+    @Test func sectionsOverValuesFoundInDictionariesSurviveLaterLookups() throws {
+        for t in [Self.largeDictionary, .dictionary(["k1": "v1", "k2": "v2"])] {
+            let context: MustacheValue = .dictionary([
+                "t": t,
+                "items": .array([.dictionary(["name": "a", "inner": .dictionary(["x": "1"])]), ["name": "b"]]),
+                "group": .dictionary(["list": ["p", "q"], "title": "G"]),
+            ])
+            #expect(
+                try render("{{#items}}{{t.k1}}{{name}}{{#inner}}{{t.k2}}{{x}}{{name}}{{/inner}}{{t.k1}};{{/items}}", context)
+                    == "v1av2" + "1a" + "v1;v1bv1;")
+            #expect(
+                try render("{{#group.list}}{{.}}{{t.k2}}{{group.title}}{{.}}|{{/group.list}}", context)
+                    == "pv2Gp|qv2Gq|")
+            #expect(try render("{{#group}}{{#list}}[{{title}}{{.}}]{{/list}}{{/group}}", context) == "[Gp][Gq]")
+        }
+    }
+
+    @Test func dottedNamesThroughDictionariesAndFields() throws {
+        let context: MustacheValue = .dictionary([
+            "a": ["b": .dictionary(["c": ["d": "deep"], "filler1": 1, "f2": 2, "f3": 3, "f4": 4, "f5": 5, "f6": 6, "f7": 7, "f8": 8])]
+        ])
+        #expect(try render("{{a.b.c.d}}|{{#a.b.c}}{{d}}{{a.b.f8}}{{/a.b.c}}|{{a.b.missing.d}}", context) == "deep|deep8|")
+    }
+
+    @Test func deepNestingGrowsTheStackWhilePushingFromIt() throws {
+        // 40 nested single-element arrays, then `{{#.}}` pushes the innermost frame onto itself.
+        var value: MustacheValue = ["name": "innermost", "long": .string(String(repeating: "é<", count: 20))]
+        for level in 0..<40 { value = ["level": .int(level), "next": [value]] }
+        var open = "", close = ""
+        for _ in 0..<40 {
+            open += "{{#next}}"
+            close = "{{/next}}" + close
+        }
+        let template = open + "{{#.}}{{#.}}{{name}}:{{level}}:{{long}}{{/.}}{{/.}}" + close
+        #expect(
+            try render(template, value) == "innermost:0:" + String(repeating: "é&lt;", count: 20))
+    }
+
+    @Test func stringsAroundTheSmallStringLimit() throws {
+        for length in [0, 1, 7, 8, 14, 15, 16, 17, 31, 100] {
+            let ascii = String(repeating: "a", count: max(length - 1, 0)) + (length > 0 ? "<" : "")
+            let accented = String(repeating: "é", count: length / 2)
+            // Built at run time, so a string is native (small up to 15 bytes), not a literal.
+            let built = String(decoding: Array(ascii.utf8), as: UTF8.self)
+            for value in [ascii, accented, built] {
+                let escaped = value.replacing("<", with: "&lt;")
+                #expect(try render("{{v}}|{{{v}}}|{{#v}}{{.}}{{/v}}", ["v": .string(value)]) == "\(escaped)|\(value)|\(escaped)")
+                #expect(try render("{{v}}", .dictionary(["v": .string(value)])) == escaped)
+            }
+        }
+    }
+}
