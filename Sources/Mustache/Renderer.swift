@@ -17,7 +17,10 @@ struct Renderer: ~Copyable {
     private var indent: [UInt8] = []
     private var atLineStart = true
 
-    init(context: MustacheValue, program: Program, partialsAvailable: Bool, maximumPartialDepth: Int, capacity: Int) {
+    init(
+        context: MustacheValue, program: Program, partialsAvailable: Bool, maximumPartialDepth: Int,
+        output: consuming OutputBuffer
+    ) {
         contexts = ContextStack(root: context)
         self.program = program
         instructions = program.instructions
@@ -25,10 +28,10 @@ struct Renderer: ~Copyable {
         keys = program.keys
         self.partialsAvailable = partialsAvailable
         self.maximumPartialDepth = maximumPartialDepth
-        output = OutputBuffer(capacity: capacity)
+        self.output = output
     }
 
-    /// The page rendered, as bytes.
+    /// The page rendered, as an array of its own (for a page that outgrew the storage it was given).
     consuming func finish() -> [UInt8] { output.bytes() }
 
     mutating func render(entry: Int) throws {

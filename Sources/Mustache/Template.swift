@@ -31,15 +31,30 @@ public struct Template: Sendable {
     }
 
     func renderBytes(_ context: MustacheValue, partialsAvailable: Bool, maximumPartialDepth: Int) throws -> [UInt8] {
-        // Pages are mostly template text plus rows; twice the source is a fair first guess.
-        let capacity = max(sourceLength * 2, lastOutputSize.value.load(ordering: .relaxed) + 256)
-        var renderer = Renderer(
-            context: context, program: program, partialsAvailable: partialsAvailable,
-            maximumPartialDepth: maximumPartialDepth, capacity: capacity)
-        try renderer.render(entry: entry)
+        // Pages are mostly template text plus rows; twice the source is a fair first guess, then the
+        // last page's size with a little room, so that a page rarely outgrows the array it is written in.
+        let last = lastOutputSize.value.load(ordering: .relaxed)
+        let capacity = max(sourceLength * 2, last + last / 16 + 256)
+        var outgrown: [UInt8]?
+        var size = 0
+        var page = try [UInt8](unsafeUninitializedCapacity: capacity + 8) { storage, initializedCount in
+            var renderer = Renderer(
+                context: context, program: program, partialsAvailable: partialsAvailable,
+                maximumPartialDepth: maximumPartialDepth, output: OutputBuffer(storage: storage))
+            try renderer.render(entry: entry)
+            size = renderer.output.count
+            if renderer.output.outgrewStorage {
+                outgrown = renderer.finish()
+            } else {
+                initializedCount = size
+            }
+        }
         // Bounded, so one huge page does not make every later render reserve megabytes.
-        lastOutputSize.value.store(min(renderer.output.count, 1 << 20), ordering: .relaxed)
-        return renderer.finish()
+        lastOutputSize.value.store(min(size, 1 << 20), ordering: .relaxed)
+        if let outgrown { return outgrown }
+        // A page much smaller than the last one is not kept in storage reserved for that one.
+        if size < capacity / 2 { page = page.withUnsafeBufferPointer { Array($0) } }
+        return page
     }
 }
 
