@@ -36,42 +36,8 @@ struct OutputBuffer: ~Copyable {
     mutating func append(_ source: UnsafeRawPointer, count byteCount: Int) {
         if count + byteCount > capacity { grow(toAtLeast: count + byteCount) }
         let target = UnsafeMutableRawPointer(base + count)
-        // Most runs are a few bytes (between escapes, a short value, a tag's surroundings), and a
-        // call to memcpy cost ~40 instructions each in callgrind (a sixth of the rows page): up to
-        // 32 bytes are copied here as two overlapping pairs of words, first and last.
-        switch byteCount {
-        case 16...32:
-            copyWords(from: source, to: target, offset: 0)
-            copyWords(from: source, to: target, offset: byteCount - 16)
-        case 8..<16:
-            target.storeBytes(of: source.loadUnaligned(as: UInt64.self), as: UInt64.self)
-            target.storeBytes(
-                of: source.loadUnaligned(fromByteOffset: byteCount - 8, as: UInt64.self), toByteOffset: byteCount - 8,
-                as: UInt64.self)
-        case 4..<8:
-            target.storeBytes(of: source.loadUnaligned(as: UInt32.self), as: UInt32.self)
-            target.storeBytes(
-                of: source.loadUnaligned(fromByteOffset: byteCount - 4, as: UInt32.self), toByteOffset: byteCount - 4,
-                as: UInt32.self)
-        case 0..<4:
-            var index = 0
-            while index < byteCount {
-                target.storeBytes(of: source.load(fromByteOffset: index, as: UInt8.self), toByteOffset: index, as: UInt8.self)
-                index += 1
-            }
-        default:
-            target.copyMemory(from: source, byteCount: byteCount)
-        }
+        target.copyMemory(from: source, byteCount: byteCount)
         count += byteCount
-    }
-
-    /// 16 bytes at `offset`, as two words.
-    @inline(__always)
-    private func copyWords(from source: UnsafeRawPointer, to target: UnsafeMutableRawPointer, offset: Int) {
-        let first = source.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-        let second = source.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)
-        target.storeBytes(of: first, toByteOffset: offset, as: UInt64.self)
-        target.storeBytes(of: second, toByteOffset: offset + 8, as: UInt64.self)
     }
 
     mutating func append(_ bytes: [UInt8]) {
