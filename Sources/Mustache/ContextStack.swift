@@ -60,20 +60,37 @@ struct ContextStack: ~Copyable {
 
 extension MustacheFields {
     /// Where the value of `key` is stored in this list's storage (see ContextStack for how long
-    /// that is valid).
+    /// that is valid), looking first at the position `hint` (where the key was found last time);
+    /// `newHint` is where it was found when that was elsewhere, or -1.
+    ///
+    /// Rows of a page are made by the same code, so a key is almost always where it was in the
+    /// previous row: one check instead of comparing the keys before it, each a call into the
+    /// standard library when the strings differ (callgrind: 16% of a list of 200 reports). The hint
+    /// is checked by the strings' bits: equal bits are the same string; anything else is decided
+    /// by `==` in the scan.
     @inline(__always)
-    func address(of key: String) -> UnsafePointer<MustacheValue>? {
+    func address(of key: String, hint: Int) -> (value: UnsafePointer<MustacheValue>?, newHint: Int) {
         fields.withUnsafeBufferPointer { buffer in
+            if hint < buffer.count, sameBits(buffer[hint].key, key) { return (valueAddress(buffer, hint), -1) }
             var index = 0
             while index < buffer.count {
-                if buffer[index].key == key {
-                    let field = UnsafeRawPointer(buffer.baseAddress! + index)
-                    return (field + MemoryLayout<Field>.offset(of: \Field.value)!).assumingMemoryBound(
-                        to: MustacheValue.self)
-                }
+                if buffer[index].key == key { return (valueAddress(buffer, index), index) }
                 index += 1
             }
-            return nil
+            return (nil, -1)
         }
     }
+
+    @inline(__always)
+    private func valueAddress(_ buffer: UnsafeBufferPointer<Field>, _ index: Int) -> UnsafePointer<MustacheValue> {
+        let field = UnsafeRawPointer(buffer.baseAddress! + index)
+        return (field + MemoryLayout<Field>.offset(of: \Field.value)!).assumingMemoryBound(to: MustacheValue.self)
+    }
+}
+
+/// Whether two strings have the same representation: then they are equal (a small string's bytes
+/// are its bits; a large one's bits are its count and storage). Different bits decide nothing.
+@inline(__always)
+func sameBits(_ a: String, _ b: String) -> Bool {
+    unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self)
 }

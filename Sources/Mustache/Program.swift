@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One step of a compiled template: a trivial 16-byte value, so walking a template copies no
 /// reference and retains nothing.
 ///
@@ -59,6 +61,10 @@ final class Program: @unchecked Sendable {
     let instructions: UnsafeMutableBufferPointer<Instruction>
     let text: UnsafeMutableBufferPointer<UInt8>
     let keys: UnsafeMutableBufferPointer<String>
+    /// For each key, the position in a field list where it was last found (see
+    /// MustacheFields.address). Shared by every render of the program: a relaxed atomic, since a
+    /// hint from another thread is as good a guess as any and is always checked.
+    let hints: UnsafeMutablePointer<Atomic<Int>>
     let partials: UnsafeMutableBufferPointer<PartialCall>
 
     /// Compiles `templates` in order; a partial tag resolves to the template of its name among them,
@@ -77,12 +83,16 @@ final class Program: @unchecked Sendable {
         instructions = Program.copy(builder.instructions)
         text = Program.copy(builder.text)
         keys = Program.copy(builder.keys)
+        hints = .allocate(capacity: max(builder.keys.count, 1))
+        for index in 0..<builder.keys.count { (hints + index).initialize(to: Atomic(0)) }
         partials = Program.copy(builder.partials)
     }
 
     deinit {
         instructions.deallocate()
         text.deallocate()
+        hints.deinitialize(count: keys.count)
+        hints.deallocate()
         keys.deinitialize().deallocate()
         partials.deinitialize().deallocate()
     }

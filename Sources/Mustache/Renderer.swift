@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Runs a template's instructions once, writing UTF-8 bytes into a single buffer.
 ///
 /// Bytes rather than a String: the page ends up as a response body of bytes anyway, and each
@@ -10,6 +12,7 @@ struct Renderer: ~Copyable {
     private let instructions: UnsafeMutableBufferPointer<Instruction>
     private let text: UnsafePointer<UInt8>
     private let keys: UnsafeMutableBufferPointer<String>
+    private let hints: UnsafeMutablePointer<Atomic<Int>>
     private let partialsAvailable: Bool
     private let maximumPartialDepth: Int
     private var partialDepth = 0
@@ -26,6 +29,7 @@ struct Renderer: ~Copyable {
         instructions = program.instructions
         text = UnsafePointer(program.text.baseAddress!)
         keys = program.keys
+        hints = program.hints
         self.partialsAvailable = partialsAvailable
         self.maximumPartialDepth = maximumPartialDepth
         self.output = output
@@ -123,34 +127,43 @@ struct Renderer: ~Copyable {
         var found: UnsafePointer<MustacheValue>?
         var frame = contexts.depth - 1
         while frame >= 0 {
-            found = member(keys[first], of: contexts[frame])
+            found = member(first, of: contexts[frame])
             if found != nil { break }
             frame -= 1
         }
         guard var current = found else { return nil }
         var component = first + 1
         while component < end {
-            guard let value = member(keys[component], of: current) else { return nil }
+            guard let value = member(component, of: current) else { return nil }
             current = value
             component += 1
         }
         return current
     }
 
-    /// A key's value in a context. Small dictionaries are searched key by key, which beats hashing
-    /// the name (callgrind: Hasher seed, combine and finalize were most of a lookup).
+    /// The value of the key `key` (an index in the program's keys) in a context. Small dictionaries
+    /// are searched key by key, which beats hashing the name (callgrind: Hasher seed, combine and
+    /// finalize were most of a lookup).
     @inline(__always)
-    private func member(_ key: String, of context: UnsafePointer<MustacheValue>) -> UnsafePointer<MustacheValue>? {
+    private func member(_ key: Int, of context: UnsafePointer<MustacheValue>) -> UnsafePointer<MustacheValue>? {
+        // The hint is read before and written after the switch: an atomic access while a context's
+        // payload is bound makes the compiler copy the payload (a retain and release per lookup).
+        let hint = hints[key].load(ordering: .relaxed)
+        let found: UnsafePointer<MustacheValue>?
+        var foundAt = -1
         switch context.pointee {
-        case .fields(let fields): return fields.address(of: key)
+        case .fields(let fields):
+            (found, foundAt) = fields.address(of: keys[key], hint: hint)
         case .dictionary(let dictionary):
             if dictionary.count <= 8 {
-                for (name, value) in dictionary where name == key { return contexts.hold(value) }
+                for (name, value) in dictionary where name == keys[key] { return contexts.hold(value) }
                 return nil
             }
-            return dictionary[key].map { contexts.hold($0) }
+            return dictionary[keys[key]].map { contexts.hold($0) }
         default: return nil
         }
+        if foundAt >= 0 { hints[key].store(foundAt, ordering: .relaxed) }
+        return found
     }
 
     private mutating func append(_ value: UnsafePointer<MustacheValue>, escaped: Bool) {

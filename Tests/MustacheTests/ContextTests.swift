@@ -62,4 +62,41 @@ import Testing
             }
         }
     }
+
+    /// Lookups try first where a key was found last time (a hint shared by all renders of the
+    /// program); rows whose keys come in other orders, or are missing, must not be misled by it.
+    @Test func rowsWithKeysInDifferentOrdersOrMissing() throws {
+        let library = try TemplateLibrary(sources: ["list": "{{#rows}}[{{a}}{{b}}{{c}}{{site}}]{{/rows}}"])
+        let rows: [MustacheValue] = [
+            ["a": "1", "b": "2", "c": "3"], ["c": "3", "b": "2", "a": "1"], ["b": "2"], ["x": "0", "c": "3", "a": "1"],
+            ["site": "inner", "a": "1"], [:], ["a": "1", "b": "2", "c": "3"],
+        ]
+        let expected = "[123S][123S][2S][13S][1inner][S][123S]"
+        #expect(try library.render("list", ["site": "S", "rows": .array(rows)]) == expected)
+        #expect(try library.render("list", ["rows": .array(rows.reversed()), "site": "S"]) == "[123S][S][1inner][13S][2S][123S][123S]")
+    }
+
+    @Test func concurrentRendersWithDifferentShapes() async throws {
+        let library = try TemplateLibrary(sources: ["list": "{{#rows}}{{name}}:{{id}};{{/rows}}{{title}}"])
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var ok = true
+                    for round in 0..<200 {
+                        let count = (task + round) % 7
+                        let rows: [MustacheValue] = (0..<count).map { index in
+                            task % 2 == 0 ? ["name": .string("n\(index)"), "id": .int(index)]
+                                : ["id": .int(index), "extra": true, "name": .string("n\(index)")]
+                        }
+                        let context: MustacheValue =
+                            task % 3 == 0 ? ["title": "T", "rows": .array(rows)] : ["rows": .array(rows), "title": "T"]
+                        let expected = (0..<count).map { "n\($0):\($0);" }.joined() + "T"
+                        ok = try library.render("list", context) == expected && ok
+                    }
+                    return ok
+                }
+            }
+            for try await ok in group { #expect(ok) }
+        }
+    }
 }
