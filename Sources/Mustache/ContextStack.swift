@@ -81,6 +81,14 @@ extension MustacheFields {
         }
     }
 
+    /// The value of `key` if it is at `hint` (checked by the strings' bits only).
+    @inline(__always)
+    func address(of key: String, atHint hint: Int) -> UnsafePointer<MustacheValue>? {
+        fields.withUnsafeBufferPointer { buffer in
+            hint < buffer.count && sameBits(buffer[hint].key, key) ? valueAddress(buffer, hint) : nil
+        }
+    }
+
     @inline(__always)
     private func valueAddress(_ buffer: UnsafeBufferPointer<Field>, _ index: Int) -> UnsafePointer<MustacheValue> {
         let field = UnsafeRawPointer(buffer.baseAddress! + index)

@@ -120,7 +120,26 @@ struct Renderer: ~Copyable {
     /// Spec lookup: the first name is searched from the innermost context outwards; the rest of a
     /// dotted name is resolved inside what was found, never by searching outer contexts again.
     /// Nil when a name is missing, which renders as null. A pointer, not a copy (see ContextStack).
+    ///
+    /// Most tags are one name found in the innermost context, a field list, where it was last
+    /// time: that case is checked inline, without the call and the search (callgrind: ~100
+    /// instructions a lookup before, a third of them entering and leaving the function).
+    @inline(__always)
     private func resolve(_ instruction: Instruction) -> UnsafePointer<MustacheValue>? {
+        if instruction.count == 1 {
+            let key = Int(instruction.operand)
+            let hint = hints[key].load(ordering: .relaxed)
+            if case .fields(let fields) = contexts[contexts.depth - 1].pointee,
+                let found = fields.address(of: keys[key], atHint: hint)
+            {
+                return found
+            }
+        }
+        return search(instruction)
+    }
+
+    @inline(never)
+    private func search(_ instruction: Instruction) -> UnsafePointer<MustacheValue>? {
         let first = Int(instruction.operand)
         let end = first + Int(instruction.count)
         guard first < end else { return contexts[contexts.depth - 1] }
