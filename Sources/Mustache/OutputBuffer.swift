@@ -9,17 +9,20 @@
 /// 300,000 instructions, 8% of a list of 200 reports).
 struct OutputBuffer: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
-    /// Bytes that may be appended; the storage has 8 more, for one word stored past the end (appendWord).
+    /// Bytes that may be appended; the storage has `OutputBuffer.slack` more, for whole words stored
+    /// past the end (appendWord, write(atMost:)).
     private var capacity: Int
     private(set) var count = 0
     /// Whether the bytes are in an allocation of this buffer's rather than in the storage it was given.
     private(set) var outgrewStorage = false
 
-    /// Writes into `storage` (uninitialized, at least 8 bytes) until it is full.
+    static let slack = 16
+
+    /// Writes into `storage` (uninitialized, at least `slack` bytes) until it is full.
     init(storage: UnsafeMutableBufferPointer<UInt8>) {
-        precondition(storage.count >= 8)
+        precondition(storage.count >= OutputBuffer.slack)
         base = storage.baseAddress!
-        capacity = storage.count - 8
+        capacity = storage.count - OutputBuffer.slack
     }
 
     deinit {
@@ -54,15 +57,24 @@ struct OutputBuffer: ~Copyable {
     @inline(__always)
     mutating func appendWord(_ word: UInt64, count byteCount: Int) {
         if count + byteCount > capacity { grow(toAtLeast: count + byteCount) }
-        // The allocation has 8 bytes beyond `capacity`, so the whole word always fits.
+        // The storage has bytes beyond `capacity`, so the whole word always fits.
         UnsafeMutableRawPointer(base + count).storeBytes(of: word.littleEndian, as: UInt64.self)
         count += byteCount
+    }
+
+    /// Lets `body` write up to `maximum` bytes at the end, and 16 more that it may overwrite but not
+    /// keep; `body` returns how many it wrote. For writers that store whole words and advance by
+    /// part of one (the escaper), with one capacity check for the lot.
+    @inline(__always)
+    mutating func write(atMost maximum: Int, _ body: (UnsafeMutableRawPointer) -> Int) {
+        if count + maximum > capacity { grow(toAtLeast: count + maximum) }
+        count += body(UnsafeMutableRawPointer(base + count))
     }
 
     @inline(never)
     private mutating func grow(toAtLeast minimum: Int) {
         let newCapacity = max(minimum, capacity * 2, 64)
-        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity + 8)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity + OutputBuffer.slack)
         newBase.initialize(from: base, count: count)
         if outgrewStorage { base.deallocate() }
         base = newBase

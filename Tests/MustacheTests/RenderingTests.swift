@@ -108,6 +108,36 @@ func render(_ source: String, _ context: MustacheValue, partials: [String: Strin
         }
     }
 
+    /// Long values, all escapes or mixed, make the page grow while a value is being written.
+    @Test func longValuesOfEscapes() throws {
+        let template = try Template(name: "t", source: "<p title=\"{{v}}\">{{v}}</p>")
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ab \"'<>&=`#?é\0z")
+        for length in [17, 100, 1_000, 10_000, 100_000] {
+            let quotes = String(repeating: "\"", count: length)
+            #expect(
+                try template.render(["v": .string(quotes)])
+                    == "<p title=\"" + String(repeating: "&quot;", count: length) + "\">"
+                    + String(repeating: "&quot;", count: length) + "</p>")
+            let mixed = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+            var escaped = ""
+            for character in mixed {
+                switch character {
+                case "&": escaped += "&amp;"
+                case "<": escaped += "&lt;"
+                case ">": escaped += "&gt;"
+                case "\"": escaped += "&quot;"
+                case "'": escaped += "&#39;"
+                case "`": escaped += "&#96;"
+                case "=": escaped += "&#61;"
+                case "\0": escaped += "\u{FFFD}"
+                default: escaped.append(character)
+                }
+            }
+            #expect(try template.render(["v": .string(mixed)]) == "<p title=\"\(escaped)\">\(escaped)</p>")
+        }
+    }
+
     @Test func alreadyEscapedTextIsEscapedAgain() throws {
         // The engine cannot know a value was escaped before; callers pass plain text.
         #expect(try render("{{v}}", ["v": "&lt;"]) == "&amp;lt;")
