@@ -29,7 +29,9 @@ func appendEscapingHTML(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout Ou
 ///
 /// `padded`: `base` has 16 readable bytes, those past `count` never needing escaping.
 @inline(__always)
-private func escape(_ base: UnsafePointer<UInt8>, count: Int, padded: Bool, into target: UnsafeMutableRawPointer) -> Int {
+private func escape(
+    _ base: UnsafePointer<UInt8>, count: Int, padded: Bool, into target: UnsafeMutableRawPointer
+) -> Int {
     var out = target
     var index = 0
     while index < count {

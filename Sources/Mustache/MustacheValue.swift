@@ -50,8 +50,9 @@ public struct MustacheFields: Sendable, Equatable {
 
     /// Every pair of keys is compared, but through a fingerprint first: `==` on two different
     /// strings is a call into the standard library, and the 55 pairs of a report row's 11 keys cost
-    /// ~2,500 instructions (callgrind), more than half of building the row. Up to 4 keys (6 pairs), plain comparisons are cheaper than making the fingerprints (a row of
-    /// /bench/rows has 3: ~230 instructions against ~345).
+    /// ~2,500 instructions (callgrind), more than half of building the row. Up to 4 keys (6 pairs),
+    /// plain comparisons are cheaper than making the fingerprints (a row of /bench/rows has 3: ~230
+    /// instructions against ~345).
     private static func hasDuplicateKeys(_ fields: [Field]) -> Bool {
         guard fields.count > 1 else { return false }
         return fields.withUnsafeBufferPointer { fields in
@@ -65,7 +66,8 @@ public struct MustacheFields: Sendable, Equatable {
                 for index in 0..<fields.count { prints[index] = fingerprint(fields[index].key) }
                 for index in 1..<fields.count {
                     for earlier in 0..<index {
-                        let print = prints[index], earlierPrint = prints[earlier]
+                        let print = prints[index]
+                        let earlierPrint = prints[earlier]
                         if print == earlierPrint || print == 0 || earlierPrint == 0,
                             fields[index].key == fields[earlier].key
                         {

@@ -50,7 +50,8 @@ struct Renderer: ~Copyable {
             let instruction = instructions[index]
             switch instruction.opcode {
             case .text:
-                let bytes = UnsafeRawBufferPointer(start: text + Int(instruction.operand), count: Int(instruction.count))
+                let bytes = UnsafeRawBufferPointer(
+                    start: text + Int(instruction.operand), count: Int(instruction.count))
                 if indent.isEmpty {
                     output.append(bytes)
                 } else {
@@ -198,7 +199,11 @@ struct Renderer: ~Copyable {
         case .string(var text):
             // Only a string without contiguous UTF-8 (none are made on Linux) comes here.
             text.withUTF8 { bytes in
-                if escaped { appendEscapingHTML(bytes, to: &output) } else { output.append(UnsafeRawBufferPointer(bytes)) }
+                if escaped {
+                    appendEscapingHTML(bytes, to: &output)
+                } else {
+                    output.append(UnsafeRawBufferPointer(bytes))
+                }
             }
         case .int(let number): output.append(contentsOf: String(number).utf8)
         case .double(let number): output.append(contentsOf: String(number).utf8)

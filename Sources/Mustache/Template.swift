@@ -37,7 +37,8 @@ public struct Template: Sendable {
         let capacity = max(sourceLength * 2, last + last / 16 + 256)
         var outgrown: [UInt8]?
         var size = 0
-        var page = try [UInt8](unsafeUninitializedCapacity: capacity + OutputBuffer.slack) { storage, initializedCount in
+        var page = try [UInt8](unsafeUninitializedCapacity: capacity + OutputBuffer.slack) {
+            storage, initializedCount in
             var renderer = Renderer(
                 context: context, program: program, partialsAvailable: partialsAvailable,
                 maximumPartialDepth: maximumPartialDepth, output: OutputBuffer(storage: storage))

@@ -44,12 +44,14 @@ public final class TemplateLibrary: Sendable {
         let program = Program(templates: parsed)
         if let unknown = program.partials.first(where: { $0.target < 0 }) {
             let name = program.entries[unknown.caller].name
-            throw MustacheError(.unknownPartial(unknown.name), template: name, file: files[name]?.file, line: unknown.line)
+            throw MustacheError(
+                .unknownPartial(unknown.name), template: name, file: files[name]?.file, line: unknown.line)
         }
         var templates: [String: Template] = [:]
         for (index, entry) in program.entries.enumerated() {
             templates[entry.name] = Template(
-                name: entry.name, program: program, entry: index, sourceLength: files[entry.name]?.source.utf8.count ?? 0)
+                name: entry.name, program: program, entry: index,
+                sourceLength: files[entry.name]?.source.utf8.count ?? 0)
         }
         self.templates = templates
         self.maximumPartialDepth = maximumPartialDepth

@@ -19,7 +19,8 @@ import Testing
                 "group": .dictionary(["list": ["p", "q"], "title": "G"]),
             ])
             #expect(
-                try render("{{#items}}{{t.k1}}{{name}}{{#inner}}{{t.k2}}{{x}}{{name}}{{/inner}}{{t.k1}};{{/items}}", context)
+                try render(
+                    "{{#items}}{{t.k1}}{{name}}{{#inner}}{{t.k2}}{{x}}{{name}}{{/inner}}{{t.k1}};{{/items}}", context)
                     == "v1av2" + "1a" + "v1;v1bv1;")
             #expect(
                 try render("{{#group.list}}{{.}}{{t.k2}}{{group.title}}{{.}}|{{/group.list}}", context)
@@ -30,16 +31,22 @@ import Testing
 
     @Test func dottedNamesThroughDictionariesAndFields() throws {
         let context: MustacheValue = .dictionary([
-            "a": ["b": .dictionary(["c": ["d": "deep"], "filler1": 1, "f2": 2, "f3": 3, "f4": 4, "f5": 5, "f6": 6, "f7": 7, "f8": 8])]
+            "a": [
+                "b": .dictionary([
+                    "c": ["d": "deep"], "filler1": 1, "f2": 2, "f3": 3, "f4": 4, "f5": 5, "f6": 6, "f7": 7, "f8": 8,
+                ])
+            ]
         ])
-        #expect(try render("{{a.b.c.d}}|{{#a.b.c}}{{d}}{{a.b.f8}}{{/a.b.c}}|{{a.b.missing.d}}", context) == "deep|deep8|")
+        #expect(
+            try render("{{a.b.c.d}}|{{#a.b.c}}{{d}}{{a.b.f8}}{{/a.b.c}}|{{a.b.missing.d}}", context) == "deep|deep8|")
     }
 
     @Test func deepNestingGrowsTheStackWhilePushingFromIt() throws {
         // 40 nested single-element arrays, then `{{#.}}` pushes the innermost frame onto itself.
         var value: MustacheValue = ["name": "innermost", "long": .string(String(repeating: "é<", count: 20))]
         for level in 0..<40 { value = ["level": .int(level), "next": [value]] }
-        var open = "", close = ""
+        var open = ""
+        var close = ""
         for _ in 0..<40 {
             open += "{{#next}}"
             close = "{{/next}}" + close
@@ -57,7 +64,9 @@ import Testing
             let built = String(decoding: Array(ascii.utf8), as: UTF8.self)
             for value in [ascii, accented, built] {
                 let escaped = value.replacing("<", with: "&lt;")
-                #expect(try render("{{v}}|{{{v}}}|{{#v}}{{.}}{{/v}}", ["v": .string(value)]) == "\(escaped)|\(value)|\(escaped)")
+                #expect(
+                    try render("{{v}}|{{{v}}}|{{#v}}{{.}}{{/v}}", ["v": .string(value)])
+                        == "\(escaped)|\(value)|\(escaped)")
                 #expect(try render("{{v}}", .dictionary(["v": .string(value)])) == escaped)
             }
         }
@@ -73,7 +82,9 @@ import Testing
         ]
         let expected = "[123S][123S][2S][13S][1inner][S][123S]"
         #expect(try library.render("list", ["site": "S", "rows": .array(rows)]) == expected)
-        #expect(try library.render("list", ["rows": .array(rows.reversed()), "site": "S"]) == "[123S][S][1inner][13S][2S][123S][123S]")
+        #expect(
+            try library.render("list", ["rows": .array(rows.reversed()), "site": "S"])
+                == "[123S][S][1inner][13S][2S][123S][123S]")
     }
 
     @Test func concurrentRendersWithDifferentShapes() async throws {
@@ -85,11 +96,13 @@ import Testing
                     for round in 0..<200 {
                         let count = (task + round) % 7
                         let rows: [MustacheValue] = (0..<count).map { index in
-                            task % 2 == 0 ? ["name": .string("n\(index)"), "id": .int(index)]
+                            task % 2 == 0
+                                ? ["name": .string("n\(index)"), "id": .int(index)]
                                 : ["id": .int(index), "extra": true, "name": .string("n\(index)")]
                         }
                         let context: MustacheValue =
-                            task % 3 == 0 ? ["title": "T", "rows": .array(rows)] : ["rows": .array(rows), "title": "T"]
+                            task % 3 == 0
+                            ? ["title": "T", "rows": .array(rows)] : ["rows": .array(rows), "title": "T"]
                         let expected = (0..<count).map { "n\($0):\($0);" }.joined() + "T"
                         ok = try library.render("list", context) == expected && ok
                     }

@@ -100,7 +100,9 @@ func render(_ source: String, _ context: MustacheValue, partials: [String: Strin
                     var characters = Array(plain)
                     if offset < characters.count { characters[offset] = special } else { characters.append(special) }
                     // A second one further on: runs between escapes, and escapes in the last eight bytes.
-                    if length > 10 { characters[(offset + 9) % characters.count] = specials[(offset + 3) % specials.count] }
+                    if length > 10 {
+                        characters[(offset + 9) % characters.count] = specials[(offset + 3) % specials.count]
+                    }
                     let value = String(characters)
                     #expect(try template.render(["v": .string(value)]) == "[" + reference(value) + "]", "\(value)")
                 }
