@@ -69,12 +69,15 @@ extension MustacheFields {
     /// is checked by the strings' bits: equal bits are the same string; anything else is decided
     /// by `==` in the scan.
     @inline(__always)
-    func address(of key: String, hint: Int) -> (value: UnsafePointer<MustacheValue>?, newHint: Int) {
+    func address(of key: String, fingerprint: UInt64, hint: Int) -> (value: UnsafePointer<MustacheValue>?, newHint: Int)
+    {
         fields.withUnsafeBufferPointer { buffer in
             if hint < buffer.count, sameBits(buffer[hint].key, key) { return (valueAddress(buffer, hint), -1) }
             var index = 0
             while index < buffer.count {
-                if buffer[index].key == key { return (valueAddress(buffer, index), index) }
+                if MustacheFields.mayBeEqual(buffer[index].fingerprint, fingerprint), buffer[index].key == key {
+                    return (valueAddress(buffer, index), index)
+                }
                 index += 1
             }
             return (nil, -1)

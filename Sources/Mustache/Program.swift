@@ -61,6 +61,8 @@ final class Program: @unchecked Sendable {
     let instructions: UnsafeMutableBufferPointer<Instruction>
     let text: UnsafeMutableBufferPointer<UInt8>
     let keys: UnsafeMutableBufferPointer<String>
+    /// Each key's fingerprint (MustacheFields.fingerprint), to skip fields that cannot match.
+    let keyFingerprints: UnsafeMutableBufferPointer<UInt64>
     /// For each key, the position in a field list where it was last found (see
     /// MustacheFields.address). Shared by every render of the program: a relaxed atomic, since a
     /// hint from another thread is as good a guess as any and is always checked.
@@ -83,6 +85,7 @@ final class Program: @unchecked Sendable {
         instructions = Program.copy(builder.instructions)
         text = Program.copy(builder.text)
         keys = Program.copy(builder.keys)
+        keyFingerprints = Program.copy(builder.keys.map(MustacheFields.fingerprint))
         hints = .allocate(capacity: max(builder.keys.count, 1))
         for index in 0..<builder.keys.count { (hints + index).initialize(to: Atomic(0)) }
         partials = Program.copy(builder.partials)
@@ -94,6 +97,7 @@ final class Program: @unchecked Sendable {
         hints.deinitialize(count: keys.count)
         hints.deallocate()
         keys.deinitialize().deallocate()
+        keyFingerprints.deallocate()
         partials.deinitialize().deallocate()
     }
 

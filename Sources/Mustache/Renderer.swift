@@ -12,6 +12,7 @@ struct Renderer: ~Copyable {
     private let instructions: UnsafeMutableBufferPointer<Instruction>
     private let text: UnsafePointer<UInt8>
     private let keys: UnsafeMutableBufferPointer<String>
+    private let keyFingerprints: UnsafeMutableBufferPointer<UInt64>
     private let hints: UnsafeMutablePointer<Atomic<Int>>
     private let partialsAvailable: Bool
     private let maximumPartialDepth: Int
@@ -29,6 +30,7 @@ struct Renderer: ~Copyable {
         instructions = program.instructions
         text = UnsafePointer(program.text.baseAddress!)
         keys = program.keys
+        keyFingerprints = program.keyFingerprints
         hints = program.hints
         self.partialsAvailable = partialsAvailable
         self.maximumPartialDepth = maximumPartialDepth
@@ -173,7 +175,7 @@ struct Renderer: ~Copyable {
         var foundAt = -1
         switch context.pointee {
         case .fields(let fields):
-            (found, foundAt) = fields.address(of: keys[key], hint: hint)
+            (found, foundAt) = fields.address(of: keys[key], fingerprint: keyFingerprints[key], hint: hint)
         case .dictionary(let dictionary):
             if dictionary.count <= 8 {
                 for (name, value) in dictionary where name == keys[key] { return contexts.hold(value) }

@@ -112,4 +112,25 @@ import Testing
             for try await ok in group { #expect(ok) }
         }
     }
+
+    /// Field lists of 5 keys or more carry fingerprints of their keys, and a lookup skips a key whose
+    /// fingerprint differs from the name's: names missing from a row, keys with the same fingerprint
+    /// as the name, and non-ASCII keys equal to the name must all still be found or not found.
+    @Test func namesMissingFromWideRows() throws {
+        let library = try TemplateLibrary(sources: [
+            "list": "{{#rows}}{{csrf}}|{{Key}}|{{abxa}}|{{t.ok}};{{/rows}}"
+        ])
+        let rows: [MustacheValue] = [
+            ["a": 1, "b": 2, "c": 3, "d": 4, "e": 5],
+            ["a": 1, "b": 2, "c": 3, "d": 4, "\u{212A}ey": "kelvin"],
+            ["abya": 1, "acxa": 2, "abza": 3, "abxa": "same print", "e": 5],
+            ["a": 1, "b": 2, "c": 3, "d": 4, "csrf": "inner"],
+        ]
+        let context: MustacheValue = [
+            "csrf": "outer", "Key": "K", "abxa": "A", "t": .dictionary(["ok": "OK"]), "rows": .array(rows),
+        ]
+        #expect(
+            try library.render("list", context)
+                == "outer|K|A|OK;outer|kelvin|A|OK;outer|K|same print|OK;inner|K|A|OK;")
+    }
 }
