@@ -6,27 +6,49 @@
 /// change: a value inside a frame's arrays is held by that frame, which stays on the stack until
 /// the section that pushed it ends, and nothing mutates a context during a render (the caller's
 /// value was passed in, and copies of it share storage that copy-on-write never writes to). A
-/// value found in a Swift dictionary has no address of its own, so it is copied into `held`; such a
-/// pointer is valid until the next lookup, and sections copy what they push.
+/// value found in a Swift dictionary has no address of its own, so it is copied into `held` (or,
+/// for a whole name, kept in `remembered`); such a pointer is valid until the next lookup, and
+/// sections copy what they push.
 struct ContextStack: ~Copyable {
     private var frames: UnsafeMutablePointer<MustacheValue>
+    /// For each frame, a number no other frame of this render has: a frame at a depth with the same
+    /// number is the same frame, unchanged since.
+    private var generations: UnsafeMutablePointer<Int>
     private var capacity: Int
     private(set) var depth = 0
+    private var pushes = 0
     private let held: UnsafeMutablePointer<MustacheValue>
+    /// Names resolved through Swift dictionaries, remembered for the rest of the render (see
+    /// `remember`): for each key index of the program, -1 or an index in `remembered`; allocated at
+    /// the first such name.
+    private var rememberedIndex: UnsafeMutablePointer<Int>?
+    private let keyCount: Int
+    private var remembered: [Remembered] = []
 
-    init(root: MustacheValue) {
+    struct Remembered {
+        /// Where the name's first key was found.
+        let depth: Int
+        let generation: Int
+        var value: MustacheValue
+    }
+
+    init(root: MustacheValue, keyCount: Int) {
         capacity = 16
         frames = .allocate(capacity: capacity)
+        generations = .allocate(capacity: capacity)
         held = .allocate(capacity: 1)
         held.initialize(to: .null)
+        self.keyCount = keyCount
         push(root)
     }
 
     deinit {
         frames.deinitialize(count: depth)
         frames.deallocate()
+        generations.deallocate()
         held.deinitialize(count: 1)
         held.deallocate()
+        rememberedIndex?.deallocate()
     }
 
     /// The frame `index` from the outermost (0).
@@ -40,9 +62,15 @@ struct ContextStack: ~Copyable {
             larger.moveInitialize(from: frames, count: depth)
             frames.deallocate()
             frames = larger
+            let largerGenerations = UnsafeMutablePointer<Int>.allocate(capacity: capacity * 2)
+            largerGenerations.update(from: generations, count: depth)
+            generations.deallocate()
+            generations = largerGenerations
             capacity *= 2
         }
         (frames + depth).initialize(to: value)
+        generations[depth] = pushes
+        pushes += 1
         depth += 1
     }
 
@@ -55,6 +83,45 @@ struct ContextStack: ~Copyable {
     func hold(_ value: MustacheValue) -> UnsafePointer<MustacheValue> {
         held.pointee = value
         return UnsafePointer(held)
+    }
+
+    func isHeld(_ value: UnsafePointer<MustacheValue>) -> Bool { value == UnsafePointer(held) }
+
+    /// The value remembered for the name whose first key is `key`, if that key was found in the
+    /// frame at `frame` and that frame is still the same one.
+    @inline(__always)
+    func remembered(_ key: Int, foundIn frame: Int) -> UnsafePointer<MustacheValue>? {
+        guard let rememberedIndex, rememberedIndex[key] >= 0 else { return nil }
+        return remembered.withUnsafeBufferPointer { entries in
+            let entry = entries.baseAddress! + rememberedIndex[key]
+            guard entry.pointee.depth == frame, entry.pointee.generation == generations[frame] else { return nil }
+            return UnsafeRawPointer(entry).advanced(by: MemoryLayout<Remembered>.offset(of: \Remembered.value)!)
+                .assumingMemoryBound(to: MustacheValue.self)
+        }
+    }
+
+    /// Keeps `value`, found for the name whose first key is `key` in the frame at `frame`, for as
+    /// long as that frame is on the stack. A value found through a Swift dictionary is copied out of
+    /// it (hashing the name, or walking a small dictionary's pairs, each time: ~700 instructions
+    /// for a `{{t.common.delete}}` in a row), and the frames do not change during a render, so the
+    /// next lookup of that name that reaches the same frame gets it from here. The pointer is valid
+    /// until the next call (which may grow the list).
+    mutating func remember(
+        _ value: MustacheValue, for key: Int, foundIn frame: Int
+    ) -> UnsafePointer<MustacheValue> {
+        if rememberedIndex == nil {
+            let index = UnsafeMutablePointer<Int>.allocate(capacity: max(keyCount, 1))
+            index.initialize(repeating: -1, count: max(keyCount, 1))
+            rememberedIndex = index
+        }
+        let entry = Remembered(depth: frame, generation: generations[frame], value: value)
+        if rememberedIndex![key] >= 0 {
+            remembered[rememberedIndex![key]] = entry
+        } else {
+            rememberedIndex![key] = remembered.count
+            remembered.append(entry)
+        }
+        return remembered(key, foundIn: frame)!
     }
 }
 

@@ -25,7 +25,7 @@ struct Renderer: ~Copyable {
         context: MustacheValue, program: Program, partialsAvailable: Bool, maximumPartialDepth: Int,
         output: consuming OutputBuffer
     ) {
-        contexts = ContextStack(root: context)
+        contexts = ContextStack(root: context, keyCount: program.keys.count)
         self.program = program
         instructions = program.instructions
         text = UnsafePointer(program.text.baseAddress!)
@@ -128,7 +128,7 @@ struct Renderer: ~Copyable {
     /// time: that case is checked inline, without the call and the search (callgrind: ~100
     /// instructions a lookup before, a third of them entering and leaving the function).
     @inline(__always)
-    private func resolve(_ instruction: Instruction) -> UnsafePointer<MustacheValue>? {
+    private mutating func resolve(_ instruction: Instruction) -> UnsafePointer<MustacheValue>? {
         if instruction.count == 1 {
             let key = Int(instruction.operand)
             let hint = hints[key].load(ordering: .relaxed)
@@ -142,13 +142,15 @@ struct Renderer: ~Copyable {
     }
 
     @inline(never)
-    private func search(_ instruction: Instruction) -> UnsafePointer<MustacheValue>? {
+    private mutating func search(_ instruction: Instruction) -> UnsafePointer<MustacheValue>? {
         let first = Int(instruction.operand)
         let end = first + Int(instruction.count)
         guard first < end else { return contexts[contexts.depth - 1] }
         var found: UnsafePointer<MustacheValue>?
         var frame = contexts.depth - 1
         while frame >= 0 {
+            // Reaching this frame means the first key is in none of the inner ones.
+            if let remembered = contexts.remembered(first, foundIn: frame) { return remembered }
             found = member(first, of: contexts[frame])
             if found != nil { break }
             frame -= 1
@@ -160,6 +162,7 @@ struct Renderer: ~Copyable {
             current = value
             component += 1
         }
+        if contexts.isHeld(current) { return contexts.remember(current.pointee, for: first, foundIn: frame) }
         return current
     }
 

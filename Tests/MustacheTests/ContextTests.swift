@@ -133,4 +133,35 @@ import Testing
             try library.render("list", context)
                 == "outer|K|A|OK;outer|kelvin|A|OK;outer|K|same print|OK;inner|K|A|OK;")
     }
+
+    /// A name resolved through a Swift dictionary is remembered with the frame it was found in, and
+    /// reused only while that same frame is where the search reaches: never for another element of
+    /// a list, nor when an inner context has the name.
+    @Test func namesResolvedThroughDictionariesAreNotReusedAcrossFrames() throws {
+        let library = try TemplateLibrary(sources: [
+            "page": "{{#items}}[{{d.x}}{{t.k}}{{#inner}}{{d.x}}{{/inner}}]{{/items}}{{d.x}}{{t.k}}",
+            "tree": "{{d.x}}{{#children}}({{>tree}}){{/children}}",
+        ])
+        let items: [MustacheValue] = [
+            .dictionary(["d": .dictionary(["x": "1"])]),
+            .dictionary(["other": true, "inner": .dictionary(["d": .dictionary(["x": "in"])])]),
+            .dictionary(["d": .dictionary(["x": "3"]), "t": .dictionary(["k": "K3"])]),
+            ["inner": true],
+            .dictionary(["d": Self.largeDictionary]),
+        ]
+        let root: MustacheValue = .dictionary([
+            "items": .array(items), "d": .dictionary(["x": "root"]), "t": .dictionary(["k": "K"]),
+        ])
+        #expect(
+            try library.render("page", root)
+                == "[1K][rootKin][3K3][rootKroot][K]rootK")
+        let tree: MustacheValue = .dictionary([
+            "d": .dictionary(["x": "a"]),
+            "children": [
+                .dictionary(["d": .dictionary(["x": "b"]), "children": []]),
+                .dictionary(["children": [.dictionary(["d": .dictionary(["x": "c"]), "children": []])]]),
+            ],
+        ])
+        #expect(try library.render("tree", tree) == "a(b)(a(c))")
+    }
 }
