@@ -32,6 +32,9 @@ struct PartialCall {
     let name: String
     /// The index in `Program.entries`, or -1 when no template of that name was compiled with it.
     let target: Int
+    /// The target's instructions (its entry's), set when the program is complete.
+    var targetStart = 0
+    var targetEnd = 0
     /// The whitespace before a standalone partial tag (bytes in `Program.text`): it prefixes each
     /// line of the partial.
     let indentStart: Int
@@ -82,6 +85,10 @@ final class Program: @unchecked Sendable {
             entries.append(Entry(name: template.name, start: start, end: builder.instructions.count))
         }
         self.entries = entries
+        for index in builder.partials.indices where builder.partials[index].target >= 0 {
+            builder.partials[index].targetStart = entries[builder.partials[index].target].start
+            builder.partials[index].targetEnd = entries[builder.partials[index].target].end
+        }
         instructions = Program.copy(builder.instructions)
         text = Program.copy(builder.text)
         keys = Program.copy(builder.keys)

@@ -92,29 +92,33 @@ struct Renderer: ~Copyable {
                 // The children run in the same context, so they are just the next instructions.
                 index = resolve(instruction)?.pointee.isTruthy == true ? Int(instruction.end) : index + 1
             case .partial:
-                try renderPartial(program.partials[Int(instruction.operand)], template: template)
+                try renderPartial(Int(instruction.operand), template: template)
                 index += 1
             }
         }
     }
 
-    private mutating func renderPartial(_ call: PartialCall, template: Int) throws {
-        guard partialsAvailable, call.target >= 0 else {
-            throw MustacheError(.unknownPartial(call.name), template: program.entries[template].name, line: call.line)
+    /// `tag`: the index of the partial tag in the program's partials (read in place: a copy of the
+    /// PartialCall retains and releases its name, ~20 instructions a partial).
+    private mutating func renderPartial(_ tag: Int, template: Int) throws {
+        let call = UnsafePointer(program.partials.baseAddress! + tag)
+        guard partialsAvailable, call.pointee.target >= 0 else {
+            throw MustacheError(
+                .unknownPartial(call.pointee.name), template: program.entries[template].name, line: call.pointee.line)
         }
         guard partialDepth < maximumPartialDepth else {
             throw MustacheError(
-                .partialDepthExceeded(maximumPartialDepth), template: program.entries[template].name, line: call.line)
+                .partialDepthExceeded(maximumPartialDepth), template: program.entries[template].name,
+                line: call.pointee.line)
         }
-        let partial = program.entries[call.target]
         partialDepth += 1
-        if call.indentCount == 0 {
-            try run(from: partial.start, to: partial.end, template: call.target)
+        if call.pointee.indentCount == 0 {
+            try run(from: call.pointee.targetStart, to: call.pointee.targetEnd, template: call.pointee.target)
         } else {
             let outerIndent = indent
-            indent += UnsafeBufferPointer(start: text + call.indentStart, count: call.indentCount)
+            indent += UnsafeBufferPointer(start: text + call.pointee.indentStart, count: call.pointee.indentCount)
             atLineStart = true
-            try run(from: partial.start, to: partial.end, template: call.target)
+            try run(from: call.pointee.targetStart, to: call.pointee.targetEnd, template: call.pointee.target)
             indent = outerIndent
         }
         partialDepth -= 1
