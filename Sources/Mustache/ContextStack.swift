@@ -170,5 +170,10 @@ extension MustacheFields {
 /// are its bits; a large one's bits are its count and storage). Different bits decide nothing.
 @inline(__always)
 func sameBits(_ a: String, _ b: String) -> Bool {
-    unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self)
+    #if _pointerBitWidth(_64)
+        // A String is two words on 64-bit platforms.
+        unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self)
+    #else
+        a == b
+    #endif
 }

@@ -3,7 +3,7 @@
 /// Beyond the usual five (& < > " '), backtick and `=` are escaped too, so a value stays inert even
 /// in an unquoted attribute by mistake. NUL becomes U+FFFD, as an HTML parser would make it.
 /// Works on bytes: every character escaped is ASCII, so runs between them are copied whole and
-/// multi-byte sequences are never split. Inlined into the renderer's one call: a call cost ~40
+/// multi-byte sequences are never split. Inlined where the renderer calls it: a call cost ~40
 /// instructions a value in saving and restoring registers.
 @inline(__always)
 func appendEscapingHTML(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout OutputBuffer) {
