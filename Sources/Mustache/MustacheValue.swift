@@ -25,14 +25,88 @@ public struct MustacheFields: Sendable, Equatable {
     public struct Field: Sendable, Equatable {
         public let key: String
         public var value: MustacheValue
+        /// The key's fingerprint (see `MustacheFields.fingerprint`), or 0 when not computed: set for
+        /// lists of 5 keys or more, where lookups of names that are not in the list (a row's
+        /// `{{csrf}}`, `{{t.…}}`) skip the keys by it instead of calling `==` on each.
+        let fingerprint: UInt64
+
+        init(key: String, value: MustacheValue, fingerprint: UInt64 = 0) {
+            self.key = key
+            self.value = value
+            self.fingerprint = fingerprint
+        }
+
+        public static func == (lhs: Field, rhs: Field) -> Bool { lhs.key == rhs.key && lhs.value == rhs.value }
     }
 
     public private(set) var fields: [Field]
 
     public init(_ elements: [(String, MustacheValue)]) {
-        fields = []
-        fields.reserveCapacity(elements.count)
-        for (key, value) in elements { self[key] = value }
+        // The pairs are moved out of the array from the end, leaving it empty: copying them out
+        // and then destroying the array of tuples (a generic, per-element destroy in the runtime)
+        // made building a row cost more than rendering it (callgrind: ~2,500 instructions for a
+        // row of 3 values).
+        var elements = elements
+        var moved: [Field] = []
+        moved.reserveCapacity(elements.count)
+        let fingerprinted = elements.count > 4
+        while let (key, value) = elements.popLast() {
+            moved.append(
+                Field(key: key, value: value, fingerprint: fingerprinted ? MustacheFields.fingerprint(key) : 0))
+        }
+        // Reversed by moving the fields in memory (Array.reverse swaps copies: a retain and a release each).
+        moved.withUnsafeMutableBufferPointer { $0.reverse() }
+        fields = moved
+        if MustacheFields.hasDuplicateKeys(moved) {
+            // Rare: built again one by one, so that a later duplicate replaces the earlier value.
+            fields = []
+            for field in moved { self[field.key] = field.value }
+        }
+    }
+
+    /// Every pair of keys is compared, but through their fingerprints first when they have them:
+    /// `==` on two different strings is a call into the standard library, and the 55 pairs of a
+    /// report row's 11 keys cost ~2,500 instructions (callgrind), more than half of building the
+    /// row. Up to 4 keys (6 pairs), plain comparisons are cheaper than making the fingerprints (a row
+    /// of /bench/rows has 3: ~230 instructions against ~345).
+    private static func hasDuplicateKeys(_ fields: [Field]) -> Bool {
+        fields.withUnsafeBufferPointer { fields in
+            var index = 1
+            while index < fields.count {
+                var earlier = 0
+                while earlier < index {
+                    if mayBeEqual(fields[index].fingerprint, fields[earlier].fingerprint),
+                        fields[index].key == fields[earlier].key
+                    {
+                        return true
+                    }
+                    earlier += 1
+                }
+                index += 1
+            }
+            return false
+        }
+    }
+
+    /// False only when two keys are certainly different: both fingerprinted, and differently.
+    @inline(__always)
+    static func mayBeEqual(_ fingerprint: UInt64, _ other: UInt64) -> Bool {
+        fingerprint == other || fingerprint == 0 || other == 0
+    }
+
+    /// For an ASCII key: its length and first, middle and last bytes (never 0). Two ASCII strings are
+    /// equal only byte for byte, so different fingerprints mean different keys. 0 for any other key:
+    /// a non-ASCII string can equal an ASCII one under Unicode equivalence (U+212A KELVIN SIGN is
+    /// "K"), so such a key is compared with `==` against every other.
+    static func fingerprint(_ key: String) -> UInt64 {
+        key.utf8.withContiguousStorageIfAvailable { bytes -> UInt64 in
+            var any: UInt8 = 0
+            for byte in bytes { any |= byte }
+            guard any < 0x80 else { return 0 }
+            guard let first = bytes.first, let last = bytes.last else { return 1 }
+            let middle = bytes[bytes.count / 2]
+            return 1 | UInt64(bytes.count) << 8 | UInt64(first) << 40 | UInt64(middle) << 48 | UInt64(last) << 56
+        } ?? 0
     }
 
     public var isEmpty: Bool { fields.isEmpty }

@@ -1,121 +1,219 @@
-/// Walks a node tree once, writing UTF-8 bytes into a single buffer.
+import Synchronization
+
+/// Runs a template's instructions once, writing UTF-8 bytes into a single buffer.
 ///
 /// Bytes rather than a String: the page ends up as a response body of bytes anyway, and each
 /// String.append cost a few hundred instructions (about 760 of them per page of 50 rows, a third
-/// of the render in callgrind), where appending bytes to an array is a bounds check and a memcpy.
-struct Renderer {
-    private(set) var output: [UInt8] = []
-    private var stack: [MustacheValue]
-    private let partials: [String: Template]
+/// of the render in callgrind), where appending bytes is a capacity check and a memcpy.
+struct Renderer: ~Copyable {
+    private(set) var output: OutputBuffer
+    private var contexts: ContextStack
+    private let program: Program
+    private let instructions: UnsafeMutableBufferPointer<Instruction>
+    private let text: UnsafePointer<UInt8>
+    private let keys: UnsafeMutableBufferPointer<String>
+    private let keyFingerprints: UnsafeMutableBufferPointer<UInt64>
+    private let hints: UnsafeMutablePointer<Atomic<Int>>
+    private let partialsAvailable: Bool
     private let maximumPartialDepth: Int
     private var partialDepth = 0
     /// Whitespace to put before each line of the partial being rendered (empty almost always).
     private var indent: [UInt8] = []
     private var atLineStart = true
 
-    init(context: MustacheValue, partials: [String: Template], maximumPartialDepth: Int, capacity: Int) {
-        stack = [context]
-        self.partials = partials
+    init(
+        context: MustacheValue, program: Program, partialsAvailable: Bool, maximumPartialDepth: Int,
+        output: consuming OutputBuffer
+    ) {
+        contexts = ContextStack(root: context, keyCount: program.keys.count)
+        self.program = program
+        instructions = program.instructions
+        text = UnsafePointer(program.text.baseAddress!)
+        keys = program.keys
+        keyFingerprints = program.keyFingerprints
+        hints = program.hints
+        self.partialsAvailable = partialsAvailable
         self.maximumPartialDepth = maximumPartialDepth
-        output.reserveCapacity(capacity)
+        self.output = output
     }
 
-    mutating func render(_ nodes: [Node], template: String) throws {
-        var index = 0
-        while index < nodes.count {
-            let node = nodes[index]
-            index += 1
-            switch node.kind {
-            case .text(let text):
+    /// The page rendered, as an array of its own (for a page that outgrew the storage it was given).
+    consuming func finish() -> [UInt8] { output.bytes() }
+
+    mutating func render(entry: Int) throws {
+        let template = program.entries[entry]
+        try run(from: template.start, to: template.end, template: entry)
+    }
+
+    /// Runs the instructions in `start..<end`; `template` (an entry) is for errors.
+    private mutating func run(from start: Int, to end: Int, template: Int) throws {
+        var index = start
+        while index < end {
+            let instruction = instructions[index]
+            switch instruction.opcode {
+            case .text:
+                let bytes = UnsafeRawBufferPointer(
+                    start: text + Int(instruction.operand), count: Int(instruction.count))
                 if indent.isEmpty {
-                    output.append(contentsOf: text)
+                    output.append(bytes)
                 } else {
-                    appendIndenting(text)
+                    appendIndenting(bytes)
                 }
-            case .variable(let path, let escaped):
-                let value = lookUp(path)
+                index += 1
+            case .escapedVariable, .rawVariable:
+                let value = resolve(instruction)
                 if !indent.isEmpty, atLineStart {
-                    output.append(contentsOf: indent)
+                    output.append(indent)
                     atLineStart = false
                 }
-                append(value, escaped: escaped)
-            case .section(let path, let children, let inverted):
-                let value = lookUp(path)
-                if inverted {
-                    if !value.isTruthy { try render(children, template: template) }
-                } else if case .array(let elements) = value {
-                    var element = 0
-                    while element < elements.count {
-                        stack.append(elements[element])
-                        try render(children, template: template)
-                        stack.removeLast()
-                        element += 1
+                if let value { append(value, escaped: instruction.opcode == .escapedVariable) }
+                index += 1
+            case .section:
+                let childrenEnd = Int(instruction.end)
+                if let value = resolve(instruction) {
+                    if case .array(let elements) = value.pointee {
+                        // The array is held for the loop: `value` may point to a held dictionary
+                        // value that the children's lookups replace.
+                        var element = 0
+                        while element < elements.count {
+                            contexts.push(elements[element])
+                            try run(from: index + 1, to: childrenEnd, template: template)
+                            contexts.pop()
+                            element += 1
+                        }
+                    } else if value.pointee.isTruthy {
+                        contexts.push(value.pointee)
+                        try run(from: index + 1, to: childrenEnd, template: template)
+                        contexts.pop()
                     }
-                } else if value.isTruthy {
-                    stack.append(value)
-                    try render(children, template: template)
-                    stack.removeLast()
                 }
-            case .partial(let name, let partialIndent):
-                guard let partial = partials[name] else {
-                    throw MustacheError(.unknownPartial(name), template: template, line: node.line)
-                }
-                guard partialDepth < maximumPartialDepth else {
-                    throw MustacheError(.partialDepthExceeded(maximumPartialDepth), template: template, line: node.line)
-                }
-                let outerIndent = indent
-                partialDepth += 1
-                indent += partialIndent
-                if !partialIndent.isEmpty { atLineStart = true }
-                try render(partial.nodes, template: partial.name)
-                indent = outerIndent
-                partialDepth -= 1
+                index = childrenEnd
+            case .invertedSection:
+                // The children run in the same context, so they are just the next instructions.
+                index = resolve(instruction)?.pointee.isTruthy == true ? Int(instruction.end) : index + 1
+            case .partial:
+                try renderPartial(Int(instruction.operand), template: template)
+                index += 1
             }
         }
+    }
+
+    /// `tag`: the index of the partial tag in the program's partials (read in place: a copy of the
+    /// PartialCall retains and releases its name, ~20 instructions a partial).
+    private mutating func renderPartial(_ tag: Int, template: Int) throws {
+        let call = UnsafePointer(program.partials.baseAddress! + tag)
+        guard partialsAvailable, call.pointee.target >= 0 else {
+            throw MustacheError(
+                .unknownPartial(call.pointee.name), template: program.entries[template].name, line: call.pointee.line)
+        }
+        guard partialDepth < maximumPartialDepth else {
+            throw MustacheError(
+                .partialDepthExceeded(maximumPartialDepth), template: program.entries[template].name,
+                line: call.pointee.line)
+        }
+        partialDepth += 1
+        if call.pointee.indentCount == 0 {
+            try run(from: call.pointee.targetStart, to: call.pointee.targetEnd, template: call.pointee.target)
+        } else {
+            let outerIndent = indent
+            indent += UnsafeBufferPointer(start: text + call.pointee.indentStart, count: call.pointee.indentCount)
+            atLineStart = true
+            try run(from: call.pointee.targetStart, to: call.pointee.targetEnd, template: call.pointee.target)
+            indent = outerIndent
+        }
+        partialDepth -= 1
     }
 
     /// Spec lookup: the first name is searched from the innermost context outwards; the rest of a
     /// dotted name is resolved inside what was found, never by searching outer contexts again.
-    /// Indices rather than `for frame in stack.reversed()`: iterating copies each frame (a retain and
-    /// a release per frame per tag, most of the render's retain/release traffic in perf).
-    private func lookUp(_ path: Path) -> MustacheValue {
-        guard let first = path.components.first else { return stack.last ?? .null }
-        var found: MustacheValue?
-        var frame = stack.count - 1
-        while frame >= 0 {
-            if let value = Renderer.value(first, in: stack[frame]) {
-                found = value
-                break
+    /// Nil when a name is missing, which renders as null. A pointer, not a copy (see ContextStack).
+    ///
+    /// Most tags are one name found in the innermost context, a field list, where it was last
+    /// time: that case is checked inline, without the call and the search (callgrind: ~100
+    /// instructions a lookup before, a third of them entering and leaving the function).
+    @inline(__always)
+    private mutating func resolve(_ instruction: Instruction) -> UnsafePointer<MustacheValue>? {
+        if instruction.count == 1 {
+            let key = Int(instruction.operand)
+            let hint = hints[key].load(ordering: .relaxed)
+            if case .fields(let fields) = contexts[contexts.depth - 1].pointee,
+                let found = fields.address(of: keys[key], atHint: hint)
+            {
+                return found
             }
+        }
+        return search(instruction)
+    }
+
+    @inline(never)
+    private mutating func search(_ instruction: Instruction) -> UnsafePointer<MustacheValue>? {
+        let first = Int(instruction.operand)
+        let end = first + Int(instruction.count)
+        guard first < end else { return contexts[contexts.depth - 1] }
+        var found: UnsafePointer<MustacheValue>?
+        var frame = contexts.depth - 1
+        while frame >= 0 {
+            // Reaching this frame means the first key is in none of the inner ones.
+            if let remembered = contexts.remembered(first, foundIn: frame) { return remembered }
+            found = member(first, of: contexts[frame])
+            if found != nil { break }
             frame -= 1
         }
-        guard var current = found else { return .null }
-        var component = 1
-        while component < path.components.count {
-            guard let value = Renderer.value(path.components[component], in: current) else { return .null }
+        guard var current = found else { return nil }
+        var component = first + 1
+        while component < end {
+            guard let value = member(component, of: current) else { return nil }
             current = value
             component += 1
         }
+        if contexts.isHeld(current) { return contexts.remember(current.pointee, for: first, foundIn: frame) }
         return current
     }
 
-    /// A key's value in a frame. Small dictionaries are searched key by key, which beats hashing the
-    /// name (callgrind: Hasher seed, combine and finalize were most of a lookup).
-    private static func value(_ key: String, in frame: MustacheValue) -> MustacheValue? {
-        switch frame {
-        case .fields(let fields): return fields[key]
+    /// The value of the key `key` (an index in the program's keys) in a context. Small dictionaries
+    /// are searched key by key, which beats hashing the name (callgrind: Hasher seed, combine and
+    /// finalize were most of a lookup).
+    @inline(__always)
+    private func member(_ key: Int, of context: UnsafePointer<MustacheValue>) -> UnsafePointer<MustacheValue>? {
+        // The hint is read before and written after the switch: an atomic access while a context's
+        // payload is bound makes the compiler copy the payload (a retain and release per lookup).
+        let hint = hints[key].load(ordering: .relaxed)
+        let found: UnsafePointer<MustacheValue>?
+        var foundAt = -1
+        switch context.pointee {
+        case .fields(let fields):
+            (found, foundAt) = fields.address(of: keys[key], fingerprint: keyFingerprints[key], hint: hint)
         case .dictionary(let dictionary):
-            guard dictionary.count <= 8 else { return dictionary[key] }
-            for (name, value) in dictionary where name == key { return value }
-            return nil
+            if dictionary.count <= 8 {
+                for (name, value) in dictionary where name == keys[key] { return contexts.hold(value) }
+                return nil
+            }
+            return dictionary[keys[key]].map { contexts.hold($0) }
         default: return nil
         }
+        if foundAt >= 0 { hints[key].store(foundAt, ordering: .relaxed) }
+        return found
     }
 
-    private mutating func append(_ value: MustacheValue, escaped: Bool) {
-        switch value {
-        case .string(let text):
-            if escaped { appendEscapingHTML(text, to: &output) } else { output.append(contentsOf: text.utf8) }
+    private mutating func append(_ value: UnsafePointer<MustacheValue>, escaped: Bool) {
+        // 16 bytes of room for the bytes of a small string (which has no storage of its own).
+        var smallString: (UInt64, UInt64) = (0, 0)
+        let appended = withUnsafeMutableBytes(of: &smallString) { room in
+            guard let bytes = Renderer.utf8(of: value, smallString: room) else { return false }
+            if escaped { appendEscapingHTML(bytes, to: &output) } else { output.append(UnsafeRawBufferPointer(bytes)) }
+            return true
+        }
+        if appended { return }
+        switch value.pointee {
+        case .string(var text):
+            // Only a string without contiguous UTF-8 (none are made on Linux) comes here.
+            text.withUTF8 { bytes in
+                if escaped {
+                    appendEscapingHTML(bytes, to: &output)
+                } else {
+                    output.append(UnsafeRawBufferPointer(bytes))
+                }
+            }
         case .int(let number): output.append(contentsOf: String(number).utf8)
         case .double(let number): output.append(contentsOf: String(number).utf8)
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
@@ -124,14 +222,34 @@ struct Renderer {
         }
     }
 
+    /// The UTF-8 of a string value, without copying the String: a copy is a retain and a release
+    /// of its storage (callgrind: ~60 instructions per value, a quarter of the rows page's
+    /// renderer). A string of more than 15 bytes has storage of its own, which the context holds
+    /// for as long as the value is on a page; a small one keeps its bytes inline, so they are
+    /// copied into `smallString`. Nil for other values.
+    @inline(__always)
+    private static func utf8(of value: UnsafePointer<MustacheValue>, smallString: UnsafeMutableRawBufferPointer)
+        -> UnsafeBufferPointer<UInt8>?
+    {
+        guard case .string(let text) = value.pointee else { return nil }
+        return text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.count <= smallString.count else { return bytes }
+            guard let source = bytes.baseAddress, let target = smallString.baseAddress else {
+                return UnsafeBufferPointer(start: nil, count: 0)
+            }
+            target.copyMemory(from: source, byteCount: bytes.count)
+            return UnsafeBufferPointer(start: target.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        }
+    }
+
     /// Template text inside an indented partial: the indent goes before every line it starts.
-    private mutating func appendIndenting(_ text: [UInt8]) {
+    private mutating func appendIndenting(_ text: UnsafeRawBufferPointer) {
         var lineStart = 0
         while lineStart < text.count {
-            if atLineStart { output.append(contentsOf: indent) }
+            if atLineStart { output.append(indent) }
             let newline = text[lineStart...].firstIndex(of: UInt8(ascii: "\n"))
             let lineEnd = newline.map { $0 + 1 } ?? text.count
-            output.append(contentsOf: text[lineStart..<lineEnd])
+            output.append(UnsafeRawBufferPointer(rebasing: text[lineStart..<lineEnd]))
             atLineStart = newline != nil
             lineStart = lineEnd
         }

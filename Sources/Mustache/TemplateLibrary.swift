@@ -28,23 +28,30 @@ public final class TemplateLibrary: Sendable {
     }
 
     private init(files: [String: (source: String, file: String?)], maximumPartialDepth: Int) throws {
-        var templates: [String: Template] = [:]
+        var parsed: [(name: String, nodes: [Node])] = []
         for name in files.keys.sorted() {
             guard let (source, file) = files[name] else { continue }
             do {
-                templates[name] = try Template(name: name, source: source)
+                parsed.append((name, try Parser.parse(source, name: name)))
             } catch var error as MustacheError {
                 error.file = file
                 throw error
             }
         }
-        // Partials are resolved now: a typo in a partial name fails at start, not on a page view.
-        for name in templates.keys.sorted() {
-            guard let template = templates[name] else { continue }
-            for reference in template.partialReferences where templates[reference.name] == nil {
-                throw MustacheError(
-                    .unknownPartial(reference.name), template: name, file: files[name]?.file, line: reference.line)
-            }
+        // All templates in one program, each partial tag linked to its template: a typo in a partial
+        // name fails at start, not on a page view. Tags are in template (name) and source order, so
+        // the first unknown one is reported as before.
+        let program = Program(templates: parsed)
+        if let unknown = program.partials.first(where: { $0.target < 0 }) {
+            let name = program.entries[unknown.caller].name
+            throw MustacheError(
+                .unknownPartial(unknown.name), template: name, file: files[name]?.file, line: unknown.line)
+        }
+        var templates: [String: Template] = [:]
+        for (index, entry) in program.entries.enumerated() {
+            templates[entry.name] = Template(
+                name: entry.name, program: program, entry: index,
+                sourceLength: files[entry.name]?.source.utf8.count ?? 0)
         }
         self.templates = templates
         self.maximumPartialDepth = maximumPartialDepth
@@ -62,6 +69,6 @@ public final class TemplateLibrary: Sendable {
         guard let template = templates[name] else {
             throw MustacheError(.unknownTemplate(name), template: name)
         }
-        return try template.renderBytes(context, partials: templates, maximumPartialDepth: maximumPartialDepth)
+        return try template.renderBytes(context, partialsAvailable: true, maximumPartialDepth: maximumPartialDepth)
     }
 }

@@ -32,6 +32,24 @@ import Testing
         #expect(throws: MustacheError.self) { try loop.render("a", [:]) }
     }
 
+    @Test func partialTagsAreLinkedAtLoadAndErrorsNameTheCallingTemplate() throws {
+        let library = try TemplateLibrary(
+            sources: [
+                "page": "<{{>a}}|{{#items}}{{>b}}{{/items}}>", "a": "A{{>b}}", "b": "[{{.}}]",
+                "deep": "x\n{{#on}}{{>deep}}{{/on}}",
+            ], maximumPartialDepth: 3)
+        #expect(try library.render("page", ["items": [1, 2]]) == "<A[]|[1][2]>")  // `{{.}}` of fields is empty
+        let error = try #require(throws: MustacheError.self) { try library.render("deep", ["on": true]) }
+        #expect(error.reason == .partialDepthExceeded(3))
+        #expect(error.template == "deep")
+        #expect(error.line == 2)
+        // A library's template rendered on its own has no partials, as a Template made alone.
+        let alone = try #require(library.templates["a"])
+        let unknown = try #require(throws: MustacheError.self) { try alone.render([:]) }
+        #expect(unknown.reason == .unknownPartial("b"))
+        #expect(unknown.template == "a")
+    }
+
     @Test func unknownTemplateAtRender() throws {
         let library = try TemplateLibrary(sources: ["a": "x"])
         let error = try #require(throws: MustacheError.self) { try library.render("nope", [:]) }

@@ -68,6 +68,78 @@ func render(_ source: String, _ context: MustacheValue, partials: [String: Strin
         #expect(!output.contains(where: { "<>\"'`=".contains($0) }))
     }
 
+    /// The escaper tests eight bytes at a time and then byte by byte; every escaped character at every
+    /// offset of values of every length up to 40 (and a few non-ASCII neighbours) must come out as a
+    /// plain character-by-character escaper makes it.
+    @Test func everyEscapedCharacterAtEveryOffset() throws {
+        func reference(_ text: String) -> String {
+            var escaped = ""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "&": escaped += "&amp;"
+                case "<": escaped += "&lt;"
+                case ">": escaped += "&gt;"
+                case "\"": escaped += "&quot;"
+                case "'": escaped += "&#39;"
+                case "`": escaped += "&#96;"
+                case "=": escaped += "&#61;"
+                case "\0": escaped += "\u{FFFD}"
+                default: escaped.unicodeScalars.append(scalar)
+                }
+            }
+            return escaped
+        }
+        let template = try Template(name: "t", source: "[{{v}}]")
+        let specials: [Character] = ["&", "<", ">", "\"", "'", "`", "=", "\0", "#", "?", "\u{1}", "é"]
+        let filler = Array("abcdefghij klmnop!qrs;tuv/wxyz#0123?456789")
+        for length in 0...40 {
+            let plain = String(filler[0..<length])
+            #expect(try template.render(["v": .string(plain)]) == "[" + reference(plain) + "]")
+            for offset in 0..<max(length, 1) {
+                for special in specials {
+                    var characters = Array(plain)
+                    if offset < characters.count { characters[offset] = special } else { characters.append(special) }
+                    // A second one further on: runs between escapes, and escapes in the last eight bytes.
+                    if length > 10 {
+                        characters[(offset + 9) % characters.count] = specials[(offset + 3) % specials.count]
+                    }
+                    let value = String(characters)
+                    #expect(try template.render(["v": .string(value)]) == "[" + reference(value) + "]", "\(value)")
+                }
+            }
+        }
+    }
+
+    /// Long values, all escapes or mixed, make the page grow while a value is being written.
+    @Test func longValuesOfEscapes() throws {
+        let template = try Template(name: "t", source: "<p title=\"{{v}}\">{{v}}</p>")
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ab \"'<>&=`#?é\0z")
+        for length in [17, 100, 1_000, 10_000, 100_000] {
+            let quotes = String(repeating: "\"", count: length)
+            #expect(
+                try template.render(["v": .string(quotes)])
+                    == "<p title=\"" + String(repeating: "&quot;", count: length) + "\">"
+                    + String(repeating: "&quot;", count: length) + "</p>")
+            let mixed = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+            var escaped = ""
+            for character in mixed {
+                switch character {
+                case "&": escaped += "&amp;"
+                case "<": escaped += "&lt;"
+                case ">": escaped += "&gt;"
+                case "\"": escaped += "&quot;"
+                case "'": escaped += "&#39;"
+                case "`": escaped += "&#96;"
+                case "=": escaped += "&#61;"
+                case "\0": escaped += "\u{FFFD}"
+                default: escaped.append(character)
+                }
+            }
+            #expect(try template.render(["v": .string(mixed)]) == "<p title=\"\(escaped)\">\(escaped)</p>")
+        }
+    }
+
     @Test func alreadyEscapedTextIsEscapedAgain() throws {
         // The engine cannot know a value was escaped before; callers pass plain text.
         #expect(try render("{{v}}", ["v": "&lt;"]) == "&amp;lt;")

@@ -66,6 +66,18 @@ final class TemplateDirectory {
         #expect(throws: MustacheError.self) { try TemplateLibrary(directory: "/nonexistent/templates") }
     }
 
+    /// A page is written into an array reserved from the last page's size: pages that grow past it,
+    /// shrink far below it and come back must all be complete.
+    @Test func pagesOfChangingSizeFromOneTemplate() throws {
+        let library = try TemplateLibrary(sources: ["list": "<ul>{{#rows}}<li>{{name}}</li>{{/rows}}</ul>"])
+        for count in [0, 1, 40, 3, 2_000, 0, 700, 5_000, 12, 5_001] {
+            let rows = MustacheValue.array((0..<count).map { ["name": .string("row <\($0)>")] })
+            let expected = "<ul>" + (0..<count).map { "<li>row &lt;\($0)&gt;</li>" }.joined() + "</ul>"
+            #expect(try library.render("list", ["rows": rows]) == expected, "\(count) rows")
+            #expect(try library.renderBytes("list", ["rows": rows]) == Array(expected.utf8))
+        }
+    }
+
     @Test func renderingFiftyRowsIsStable() throws {
         let library = try TemplateLibrary(sources: [
             "list": """
