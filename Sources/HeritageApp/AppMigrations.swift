@@ -15,7 +15,19 @@ enum AppMigrations {
                 """),
         Migration(version: 2, name: "users, sessions, reports, photos", sql: usersSessionsReportsPhotos),
         Migration(version: 3, name: "expired drafts", sql: expiredDrafts),
+        Migration(version: 4, name: "list indexes", sql: listIndexes),
     ]
+
+    /// The report list's page query walks `reports_user_time` in its exact order (newest first, then
+    /// by id) and reads the state from the index; each row's two photo counts read only
+    /// `photos_report`. Measured on 200 reports, 50 shown: the page query took two thirds of the time
+    /// it took with the first indexes, the count of listed reports three quarters.
+    static let listIndexes = """
+        DROP INDEX reports_user_time;
+        CREATE INDEX reports_user_time ON reports(user_id, creation_time DESC, id DESC, state);
+        DROP INDEX photos_report;
+        CREATE INDEX photos_report ON photos(report_id, position, state);
+        """
 
     /// Drafts the sweep removed (abandoned past the retention), remembered for a while so that the user
     /// who comes back to one is told why it is gone instead of finding an empty page. Looked up by the
