@@ -177,6 +177,11 @@
         held.put({
           id: photo.id, draft: page.draft, owner: page.owner, order: photo.order, heldAt: photo.heldAt,
           blob: photo.blob, name: photo.name, fix: photo.fix
+        }).then(function (kept) {
+          // The device refused (storage full, a private window): it waits in this page only. Say so.
+          if (kept) return;
+          photo.stored = false;
+          HARPhotos.say(t('create.heldNotKept'));
         });
       }
       HARPhotos.say(t('create.cellularWaiting'));
@@ -192,14 +197,18 @@
 
     // Held photos of this draft from an earlier visit, in capture order, before any taken meanwhile.
     // One the server already has (its answer was lost with the page) is only forgotten. This user's
-    // photos of other drafts, and any past the retention, can never be added: they are dropped.
-    held.prune(page.owner, page.draft, Date.now() - page.retentionSeconds * 1000).then(function () {
+    // photos held for other drafts (submitted, cancelled or expired while they waited) join this one.
+    var adopted = 0;
+    held.adopt(page.owner, page.draft, Date.now() - page.retentionSeconds * 1000).then(function (count) {
+      adopted = count;
       return held.list(page.draft);
     }).then(function (records) {
       var before = document.querySelector('#photo-strip .photo-waiting');
       var restored = [];
       records.forEach(function (record) {
         if (document.querySelector('#photo-strip .photo-item[data-id="' + record.id + '"]')) { held.remove(record.id); return; }
+        // Taken and held while the records were being read: already in the queue.
+        if (waitingForWireless.some(function (photo) { return photo.id === record.id; })) return;
         var photo = {
           id: record.id, blob: record.blob, name: record.name, fix: record.fix, order: record.order,
           heldAt: record.heldAt, stored: true
@@ -208,7 +217,8 @@
         restored.push(photo);
       });
       waitingForWireless = restored.concat(waitingForWireless);
-      if (restored.length) HARPhotos.say(t('create.cellularWaiting'));
+      if (adopted) HARPhotos.say(HARPhotos.format(t(adopted === 1 ? 'create.heldAdoptedOne' : 'create.heldAdoptedMany'), { n: adopted }));
+      else if (restored.length) HARPhotos.say(t('create.cellularWaiting'));
       state.restored = true;
       checkNetwork();
     });
@@ -274,7 +284,12 @@
     function upload(photo) {
       // The connection may have turned cellular while the photos before this one were sent.
       if (onCellularOnly()) { hold(photo); return Promise.resolve(); }
-      if (HARPhotos.count() >= page.maxPhotos) { settle(photo); HARPhotos.say(t('photos.errors.full')); return Promise.resolve(); }
+      // Full (photos added from another tab, or held ones joining this draft): a held photo stays held,
+      // to go once the user removes one; one that was never held is refused, as capture would.
+      if (HARPhotos.count() >= page.maxPhotos) {
+        if (photo.stored) notSent(photo, t('photos.errors.full')); else { settle(photo); HARPhotos.say(t('photos.errors.full')); }
+        return Promise.resolve();
+      }
       if (photo.blob.size > page.maxFileBytes) { settle(photo); HARPhotos.say(t('photos.errors.tooLarge')); return Promise.resolve(); }
       if (photo.tile) photo.tile.querySelector('.photo-remove').disabled = true;
       return send(photo, 0);
@@ -332,8 +347,14 @@
             notSent(photo, body && body.message ? body.message : t('photos.errors.failed'));
             return;
           }
-          // Refused for good (too large, not an image, the report full, the draft gone or expired): the
-          // server's words say why.
+          // The draft is gone (expired, or cancelled in another tab): the photo never joined a report, so
+          // it is kept on the device and joins the next draft this user opens. The server's words say why.
+          if (response.status === 404 || response.status === 410) {
+            hold(photo);
+            HARPhotos.say((body && body.message ? body.message + ' ' : '') + t('create.heldForNext'));
+            return;
+          }
+          // Refused for good (too large, not an image, the report full): the server's words say why.
           settle(photo);
           if (response.status === 413) { HARPhotos.say(t('photos.errors.tooLarge')); return; }
           HARPhotos.say(body && body.message ? body.message : t('photos.errors.failed'));

@@ -84,13 +84,31 @@
     },
     // Cancel: the draft is discarded, its held photos with it.
     clear: function (draft) { return deleteWhere(draft, function () { return true; }); },
-    // Photos of drafts other than the open one: this user's can never join theirs (submitted, cancelled
-    // or expired); another user's of a shared device are theirs to send, unless held longer than the
-    // draft retention (their draft is gone by then, short of visits from elsewhere).
-    prune: function (owner, draft, heldBefore) {
-      return deleteWhere(null, function (record) {
-        return record.draft !== draft && (record.owner === owner || record.heldAt < heldBefore);
-      });
+    // Photos of drafts other than the open one. This user's were never sent (their draft was submitted,
+    // cancelled or expired while they waited): they join the open draft rather than vanish; resolves
+    // how many did. Another user's of a shared device are theirs to send, unless held longer than the
+    // draft retention: those are dropped.
+    adopt: function (owner, draft, heldBefore) {
+      return transaction('readwrite', function (store) {
+        var result = { value: 0 };
+        var source = store.openCursor();
+        source.onsuccess = function () {
+          var cursor = source.result;
+          if (!cursor) return;
+          var record = cursor.value;
+          if (record.draft !== draft) {
+            if (record.owner === owner) {
+              record.draft = draft;
+              cursor.update(record);
+              result.value += 1;
+            } else if (record.heldAt < heldBefore) {
+              cursor.delete();
+            }
+          }
+          cursor.continue();
+        };
+        return result;
+      }, 0);
     },
     // Sign-out: how many of this user's photos wait here, and dropping them all.
     countOwner: function (owner) {

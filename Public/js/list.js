@@ -6,6 +6,9 @@
 (function () {
   'use strict';
   var list, status, pollTimer = null, busy = false, lastHTML = null;
+  // Bumped by "Show more": a refresh or poll sent before it asked for fewer rows, and its answer,
+  // arriving later, must not shrink the list back.
+  var generation = 0;
   var POLL_MS = 5000;
 
   // Every request for rows asks for as many as the page shows now.
@@ -37,11 +40,13 @@
   // and the address keeps the count so that a reload (or Back) shows as many.
   function onShowMore(event) {
     var link = event.target.closest && event.target.closest('#show-more-link');
-    if (!link) return;
+    // A click with a modifier (a new tab or window) is the browser's, and so is one while a delete is
+    // on its way (the link then works as it does without this script).
+    if (!link || busy || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
     event.preventDefault();
-    if (busy) return;
     var url = new URL(link.href, window.location.href);
     var before = list.querySelectorAll('.report-row').length;
+    generation += 1;
     busy = true;
     link.setAttribute('aria-disabled', 'true');
     fetch('/api/reports' + url.search, { credentials: 'same-origin', headers: { 'Accept': 'application/json' } })
@@ -54,7 +59,10 @@
         replaceRows(answer);
         history.replaceState(null, '', '/reports' + url.search);
         var first = list.querySelectorAll('.report-row')[before];
-        if (first) { first.tabIndex = -1; first.focus(); }
+        if (first) { first.tabIndex = -1; first.focus(); return; }
+        // No new row (deleted meanwhile elsewhere): focus stays near, on the new link or the last row.
+        var next = document.getElementById('show-more-link') || list.querySelector('.report-row:last-child');
+        if (next) { if (!next.href) next.tabIndex = -1; next.focus(); }
       }, function () { window.location.assign(link.href); })
       .then(function () { busy = false; schedulePoll(); });
   }
@@ -73,19 +81,21 @@
   // Local state only (cheap): how far the upload worker got.
   function poll() {
     if (busy || document.hidden) { schedulePoll(); return; }
+    var sent = generation;
     fetch('/api/reports' + rowsQuery(), { credentials: 'same-origin', headers: { 'Accept': 'application/json' } })
       .then(function (response) {
         if (response.status === 401) { window.location.assign('/signin?notice=expired'); return null; }
         return response.ok ? response.json() : null;
       })
-      .then(function (answer) { if (answer && !busy) replaceRows(answer); })
+      .then(function (answer) { if (answer && !busy && sent === generation) replaceRows(answer); })
       .catch(function () { /* offline for a moment: try again at the next tick */ })
       .then(schedulePoll);
   }
 
   function refresh() {
+    var sent = generation;
     window.HAR.postJSON('/api/reports/refresh' + rowsQuery(), {}, 20000).then(function (result) {
-      if (result.body && !busy) replaceRows(result.body);
+      if (result.body && !busy && sent === generation) replaceRows(result.body);
       showStatus(result.status === 200 ? '' : list.dataset.refreshFailed);
       list.dataset.refreshed = result.status === 200 ? 'ok' : 'failed';
     }, function () {

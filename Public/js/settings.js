@@ -111,7 +111,11 @@
       form.setAttribute('data-held-checked', 'true');
       form.submit();
     };
+    // A store that never answers (blocked by another tab, a browser bug) must not stop the sign-out.
+    var answered = false;
+    setTimeout(function () { if (!answered) go(); }, 3000);
     window.HARHeld.countOwner(owner).then(function (count) {
+      answered = true;
       if (!count) { go(); return; }
       var text = count === 1 ? form.getAttribute('data-held-one')
         : form.getAttribute('data-held-many').replace('{n}', String(count));

@@ -81,5 +81,10 @@ import Testing
         #expect(deleted.headers["location"] == "/reports?deleted=1")
         #expect(try sqlite(server.dataDir, "SELECT state FROM reports WHERE local_id = 'local-002'") == "cancelled")
         #expect(rowNames(try client.get("/reports").body) == ["Place 003", "Place 001"])
+        // The form says how many rows the page showed: the list comes back as long (without JavaScript).
+        let longer = try client.post("/reports/local-003/delete", [("_csrf", String(token)), ("show", "100")])
+        #expect(longer.headers["location"] == "/reports?deleted=1&show=100")
+        let silly = try client.post("/reports/local-001/delete", [("_csrf", String(token)), ("show", "x")])
+        #expect(silly.headers["location"] == "/reports?deleted=1")
     }
 }

@@ -315,16 +315,22 @@ def test_CRE_05_a_tab_left_open_on_an_expired_draft_says_so(browser, server):
     connection.commit()
     connection.close()
     words = "This draft report was not used for 7 days and has been removed. Its photos were deleted."
+    kept = "Photos not sent yet are kept on this device and will join your next report."
     browser.find_element(By.ID, "capture").click()
     message = browser.find_element(By.ID, "photo-message")
-    wait_for(browser, lambda d: message.text == words)
-    assert photo_count(browser) == 1  # what the page showed; nothing was added
-    # Opening the page again starts a new draft and says what became of the old one.
+    wait_for(browser, lambda d: message.text == words + " " + kept)
+    assert photo_count(browser) == 1  # what the page showed; nothing was added to the expired draft
+    assert len(held_records(browser, draft)) == 1  # the new photo is kept on the device, not lost
+    # Opening the page again starts a new draft, says what became of the old one, and the photo that
+    # never reached it joins the new one.
     browser.refresh()
     notice = browser.find_element(By.ID, "draft-expired")
     assert notice.text == words and notice.is_displayed()
-    assert browser.find_element(By.ID, "main").get_attribute("data-draft") != draft
-    assert photo_count(browser) == 0
+    new_draft = browser.find_element(By.ID, "main").get_attribute("data-draft")
+    assert new_draft != draft
+    wait_for(browser, lambda d: photo_count(d) == 1, 20)
+    assert len(draft_photos(server, browser)) == 1
+    wait_for(browser, lambda d: held_records(d, new_draft) == [] and held_records(d, draft) == [])
 
 
 FAKE_CONNECTION = """
@@ -467,7 +473,8 @@ def test_SET_03_continue_and_submit_warn_while_photos_are_held_and_cancel_drops_
         browser.find_element(By.ID, "submit").click()
         alert = WebDriverWait(browser, 10).until(expected_conditions.alert_is_present())
         assert alert.text == ("1 photo is waiting for a wireless network and is not in the report yet. "
-                              "Submit anyway? Waiting photos will not be part of this report.")
+                              "Submit anyway? Waiting photos will not be part of this report: they stay on this "
+                              "device and join your next one.")
         alert.dismiss()
         assert browser.current_url.endswith("/reports/new/submit")
         assert form.get_attribute("data-sent") is None
@@ -507,3 +514,33 @@ def test_SET_03_sign_out_asks_before_deleting_photos_still_held_on_the_device(br
         assert held_records(browser, draft) == []
         assert not browser.get_cookie("har_session")
     SESSION["server"] = None  # signed out: the next test signs in again
+
+
+def test_SET_03_photos_held_for_a_draft_that_is_gone_join_the_next_one(browser, server):
+    """Held photos never reached the server: when their draft is gone (submitted, cancelled elsewhere or
+    expired), the next creation page of the same user takes them in, and says so."""
+    with on_cellular(browser, server):
+        draft = hold_one_photo(browser, server)
+        # As if that draft had ended while the photo waited: its record names a draft that is no more.
+        browser.execute_async_script("""
+            var done = arguments[arguments.length - 1];
+            var request = indexedDB.open('har-held-photos', 1);
+            request.onsuccess = function () {
+              var store = request.result.transaction('photos', 'readwrite').objectStore('photos');
+              var all = store.getAll();
+              all.onsuccess = function () {
+                all.result.forEach(function (r) { r.draft = 'a-draft-that-is-gone'; store.put(r); });
+                store.transaction.oncomplete = function () { request.result.close(); done(true); };
+              };
+            };
+        """)
+        browser.refresh()
+        wait_for(browser, lambda d: len(waiting_tiles(d)) == 1)
+        assert held_records(browser, "a-draft-that-is-gone") == []
+        assert len(held_records(browser, draft)) == 1
+        message = browser.find_element(By.ID, "photo-message")
+        assert message.text == ("1 photo taken earlier and still waiting for a wireless network was added to "
+                                "this report.")
+        browser.execute_script("__setConnection('wifi')")
+        wait_for(browser, lambda d: photo_count(d) == 1, 20)
+        assert len(draft_photos(server, browser)) == 1

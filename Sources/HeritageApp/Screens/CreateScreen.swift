@@ -73,6 +73,7 @@ enum CreateScreen {
         let keys = [
             "create.cameraUnavailable", "create.cameraStarting", "create.locating", "create.gpsAlert", "create.gpsNone",
             "create.cellularWaiting", "create.heldOne", "create.heldMany", "create.heldLeave", "create.heldPhoto",
+            "create.heldAdoptedOne", "create.heldAdoptedMany", "create.heldForNext", "create.heldNotKept",
             "create.uploading", "create.uploaded", "create.youAreHere", "create.photoMarker",
             "photos.remove", "photos.photoAlt", "photos.removed", "photos.errors.full", "photos.errors.tooLarge",
             "photos.errors.notImage", "photos.errors.failed", "photos.errors.noFix",

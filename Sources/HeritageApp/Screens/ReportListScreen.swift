@@ -47,14 +47,17 @@ enum ReportListScreen {
             return try rowsAnswer(web, context, reports.page(userID: user.id, limit: limit))
         }
         router.webAsync("POST", "/reports/:id/delete", web, access: .page) { request, context in
-            try await delete(request.parameters["id"] ?? "", context, web: web, reports: reports)
+            // The page's delete form carries how many rows it showed, so that the list comes back as long.
+            let shown = request.formValue("show").flatMap(Int.init).map { min(max($0, pageSize), maximumShown) }
+            return try await delete(request.parameters["id"] ?? "", context, web: web, reports: reports, shown: shown)
         }
     }
 
     /// LST-06..09. JSON for the page's script; a redirect (or the list with the failure shown) without it.
-    static func delete(_ localID: String, _ context: WebContext, web: Web, reports: ReportListStore) async throws
-        -> Response
-    {
+    static func delete(
+        _ localID: String, _ context: WebContext, web: Web, reports: ReportListStore, shown: Int? = nil
+    ) async throws -> Response {
+        let more = shown.map { $0 > pageSize ? "&show=\($0)" : "" } ?? ""
         let user = try context.requireUser()
         let now = Web.now()
         switch try reports.planDeletion(localID: localID, userID: user.id, now: now) {
@@ -64,10 +67,10 @@ enum ReportListScreen {
             }
             return web.errorPage(status: 404, titleKey: "errors.notFound", messageKey: "errors.notFound", context: context)
         case .cancelledLocally:
-            return deleted(web, context)
+            return deleted(web, context, more)
         case .handedToWorker:
             web.events.reportDeleting()
-            return deleted(web, context)
+            return deleted(web, context, more)
         case .deleteOnPlatform(let reportID):
             do {
                 try await web.withPlatform(context) { client, session in
@@ -82,16 +85,16 @@ enum ReportListScreen {
                             error: "delete_failed", title: context.messages["list.deleteFailure.title"],
                             message: context.messages["list.deleteFailure.message"]), status: 502, context: context)
                 }
-                return web.redirect("/reports?failed=1", context: context)
+                return web.redirect("/reports?failed=1" + more, context: context)
             }
             try reports.markDeleted(localID: localID, userID: user.id, now: now)
-            return deleted(web, context)
+            return deleted(web, context, more)
         }
     }
 
-    private static func deleted(_ web: Web, _ context: WebContext) -> Response {
+    private static func deleted(_ web: Web, _ context: WebContext, _ more: String) -> Response {
         if context.wantsJSON { return web.json(["deleted": true], context: context) }
-        return web.redirect("/reports?deleted=1", context: context)
+        return web.redirect("/reports?deleted=1" + more, context: context)
     }
 
     /// How many rows to show: `?show=N`, at least one page and at most `maximumShown`; anything that
