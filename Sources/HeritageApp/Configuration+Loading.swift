@@ -89,9 +89,11 @@ extension Configuration {
     }
 
     mutating func apply(environment: [String: String]) throws {
-        // HAR_INTERNAL_* pass facts between our own processes (the embedded platform's parent pid).
+        // HAR_INTERNAL_* pass facts between our own processes (the embedded platform's parent pid);
+        // HAR_SETUP_* choose what scripts/setup installs (`HAR_SETUP_BROWSER=0 scripts/run` must not
+        // stop the server it then starts). Neither is configuration.
         for (variable, text) in environment.sorted(by: { $0.key < $1.key })
-        where variable.hasPrefix("HAR_") && !variable.hasPrefix("HAR_INTERNAL_") {
+        where variable.hasPrefix("HAR_") && !variable.hasPrefix("HAR_INTERNAL_") && !variable.hasPrefix("HAR_SETUP_") {
             guard let key = Self.keys.first(where: { $0.environmentName == variable }) else {
                 throw ConfigurationError("unknown configuration variable \(variable)")
             }

@@ -40,6 +40,13 @@ import Testing
         }
     }
 
+    /// scripts/setup's own switches are not configuration: they pass through scripts/run to the server.
+    @Test func setupScriptVariablesAreNotConfiguration() throws {
+        let configuration = try Configuration.load(
+            file: nil, environment: ["HAR_SETUP_BROWSER": "0", "HAR_SETUP_BENCH": "1", "HAR_PORT": "8181"])
+        #expect(configuration.port == 8181)
+    }
+
     @Test(arguments: [
         (#"{"port": "eighty"}"#, "port"), (#"{"port": 70000}"#, "port"), (#"{"port": 80.5}"#, "port"),
         (#"{"access_log": "yes"}"#, "access_log"), (#"{"host": ""}"#, "host"), (#"{"threads": 0}"#, "threads"),
