@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Platform
 
 extension Configuration {
     /// A key's kind and where it lands. Kept in one table so that the file, the environment, the
@@ -8,7 +9,7 @@ extension Configuration {
         let name: String
         let kind: Kind
         let help: String
-        let set: @Sendable (inout Configuration, JSONScalar) -> Bool
+        let set: @Sendable (inout Configuration, JSONValue) -> Bool
 
         var environmentName: String { "HAR_" + name.uppercased() }
     }
@@ -71,9 +72,9 @@ extension Configuration {
     }
 
     mutating func apply(json data: Data, source: String) throws {
-        let object: [String: JSONScalar]
+        let object: [String: JSONValue]
         do {
-            object = try JSONDecoder().decode([String: JSONScalar].self, from: data)
+            object = try JSONDecoder().decode([String: JSONValue].self, from: data)
         } catch {
             throw ConfigurationError("\(source): not a JSON object of configuration keys")
         }
@@ -164,10 +165,10 @@ extension Configuration.Key.Kind {
     }
 
     /// An environment variable's text as the value a file would have given.
-    func parse(_ text: String) -> JSONScalar {
+    func parse(_ text: String) -> JSONValue {
         switch self {
         case .string, .optionalString: return .string(text)
-        case .int, .double: return Double(text).map(JSONScalar.number) ?? .string(text)
+        case .int, .double: return Double(text).map(JSONValue.number) ?? .string(text)
         case .bool:
             switch text.lowercased() {
             case "1", "true", "yes", "on": return .bool(true)

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Platform
 import Testing
 
 @testable import HeritageApp
@@ -11,7 +12,7 @@ import Testing
 
     @Test func everyKeyIsInTheDefaultFileAndDocumented() throws {
         let data = try #require(FileManager.default.contents(atPath: TestPaths.packageRoot + "/config/default.json"))
-        let object = try JSONDecoder().decode([String: JSONScalar].self, from: data)
+        let object = try JSONDecoder().decode([String: JSONValue].self, from: data)
         let doc = String(decoding: FileManager.default.contents(atPath: TestPaths.packageRoot + "/docs/CONFIGURATION.md") ?? Data(), as: UTF8.self)
         for key in Configuration.keys {
             #expect(object[key.name] != nil, "config/default.json lacks \(key.name)")

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Platform
 import HTTPServer
 import Mustache
 
@@ -92,7 +93,7 @@ struct SettingsInput: Sendable {
     }
 
     init(json body: [UInt8]) {
-        guard let object = try? JSONDecoder().decode([String: JSONScalar].self, from: Data(body)) else { return }
+        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: Data(body)) else { return }
         gpsAccuracy = Self.wholeNumber(object["gpsAccuracyMetres"])
         gpsAlert = Self.wholeNumber(object["gpsAlertSeconds"])
         if case .bool(let on) = object["wirelessOnly"] { wirelessOnly = on }
@@ -104,7 +105,7 @@ struct SettingsInput: Sendable {
         return Int(trimmed)
     }
 
-    static func wholeNumber(_ value: JSONScalar?) -> Int? {
+    static func wholeNumber(_ value: JSONValue?) -> Int? {
         switch value {
         case .number(let number) where number.rounded() == number && abs(number) < 1e9: return Int(number)
         case .string(let text): return wholeNumber(text)

@@ -112,7 +112,7 @@ final class Web: Sendable {
     /// `{"_csrf": "…"}` in a JSON body, for clients that cannot set headers.
     private static func jsonCSRF(_ body: [UInt8]) -> String? {
         guard !body.isEmpty, body.count < 65_536,
-            let object = try? JSONDecoder().decode([String: JSONScalar].self, from: Data(body)),
+            let object = try? JSONDecoder().decode([String: JSONValue].self, from: Data(body)),
             case .string(let token) = object["_csrf"]
         else { return nil }
         return token

@@ -1,8 +1,9 @@
 import FoundationEssentials
 
 /// A parsed JSON document, for checking a request body field by field and type by type (a Codable
-/// struct would coerce or drop what the strict platform must refuse).
-enum JSONValue: Decodable, Equatable {
+/// struct would coerce or drop what the strict platform must refuse). The web application reads its
+/// configuration file and small request bodies with it too, where only scalars are valid.
+public enum JSONValue: Decodable, Equatable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
@@ -10,7 +11,7 @@ enum JSONValue: Decodable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
