@@ -24,13 +24,7 @@ import Testing
             + "Content-Length: \(body.utf8.count)\r\n\r\n"
         let connection = try RawConnection(port: server.port)
         try connection.send(head)
-        let bytes = Array(body.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            try connection.send(Array(bytes[offset..<min(offset + chunk, bytes.count)]))
-            offset += chunk
-            usleep(2000)
-        }
+        try sendInPieces(Array(body.utf8), of: chunk, on: connection)
         let response = try connection.readResponse()
         #expect(response.status == 200)
         #expect(response.text == "latitude=51.5&longitude=-0.12&captured_at=2026-05-01T10:00:00Z")
@@ -48,13 +42,19 @@ import Testing
         let connection = try RawConnection(port: server.port)
         try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
             + "Content-Length: \(body.count)\r\n\r\n")
-        var offset = 0
-        while offset < body.count {
-            try connection.send(Array(body[offset..<min(offset + chunk, body.count)]))
-            offset += chunk
-            usleep(2000)
-        }
+        try sendInPieces(body, of: chunk, on: connection)
         let response = try connection.readResponse()
         #expect(response.text == "email=volunteer@example.org&password=correct horse&lang=fr")
+    }
+}
+
+/// Sends `bytes` `chunk` bytes at a time, pausing between sends so that the server reads each piece
+/// on its own (and its parser sees values split at every offset).
+private func sendInPieces(_ bytes: [UInt8], of chunk: Int, on connection: RawConnection) throws {
+    var offset = 0
+    while offset < bytes.count {
+        try connection.send(Array(bytes[offset..<min(offset + chunk, bytes.count)]))
+        offset += chunk
+        usleep(2000)
     }
 }
