@@ -48,7 +48,7 @@ enum ReportListScreen {
         }
         router.webAsync("POST", "/reports/:id/delete", web, access: .page) { request, context in
             // The page's delete form carries how many rows it showed, so that the list comes back as long.
-            let shown = request.formValue("show").flatMap(Int.init).map { min(max($0, pageSize), maximumShown) }
+            let shown = shownCount(request.formValue("show"))
             return try await delete(request.parameters["id"] ?? "", context, web: web, reports: reports, shown: shown)
         }
     }
@@ -99,8 +99,11 @@ enum ReportListScreen {
 
     /// How many rows to show: `?show=N`, at least one page and at most `maximumShown`; anything that
     /// is not a number is one page.
-    static func shown(_ request: Request) -> Int {
-        guard let text = request.queryValue("show"), text.count <= 9, let asked = Int(text) else { return pageSize }
+    static func shown(_ request: Request) -> Int { shownCount(request.queryValue("show")) ?? pageSize }
+
+    /// A `show` value kept within bounds; nil when it is not a number.
+    static func shownCount(_ text: String?) -> Int? {
+        guard let text, text.count <= 9, let asked = Int(text) else { return nil }
         return min(max(asked, pageSize), maximumShown)
     }
 
