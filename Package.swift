@@ -31,7 +31,8 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", "HTTPServer", "Storage"]),
         .testTarget(
-            name: "HeritageAppTests", dependencies: ["HeritageApp", "Platform", "HTTPServer", "Storage", "Imaging", "CVips"]),
+            name: "HeritageAppTests",
+            dependencies: ["HeritageApp", "Platform", "HTTPServer", "Storage", "Imaging", "CVips"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
     ],
     swiftLanguageModes: [.v6]

@@ -71,7 +71,9 @@ final class BodyReader {
                 parts[0].trimmingCharacters(in: " \t").lowercased() == "boundary"
             else { continue }
             var value = parts[1].trimmingCharacters(in: " \t")
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast())
+            }
             return value
         }
         return nil
@@ -129,8 +131,9 @@ final class BodyReader {
 
     var uploadedFiles: [UploadedFile] {
         fileParts.map {
-            UploadedFile(fieldName: $0.fieldName, fileName: $0.fileName, contentType: $0.contentType,
-                         path: $0.file.path, size: $0.file.size)
+            UploadedFile(
+                fieldName: $0.fieldName, fileName: $0.fileName, contentType: $0.contentType,
+                path: $0.file.path, size: $0.file.size)
         }
     }
 
@@ -168,11 +171,14 @@ final class BodyReader {
 
     /// One chunk of one form value, from the post processor. A value starts at offset 0; MHD may also
     /// report an empty chunk at offset 0 for a part it already announced, which must not start another.
-    func receive(key: String, fileName: String?, contentType: String?, data: UnsafeRawBufferPointer, offset: UInt64) -> Bool {
+    func receive(key: String, fileName: String?, contentType: String?, data: UnsafeRawBufferPointer, offset: UInt64)
+        -> Bool
+    {
         if let fileName {
             textPartOpen = false
             let current = fileParts.last
-            let continues = partOpen && current?.fieldName == key && current?.fileName == fileName
+            let continues =
+                partOpen && current?.fieldName == key && current?.fileName == fileName
                 && (offset > 0 || current?.file.size == 0)
             if !continues {
                 current?.file.close()
@@ -225,7 +231,8 @@ func harPostIterator(
 extension Array where Element == UInt8 {
     func contains(subsequence: [UInt8]) -> Bool {
         guard subsequence.count <= count else { return false }
-        for start in 0...(count - subsequence.count) where self[start..<(start + subsequence.count)].elementsEqual(subsequence) {
+        for start in 0...(count - subsequence.count)
+        where self[start..<(start + subsequence.count)].elementsEqual(subsequence) {
             return true
         }
         return false

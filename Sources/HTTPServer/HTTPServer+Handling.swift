@@ -45,8 +45,9 @@ extension HTTPServer {
         }
         let reader = BodyReader(
             connection: connection, contentType: state.headers["Content-Type"],
-            limits: .init(maxBodyBytes: maxBody, maxFileBytes: limits.maxFileBytes, maxFiles: limits.maxFiles,
-                          maxInMemoryBytes: limits.maxInMemoryBodyBytes),
+            limits: .init(
+                maxBodyBytes: maxBody, maxFileBytes: limits.maxFileBytes, maxFiles: limits.maxFiles,
+                maxInMemoryBytes: limits.maxInMemoryBodyBytes),
             directory: configuration.temporaryDirectory, spoolRaw: route.options.spoolRawBody)
         state.body = reader
         if let failure = reader.failure { return refuse(state, status: failure, connection: connection, now: true) }
@@ -130,7 +131,9 @@ extension HTTPServer {
 
     /// Parks the connection (no MHD thread waits) and runs the handler in a Task; whichever of the
     /// handler and the deadline finishes first resumes the connection with its answer.
-    private func suspend(_ state: RequestState, connection: OpaquePointer, request: Request, handler: @escaping AsyncHandler) {
+    private func suspend(
+        _ state: RequestState, connection: OpaquePointer, request: Request, handler: @escaping AsyncHandler
+    ) {
         state.isSuspended = true
         state.prepareSuspension(ConnectionHandle(pointer: connection))
         MHD_suspend_connection(connection)

@@ -55,10 +55,11 @@ public final class HTTPServer: @unchecked Sendable {
         self.router = router
         self.accessLog = accessLog
         securityHeaders = configuration.securityHeaders.fields.filter { Decoding.isSafeHeaderValue($0.value) }
-        self.errorLog = errorLog ?? { message in
-            var line = "http: " + message + "\n"
-            line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
-        }
+        self.errorLog =
+            errorLog ?? { message in
+                var line = "http: " + message + "\n"
+                line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+            }
     }
 
     /// The bound port (resolves port 0 after `start`).
@@ -69,7 +70,8 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Address text for messages.
     private var address: String {
-        configuration.host.contains(":") ? "[\(configuration.host)]:\(configuration.port)"
+        configuration.host.contains(":")
+            ? "[\(configuration.host)]:\(configuration.port)"
             : "\(configuration.host):\(configuration.port)"
     }
 
@@ -81,12 +83,19 @@ public final class HTTPServer: @unchecked Sendable {
         }
         var resources: [UnsafeMutableRawPointer] = []
         var started = false
-        defer { if !started { resources.forEach { free($0) } } }
+        defer {
+            if !started {
+                for pointer in resources { free(pointer) }
+            }
+        }
 
-        guard let (socketAddress, isIPv6) = makeSocketAddress() else { throw HTTPServerError.invalidHost(configuration.host) }
+        guard let (socketAddress, isIPv6) = makeSocketAddress() else {
+            throw HTTPServerError.invalidHost(configuration.host)
+        }
         resources.append(socketAddress)
 
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+        var flags =
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue | MHD_USE_ERROR_LOG.rawValue
         if isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let limits = configuration.limits
@@ -127,7 +136,8 @@ public final class HTTPServer: @unchecked Sendable {
         guard let daemon else {
             me.release()
             let reason = state.withLock { $0.lastMHDMessage }
-            throw HTTPServerError.cannotStart(address: address, reason: reason.isEmpty ? "microhttpd refused to start" : reason)
+            throw HTTPServerError.cannotStart(
+                address: address, reason: reason.isEmpty ? "microhttpd refused to start" : reason)
         }
         started = true
         let boundPort = Int(har_mhd_bound_port(daemon))
@@ -173,7 +183,7 @@ public final class HTTPServer: @unchecked Sendable {
             defer { state.resources = DaemonMemory() }
             return state.resources
         }
-        resources.pointers.forEach { free($0) }
+        for pointer in resources.pointers { free(pointer) }
         Unmanaged.passUnretained(self).release()  // the reference `start` gave the daemon
     }
 
@@ -198,7 +208,8 @@ public final class HTTPServer: @unchecked Sendable {
         request.body?.removeAll()
         accessLog?(
             AccessLogEntry(
-                time: request.wallTime, method: request.method, path: request.path.isEmpty ? request.rawPath : request.path,
+                time: request.wallTime, method: request.method,
+                path: request.path.isEmpty ? request.rawPath : request.path,
                 status: request.responseQueued ? request.status : 0, bytes: request.bytes,
                 durationSeconds: monotonicSeconds() - request.startedAt, remoteAddress: request.remoteAddress))
     }

@@ -97,8 +97,9 @@ final class RequestState: @unchecked Sendable {
     var summary: Request {
         // Error pages answered before a handler ran (404, 405, 413) still speak the visitor's language,
         // which may be chosen by cookie.
-        Request(method: method, path: path.isEmpty ? "/" : path, rawPath: rawPath, headers: headers,
-                cookies: Decoding.cookies(headers["Cookie"]), remoteAddress: remoteAddress)
+        Request(
+            method: method, path: path.isEmpty ? "/" : path, rawPath: rawPath, headers: headers,
+            cookies: Decoding.cookies(headers["Cookie"]), remoteAddress: remoteAddress)
     }
 }
 

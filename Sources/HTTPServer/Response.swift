@@ -55,7 +55,11 @@ public struct Response: Sendable {
 
 /// A Set-Cookie header value.
 public struct SetCookie: Sendable {
-    public enum SameSite: String, Sendable { case strict = "Strict", lax = "Lax", none = "None" }
+    public enum SameSite: String, Sendable {
+        case strict = "Strict"
+        case lax = "Lax"
+        case none = "None"
+    }
     public var name: String
     public var value: String
     public var path: String = "/"
@@ -64,8 +68,10 @@ public struct SetCookie: Sendable {
     public var secure = false
     public var sameSite: SameSite = .lax
 
-    public init(name: String, value: String, path: String = "/", maxAge: Int? = nil, httpOnly: Bool = true,
-                secure: Bool = false, sameSite: SameSite = .lax) {
+    public init(
+        name: String, value: String, path: String = "/", maxAge: Int? = nil, httpOnly: Bool = true,
+        secure: Bool = false, sameSite: SameSite = .lax
+    ) {
         self.name = name
         self.value = value
         self.path = path

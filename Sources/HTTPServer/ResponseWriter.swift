@@ -28,7 +28,8 @@ extension HTTPServer {
             bytes = body.count
             created = body.withUnsafeBytes { buffer in
                 MHD_create_response_from_buffer(
-                    buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+                    buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress),
+                    MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
             }
         }
         guard let created else { return nil }
@@ -88,7 +89,9 @@ final class ReusableResponse: Sendable {
     /// server already owns it (or `make` fails): the caller builds a fresh response instead.
     func response(for server: Int, make: () -> (OpaquePointer, Int, Int)?) -> (OpaquePointer, Int)? {
         built.withLock { built in
-            if let existing = built { return existing.server == server ? (existing.response.pointer, existing.bytes) : nil }
+            if let existing = built {
+                return existing.server == server ? (existing.response.pointer, existing.bytes) : nil
+            }
             guard let (pointer, _, bytes) = make() else { return nil }
             built = Built(server: server, response: UnsafeSendableResponse(pointer: pointer), bytes: bytes)
             return (pointer, bytes)

@@ -41,8 +41,10 @@ public struct Router: Sendable {
     ) {
         var options = options
         options.runsInline = false
-        routes.append(Route(method: method.uppercased(), segments: Router.parse(pattern), options: options,
-                            handler: .async(handler)))
+        routes.append(
+            Route(
+                method: method.uppercased(), segments: Router.parse(pattern), options: options,
+                handler: .async(handler)))
     }
 
     public mutating func addInline(
@@ -50,12 +52,15 @@ public struct Router: Sendable {
     ) {
         var options = options
         options.runsInline = true
-        routes.append(Route(method: method.uppercased(), segments: Router.parse(pattern), options: options,
-                            handler: .inline(handler)))
+        routes.append(
+            Route(
+                method: method.uppercased(), segments: Router.parse(pattern), options: options,
+                handler: .inline(handler)))
     }
 
     /// Adds a route answered by a `Responder`.
-    public mutating func add(method: String, pattern: String, options: RouteOptions = .init(), responder: any Responder) {
+    public mutating func add(method: String, pattern: String, options: RouteOptions = .init(), responder: any Responder)
+    {
         add(method: method, pattern: pattern, options: options) { try await responder.respond(to: $0) }
     }
 
@@ -158,7 +163,8 @@ public struct Router: Sendable {
     /// A small page naming the status only: no error text, no stack, no server version.
     @Sendable public static func defaultErrorPage(status: Int, request: Request) -> Response {
         let title = reasonPhrase(status)
-        let html = "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>\(status) \(title)"
+        let html =
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>\(status) \(title)"
             + "</title></head><body><h1>\(status) \(title)</h1></body></html>\n"
         return Response.html(html, status: status)
     }

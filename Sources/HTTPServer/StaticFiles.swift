@@ -74,7 +74,8 @@ struct StaticFiles: Sendable {
             content = read.bytes
             identity = read.identity
         }
-        let tag = "\"\(String(identity.size, radix: 16))-\(String(identity.mtimeSeconds, radix: 16))"
+        let tag =
+            "\"\(String(identity.size, radix: 16))-\(String(identity.mtimeSeconds, radix: 16))"
             + "\(String(identity.mtimeNanoseconds, radix: 16))\""
         let name = resolved.split(separator: "/").last ?? ""
         let dotParts = name.split(separator: ".")
@@ -205,8 +206,10 @@ final class StaticFileEntry: Sendable {
     let response = ReusableResponse()
     let notModifiedResponse = ReusableResponse()
 
-    init(identity: FileIdentity, resolvedPath: String, tag: String, content: [UInt8]?, notModifiedHeaders: Headers,
-         headers: Headers) {
+    init(
+        identity: FileIdentity, resolvedPath: String, tag: String, content: [UInt8]?, notModifiedHeaders: Headers,
+        headers: Headers
+    ) {
         self.identity = identity
         self.resolvedPath = resolvedPath
         self.tag = tag

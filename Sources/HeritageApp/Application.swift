@@ -5,7 +5,7 @@ import Platform
 import Storage
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The web application as `har serve` runs it, and as tests build it: the data folder, the store,
@@ -41,14 +41,17 @@ public final class Application: Sendable {
         try PlatformIdentity.check(PlatformIdentity.of(configuration), store: store, dataDir: dataDir)
         templates = try TemplateLibrary(directory: configuration.templatesDir)
         metrics = Metrics()
-        benchmarkFixtures = configuration.benchmarkRoutes
+        benchmarkFixtures =
+            configuration.benchmarkRoutes
             ? try BenchmarkFixtures(path: dataDir + "/bench.sqlite", templates: templates) : nil
 
         let messages = try MessageCatalog(directory: configuration.templatesDir)
 
         // Last of what can fail, so that nothing after it can leave the child running.
         let platformConfiguration: PlatformConfiguration
-        if let url = configuration.platformURL, let key = configuration.consumerKey, let secret = configuration.consumerSecret {
+        if let url = configuration.platformURL, let key = configuration.consumerKey,
+            let secret = configuration.consumerSecret
+        {
             embeddedPlatform = nil
             platformConfiguration = PlatformConfiguration(baseURL: url, consumerKey: key, consumerSecret: secret)
         } else {

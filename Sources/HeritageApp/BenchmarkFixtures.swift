@@ -3,7 +3,7 @@ import Mustache
 import Storage
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The two routes `bench/run` measures besides static files, on only with `benchmark_routes`:
@@ -15,19 +15,21 @@ final class BenchmarkFixtures: Sendable {
     let templates: TemplateLibrary
 
     init(path: String, templates: TemplateLibrary) throws {
-        store = try DatabasePool(path: path, configuration: .init(migrations: [
-            Migration(
-                version: 1, name: "sample_rows",
-                sql: """
-                    CREATE TABLE sample_rows (
-                        id INTEGER PRIMARY KEY, name TEXT NOT NULL, address TEXT NOT NULL, created TEXT NOT NULL
-                    ) STRICT;
-                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50)
-                    INSERT INTO sample_rows (name, address, created)
-                    SELECT 'Chapel of St Ninian & <Friends> no. ' || i, i || ' Church Lane, Whithorn',
-                           strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-' || i || ' days') FROM n;
-                    """)
-        ]))
+        store = try DatabasePool(
+            path: path,
+            configuration: .init(migrations: [
+                Migration(
+                    version: 1, name: "sample_rows",
+                    sql: """
+                        CREATE TABLE sample_rows (
+                            id INTEGER PRIMARY KEY, name TEXT NOT NULL, address TEXT NOT NULL, created TEXT NOT NULL
+                        ) STRICT;
+                        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50)
+                        INSERT INTO sample_rows (name, address, created)
+                        SELECT 'Chapel of St Ninian & <Friends> no. ' || i, i || ' Church Lane, Whithorn',
+                               strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-' || i || ' days') FROM n;
+                        """)
+            ]))
         self.templates = templates
     }
 
@@ -44,7 +46,8 @@ final class BenchmarkFixtures: Sendable {
             }
             let context: MustacheValue = ["lang": "en", "title": "Fifty rows", "rows": .array(rows)]
             return Response(
-                status: 200, contentType: "text/html; charset=utf-8", body: try templates.renderBytes("bench/rows", context))
+                status: 200, contentType: "text/html; charset=utf-8",
+                body: try templates.renderBytes("bench/rows", context))
         }
         router.postInline("/bench/upload") { request in
             var total = 0

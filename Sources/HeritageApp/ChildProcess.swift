@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A child process started with posix_spawn, its standard output read through a pipe. Used for the
@@ -35,8 +35,8 @@ final class ChildProcess: @unchecked Sendable {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for pointer in argv { free(pointer) }
+            for pointer in envp { free(pointer) }
         }
         var child: pid_t = 0
         let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
@@ -85,7 +85,10 @@ final class ChildProcess: @unchecked Sendable {
         var status: Int32 = 0
         while Log.now() < deadline {
             let reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == pid || reaped < 0 { Glibc.close(output); return }
+            if reaped == pid || reaped < 0 {
+                Glibc.close(output)
+                return
+            }
             usleep(20_000)
         }
         kill(pid, SIGKILL)
@@ -99,7 +102,8 @@ enum ChildProcessError: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .cannotStart(let executable, let code): return "cannot start \(executable): \(String(cString: strerror(code)))"
+        case .cannotStart(let executable, let code):
+            return "cannot start \(executable): \(String(cString: strerror(code)))"
         }
     }
 }

@@ -5,7 +5,12 @@ extension Configuration {
     /// A key's kind and where it lands. Kept in one table so that the file, the environment, the
     /// validation and `har --help` cannot disagree.
     struct Key: Sendable {
-        enum Kind: Sendable { case string, optionalString, int(ClosedRange<Int>), double(ClosedRange<Double>), bool }
+        enum Kind: Sendable {
+            case string, optionalString
+            case int(ClosedRange<Int>)
+            case double(ClosedRange<Double>)
+            case bool
+        }
         let name: String
         let kind: Kind
         let help: String
@@ -25,7 +30,9 @@ extension Configuration {
         .int("max_connections", \.maxConnections, 1...100_000, "open connections in all"),
         .int("max_connections_per_ip", \.maxConnectionsPerIP, 1...100_000, "open connections per client address"),
         .int("idle_timeout_seconds", \.idleTimeoutSeconds, 1...86_400, "an idle connection is closed after this"),
-        .int("handler_deadline_seconds", \.handlerDeadlineSeconds, 1...3600, "a request still unanswered after this gets 503"),
+        .int(
+            "handler_deadline_seconds", \.handlerDeadlineSeconds, 1...3600,
+            "a request still unanswered after this gets 503"),
         .optionalString("tls_cert", \.tlsCert, "PEM certificate: serve HTTPS"),
         .optionalString("tls_key", \.tlsKey, "PEM private key for tls_cert"),
         .bool("cookie_secure", \.cookieSecure, "Secure, __Host- cookies without tls_cert (behind a TLS proxy)"),
@@ -35,7 +42,9 @@ extension Configuration {
         .bool("metrics_allow_remote", \.metricsAllowRemote, "serve /metrics to other than loopback"),
         .bool("benchmark_routes", \.benchmarkRoutes, "add the /bench/ routes used by bench/run"),
         .string("map_tile_url", \.mapTileURL, "map tile URL template of the creation page ({z}/{x}/{y})"),
-        .int("draft_retention_seconds", \.draftRetentionSeconds, 1...31_536_000, "an abandoned draft is deleted after this"),
+        .int(
+            "draft_retention_seconds", \.draftRetentionSeconds, 1...31_536_000,
+            "an abandoned draft is deleted after this"),
         .optionalString("platform_url", \.platformURL, "upstream platform base URL; unset = embedded local platform"),
         .optionalString("consumer_key", \.consumerKey, "upstream consumer key"),
         .optionalString("consumer_secret", \.consumerSecret, "upstream consumer secret (never logged)"),
@@ -47,14 +56,17 @@ extension Configuration {
         .optionalString("platform_db", \.platformDB, "SQLite file of the local platform"),
         .optionalString("platform_apps", \.platformApps, "local platform consumer apps: key:secret[,key:secret]"),
         .int("platform_session_ttl", \.platformSessionTTL, 1...31_536_000, "local platform session lifetime, seconds"),
-        .optionalString("platform_faults", \.platformFaults, "local platform faults: fail5xx=0.3,drop=0.1,latency_ms=200,seed=1"),
+        .optionalString(
+            "platform_faults", \.platformFaults, "local platform faults: fail5xx=0.3,drop=0.1,latency_ms=200,seed=1"),
         .int("platform_photo_limit_bytes", \.platformPhotoLimitBytes, 1...(1 << 40), "local platform photo size limit"),
         .bool("worker_enabled", \.workerEnabled, "upload worker on; off: reports are queued but not sent"),
         .int("worker_reports_at_once", \.workerReportsAtOnce, 1...64, "upload worker: reports sent at once"),
         .int("worker_photos_at_once", \.workerPhotosAtOnce, 1...64, "upload worker: photo uploads at once, in all"),
         .double("retry_base_seconds", \.retryBaseSeconds, 0.001...3600, "upload worker: first retry delay (doubles)"),
         .double("retry_cap_seconds", \.retryCapSeconds, 0.01...86_400, "upload worker: longest retry delay"),
-        .int("photo_retention_seconds", \.photoRetentionSeconds, 0...31_536_000, "keep photo files this long once the platform has them"),
+        .int(
+            "photo_retention_seconds", \.photoRetentionSeconds, 0...31_536_000,
+            "keep photo files this long once the platform has them"),
     ]
 
     /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.
@@ -118,7 +130,8 @@ extension Configuration {
             // Passwords and session ids travel to the platform: in clear only to this machine itself.
             if let url = platformURL, url.hasPrefix("http://"), !Self.isLoopbackURL(url) {
                 throw ConfigurationError(
-                    "bad value for \"platform_url\": plain http:// is allowed only to this machine (127.0.0.1, localhost, [::1]); use https://")
+                    "bad value for \"platform_url\": plain http:// is allowed only to this machine (127.0.0.1, localhost, [::1]); use https://"
+                )
             }
         } else if consumerKey != nil || consumerSecret != nil {
             throw ConfigurationError("consumer_key and consumer_secret need platform_url")
@@ -139,8 +152,9 @@ extension Configuration {
         } else {
             host = authority.prefix { $0 != ":" }
         }
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
-            && host.split(separator: ".").count == 4 && host.split(separator: ".").allSatisfy { UInt8($0) != nil }
+        return host == "localhost" || host == "::1"
+            || host.hasPrefix("127.")
+                && host.split(separator: ".").count == 4 && host.split(separator: ".").allSatisfy { UInt8($0) != nil }
     }
 
     /// Key names and help, for `har --help`.
@@ -180,7 +194,9 @@ extension Configuration.Key.Kind {
 }
 
 extension Configuration.Key {
-    static func string(_ name: String, _ path: WritableKeyPath<Configuration, String> & Sendable, _ help: String) -> Self {
+    static func string(_ name: String, _ path: WritableKeyPath<Configuration, String> & Sendable, _ help: String)
+        -> Self
+    {
         Self(name: name, kind: .string, help: help) { configuration, value in
             guard case .string(let text) = value, !text.isEmpty else { return false }
             configuration[keyPath: path] = text
@@ -188,7 +204,9 @@ extension Configuration.Key {
         }
     }
 
-    static func optionalString(_ name: String, _ path: WritableKeyPath<Configuration, String?> & Sendable, _ help: String) -> Self {
+    static func optionalString(
+        _ name: String, _ path: WritableKeyPath<Configuration, String?> & Sendable, _ help: String
+    ) -> Self {
         Self(name: name, kind: .optionalString, help: help) { configuration, value in
             switch value {
             case .null: configuration[keyPath: path] = nil
@@ -199,16 +217,23 @@ extension Configuration.Key {
         }
     }
 
-    static func int(_ name: String, _ path: WritableKeyPath<Configuration, Int> & Sendable, _ range: ClosedRange<Int>, _ help: String) -> Self {
+    static func int(
+        _ name: String, _ path: WritableKeyPath<Configuration, Int> & Sendable, _ range: ClosedRange<Int>,
+        _ help: String
+    ) -> Self {
         Self(name: name, kind: .int(range), help: help) { configuration, value in
             guard case .number(let number) = value, number.rounded() == number,
-                  number >= Double(range.lowerBound), number <= Double(range.upperBound) else { return false }
+                number >= Double(range.lowerBound), number <= Double(range.upperBound)
+            else { return false }
             configuration[keyPath: path] = Int(number)
             return true
         }
     }
 
-    static func double(_ name: String, _ path: WritableKeyPath<Configuration, Double> & Sendable, _ range: ClosedRange<Double>, _ help: String) -> Self {
+    static func double(
+        _ name: String, _ path: WritableKeyPath<Configuration, Double> & Sendable, _ range: ClosedRange<Double>,
+        _ help: String
+    ) -> Self {
         Self(name: name, kind: .double(range), help: help) { configuration, value in
             guard case .number(let number) = value, range.contains(number) else { return false }
             configuration[keyPath: path] = number

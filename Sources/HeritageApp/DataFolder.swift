@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The data folder holds the database, uploads in progress and generated keys: private to the
@@ -10,7 +10,9 @@ enum DataFolder {
     static func prepare(_ path: String) throws {
         var info = stat()
         if stat(path, &info) == 0 {
-            guard (info.st_mode & S_IFMT) == S_IFDIR else { throw ConfigurationError("data folder \(path) is not a folder") }
+            guard (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw ConfigurationError("data folder \(path) is not a folder")
+            }
             return
         }
         do {

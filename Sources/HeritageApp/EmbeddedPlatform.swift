@@ -2,7 +2,7 @@ import FoundationEssentials
 import Platform
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// With no upstream configured, `har serve` runs the local platform as a child process (`har platform`)
@@ -33,7 +33,8 @@ final class EmbeddedPlatform: Sendable {
         for name in ["PATH", "LANG", "TMPDIR"] {
             if let value = ProcessInfo.processInfo.environment[name] { environment[name] = value }
         }
-        child = try ChildProcess(executable: executable ?? Self.ownExecutable(), arguments: ["platform"], environment: environment)
+        child = try ChildProcess(
+            executable: executable ?? Self.ownExecutable(), arguments: ["platform"], environment: environment)
         let port = child.waitForLine(timeout: 30) { line -> Int? in
             guard let range = line.firstRange(of: "listening on http://127.0.0.1:") else { return nil }
             return Int(line[range.upperBound...].prefix { $0.isNumber })
@@ -51,27 +52,39 @@ final class EmbeddedPlatform: Sendable {
     /// The key and secret of the embedded platform's one app: read from `platform-app.json` in the data
     /// folder, or generated (256 random bits each) and written there, readable by this user only.
     static func credentials(in dataDir: String) throws -> (key: String, secret: String) {
-        struct Stored: Codable { var consumer_key: String; var consumer_secret: String }
+        struct Stored: Codable {
+            var consumerKey: String
+            var consumerSecret: String
+            enum CodingKeys: String, CodingKey {
+                case consumerKey = "consumer_key"
+                case consumerSecret = "consumer_secret"
+            }
+        }
         let path = dataDir + "/platform-app.json"
         if let data = FileManager.default.contents(atPath: path) {
             guard let stored = try? JSONDecoder().decode(Stored.self, from: data),
-                  !stored.consumer_key.isEmpty, !stored.consumer_secret.isEmpty else {
-                throw ConfigurationError("\(path) is not a key file of the local platform; remove it to generate a new one")
+                !stored.consumerKey.isEmpty, !stored.consumerSecret.isEmpty
+            else {
+                throw ConfigurationError(
+                    "\(path) is not a key file of the local platform; remove it to generate a new one")
             }
-            return (stored.consumer_key, stored.consumer_secret)
+            return (stored.consumerKey, stored.consumerSecret)
         }
-        let stored = Stored(consumer_key: "har-" + Crypto.randomHex(bytes: 16),
-                            consumer_secret: Data(Crypto.randomBytes(32)).base64EncodedString())
+        let stored = Stored(
+            consumerKey: "har-" + Crypto.randomHex(bytes: 16),
+            consumerSecret: Data(Crypto.randomBytes(32)).base64EncodedString())
         let data = try JSONEncoder().encode(stored)
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard descriptor >= 0 else { throw ConfigurationError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw ConfigurationError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
         defer { close(descriptor) }
         let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         guard written == data.count, fsync(descriptor) == 0 else {
             unlink(path)
             throw ConfigurationError("cannot write \(path): \(String(cString: strerror(errno)))")
         }
-        return (stored.consumer_key, stored.consumer_secret)
+        return (stored.consumerKey, stored.consumerSecret)
     }
 
     static func ownExecutable() throws -> String {

@@ -12,7 +12,8 @@ struct Health: Sendable {
 
     func response() -> Response {
         let healthy = storeIsHealthy
-        let body = #"{"status":"\#(healthy ? "ok" : "degraded")","version":"\#(Command.version)","store":"\#(healthy ? "ok" : "error")"}"#
+        let body =
+            #"{"status":"\#(healthy ? "ok" : "degraded")","version":"\#(Command.version)","store":"\#(healthy ? "ok" : "error")"}"#
         var response = Response.json(Array(body.utf8), status: healthy ? 200 : 503)
         response.headers.add("Cache-Control", "no-store")
         return response

@@ -1,7 +1,7 @@
 import HTTPServer
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The process's log: one line per event, access lines on standard output and the rest on standard
@@ -13,13 +13,18 @@ public struct Log: Sendable {
     /// `2026-11-29T15:41:17.123Z GET /static/css/app.css 200 2041B 0.4ms 127.0.0.1`
     func access(_ entry: AccessLogEntry) {
         let milliseconds = (entry.durationSeconds * 10_000).rounded() / 10
-        let line = "\(Self.timestamp(entry.time)) \(entry.method) \(Self.printable(entry.path)) \(entry.status) "
+        let line =
+            "\(Self.timestamp(entry.time)) \(entry.method) \(Self.printable(entry.path)) \(entry.status) "
             + "\(entry.bytes)B \(milliseconds)ms \(entry.remoteAddress)\n"
         Self.write(line, to: STDOUT_FILENO)
     }
 
-    public func info(_ message: String) { Self.write("\(Self.timestamp(Self.now())) info \(message)\n", to: STDERR_FILENO) }
-    public func error(_ message: String) { Self.write("\(Self.timestamp(Self.now())) error \(message)\n", to: STDERR_FILENO) }
+    public func info(_ message: String) {
+        Self.write("\(Self.timestamp(Self.now())) info \(message)\n", to: STDERR_FILENO)
+    }
+    public func error(_ message: String) {
+        Self.write("\(Self.timestamp(Self.now())) error \(message)\n", to: STDERR_FILENO)
+    }
 
     /// One write(2) per line: unbuffered, so nothing is lost at a crash, and atomic for pipes up to
     /// PIPE_BUF bytes, so lines of different threads never interleave.
@@ -38,7 +43,9 @@ public struct Log: Sendable {
 
     /// Control characters in a path would let a client forge log lines: shown escaped instead.
     static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == " " }) else { return text }
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == " " }) else {
+            return text
+        }
         var result = ""
         for scalar in text.unicodeScalars {
             if scalar.value < 0x20 || scalar.value == 0x7F || scalar == " " {

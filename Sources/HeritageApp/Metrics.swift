@@ -2,7 +2,7 @@ import HTTPServer
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Counters for `GET /metrics` (Prometheus text format). Recorded once per completed request from
@@ -64,7 +64,8 @@ final class Metrics: Sendable {
 
             """
         for statusClass in 1...5 {
-            text += "har_http_requests_total{status=\"\(statusClass)xx\"} \(snapshot.requestsByClass[statusClass] ?? 0)\n"
+            text +=
+                "har_http_requests_total{status=\"\(statusClass)xx\"} \(snapshot.requestsByClass[statusClass] ?? 0)\n"
         }
         text += """
             har_http_requests_total{status="client_gone"} \(snapshot.clientGone)
@@ -84,7 +85,8 @@ final class Metrics: Sendable {
 
             """
         text += extra
-        var response = Response(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8))
+        var response = Response(
+            status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8))
         response.headers.add("Cache-Control", "no-store")
         return response
     }
@@ -95,14 +97,17 @@ final class Metrics: Sendable {
         defer { fclose(file) }
         var size = 0
         var resident = 0
-        guard fscanf_statm(file, &size, &resident) else { return 0 }
+        guard readStatm(file, &size, &resident) else { return 0 }
         return resident * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
-    private static func fscanf_statm(_ file: UnsafeMutablePointer<FILE>, _ size: inout Int, _ resident: inout Int) -> Bool {
+    private static func readStatm(_ file: UnsafeMutablePointer<FILE>, _ size: inout Int, _ resident: inout Int)
+        -> Bool
+    {
         var buffer = [CChar](repeating: 0, count: 128)
         guard fgets(&buffer, Int32(buffer.count), file) != nil else { return false }
-        let fields = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: " ")
+        let fields = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(
+            separator: " ")
         guard fields.count >= 2, let first = Int(fields[0]), let second = Int(fields[1]) else { return false }
         size = first
         resident = second

@@ -1,7 +1,7 @@
 import Platform
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `har platform`: the local Heritage Observatory platform as a process of its own. It prints
@@ -59,14 +59,16 @@ enum ParentWatch {
     static func stopWithParent() {
         guard getenv("HAR_INTERNAL_PARENT_PID") != nil else { return }
         var thread = pthread_t()
-        pthread_create(&thread, nil, { _ in
-            guard let text = getenv("HAR_INTERNAL_PARENT_PID"), let parent = pid_t(String(cString: text)) else {
+        pthread_create(
+            &thread, nil,
+            { _ in
+                guard let text = getenv("HAR_INTERNAL_PARENT_PID"), let parent = pid_t(String(cString: text)) else {
+                    return nil
+                }
+                while getppid() == parent { sleep(1) }
+                kill(getpid(), SIGTERM)
                 return nil
-            }
-            while getppid() == parent { sleep(1) }
-            kill(getpid(), SIGTERM)
-            return nil
-        }, nil)
+            }, nil)
         pthread_detach(thread)
     }
 }

@@ -20,7 +20,8 @@ enum PlatformIdentity {
                     let name = { (value: String) in value == "embedded" ? "the embedded local platform" : value }
                     throw ConfigurationError(
                         "the reports in \(dataDir) belong to \(name(recorded)), but the platform is now \(name(identity)); "
-                            + "use another data folder (HAR_DATA_DIR) for another platform, or configure \(name(recorded)) again")
+                            + "use another data folder (HAR_DATA_DIR) for another platform, or configure \(name(recorded)) again"
+                    )
                 }
             }
             try db.run(

@@ -17,7 +17,8 @@ enum Serve {
             return 1
         }
         let scheme = configuration.tlsCert == nil ? "http" : "https"
-        log.info("Heritage at Risk \(Command.version) listening on \(scheme)://\(configuration.host):\(application.port)")
+        log.info(
+            "Heritage at Risk \(Command.version) listening on \(scheme)://\(configuration.host):\(application.port)")
         let signal = Signals.wait()
         log.info("signal \(signal): stopping (finishing requests in flight)")
         application.stop(gracePeriod: 10)

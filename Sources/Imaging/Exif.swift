@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The few EXIF values the app uses, read from a TIFF block by `TIFFReader`.
@@ -159,7 +159,9 @@ struct CivilTime {
     }
 
     private init(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
-        (self.year, self.month, self.day, self.hour, self.minute, self.second) = (year, month, day, hour, minute, second)
+        (self.year, self.month, self.day, self.hour, self.minute, self.second) = (
+            year, month, day, hour, minute, second
+        )
     }
 
     func iso8601(zone: String) -> String {

@@ -2,7 +2,7 @@
 import HeritageApp
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let status = Command.main(CommandLine.arguments)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTTPServer
 
 @Suite struct HostileInputTests {
@@ -7,7 +8,8 @@ import Testing
         try TestServer { router, _ in
             // Echoes a request header into a response header: the classic response-splitting setup.
             router.getInline("/echo") { request in
-                var response = Response.text("cookies=\(request.cookies.count) session=\(request.cookies["session"] ?? "-")")
+                var response = Response.text(
+                    "cookies=\(request.cookies.count) session=\(request.cookies["session"] ?? "-")")
                 response.headers.add("X-Echo", request.headers["X-Input"] ?? "")
                 response.headers.add("X-Injected", "a\r\nSet-Cookie: evil=1")
                 return response
@@ -74,9 +76,10 @@ import Testing
         }
         defer { server.stop() }
         let port = server.port
-        let valid = Array(("--Bnd42\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\nvalue\r\n"
-            + "--Bnd42\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n"
-            + String(repeating: "z", count: 3000) + "\r\n--Bnd42--\r\n").utf8)
+        let valid = Array(
+            ("--Bnd42\r\nContent-Disposition: form-data; name=\"t\"\r\n\r\nvalue\r\n"
+                + "--Bnd42\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+                + String(repeating: "z", count: 3000) + "\r\n--Bnd42--\r\n").utf8)
         var generator = SystemRandomNumberGenerator()
         var bodies: [[UInt8]] = [valid]
         for round in 0..<60 {
@@ -84,8 +87,14 @@ import Testing
             switch round % 3 {
             case 0: body = Array(body.prefix(Int.random(in: 0..<body.count, using: &generator)))
             case 1:
-                for _ in 0..<8 { body[Int.random(in: 0..<body.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
-            default: body.insert(contentsOf: Array("\r\n--Bnd42\r\n\"\";=".utf8), at: Int.random(in: 0..<body.count, using: &generator))
+                for _ in 0..<8 {
+                    body[Int.random(in: 0..<body.count, using: &generator)] = UInt8.random(
+                        in: 0...255, using: &generator)
+                }
+            default:
+                body.insert(
+                    contentsOf: Array("\r\n--Bnd42\r\n\"\";=".utf8),
+                    at: Int.random(in: 0..<body.count, using: &generator))
             }
             bodies.append(body)
         }
@@ -93,7 +102,9 @@ import Testing
         let statuses = try await blocking {
             try allBodies.map { body -> Int in
                 let connection = try RawConnection(port: port)
-                try connection.send("POST /up HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=Bnd42\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n")
+                try connection.send(
+                    "POST /up HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=Bnd42\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+                )
                 try connection.send(body)
                 return (try? connection.readResponse().status) ?? -1
             }

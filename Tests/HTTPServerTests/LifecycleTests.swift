@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTTPServer
 
 @Suite struct LifecycleTests {
@@ -110,10 +111,12 @@ import Testing
 
     @Test func servesHTTPSWithASelfSignedCertificate() async throws {
         let keys = try ScratchDirectory()
-        let generated = try run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "1",
-            "-keyout", keys.path + "/key.pem", "-out", keys.path + "/cert.pem",
-        ])
+        let generated = try run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-days", "1",
+                "-keyout", keys.path + "/key.pem", "-out", keys.path + "/cert.pem",
+            ])
         #expect(generated.status == 0)
         let server = try TestServer(tls: (keys.path + "/cert.pem", keys.path + "/key.pem")) { router, _ in
             router.get("/secure") { _ in .text("over tls") }

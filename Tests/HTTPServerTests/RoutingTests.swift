@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTTPServer
 
 @Suite struct RoutingTests {
@@ -43,8 +44,10 @@ import Testing
             let posted = try curlStatus(["-d", "a=x%26y", "http://127.0.0.1:\(server.port)/items"])
             #expect(posted.status == 200)
             #expect(posted.body == "posted x&y")
-            let json = try curlStatus(["-H", "Content-Type: application/json", "-d", "{\"k\":1}",
-                                       "http://127.0.0.1:\(server.port)/json"])
+            let json = try curlStatus([
+                "-H", "Content-Type: application/json", "-d", "{\"k\":1}",
+                "http://127.0.0.1:\(server.port)/json",
+            ])
             #expect(json.body == "{\"k\":1}")
         }
     }
@@ -64,7 +67,9 @@ import Testing
             #expect(!failure.text.contains("secret"))
             #expect(server.log.errors.contains { $0.contains("secret database password") })
             for response in [missing, wrongMethod, failure] {
-                for name in securityHeaderNames { #expect(response.header(name) != nil, "\(name) on \(response.status)") }
+                for name in securityHeaderNames {
+                    #expect(response.header(name) != nil, "\(name) on \(response.status)")
+                }
             }
             let ok = try get(server.port, "/hello")
             for name in securityHeaderNames { #expect(ok.header(name) != nil) }

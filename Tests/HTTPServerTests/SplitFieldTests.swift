@@ -18,9 +18,11 @@ import Testing
         for (name, value) in [("latitude", "51.5"), ("longitude", "-0.12"), ("captured_at", "2026-05-01T10:00:00Z")] {
             body += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n"
         }
-        body += "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"p.jpg\"\r\n"
+        body +=
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"p.jpg\"\r\n"
             + "Content-Type: image/jpeg\r\n\r\nJPEGBYTES\r\n--\(boundary)--\r\n"
-        let head = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=\(boundary)\r\n"
+        let head =
+            "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=\(boundary)\r\n"
             + "Content-Length: \(body.utf8.count)\r\n\r\n"
         let connection = try RawConnection(port: server.port)
         try connection.send(head)
@@ -40,8 +42,9 @@ import Testing
         defer { server.stop() }
         let body = Array("email=volunteer%40example.org&password=correct+horse&lang=fr".utf8)
         let connection = try RawConnection(port: server.port)
-        try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
-            + "Content-Length: \(body.count)\r\n\r\n")
+        try connection.send(
+            "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                + "Content-Length: \(body.count)\r\n\r\n")
         try sendInPieces(body, of: chunk, on: connection)
         let response = try connection.readResponse()
         #expect(response.text == "email=volunteer@example.org&password=correct horse&lang=fr")

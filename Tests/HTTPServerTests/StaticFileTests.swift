@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTTPServer
 
 @Suite struct StaticFileTests {
@@ -13,7 +14,8 @@ import Testing
             try "{}".write(toFile: publicDirectory + "/data.json", atomically: true, encoding: .utf8)
             try Data([0x89, 0x50]).write(to: URL(fileURLWithPath: publicDirectory + "/logo.png"))
             try "TOP SECRET".write(toFile: root + "/secret.txt", atomically: true, encoding: .utf8)
-            try FileManager.default.createSymbolicLink(atPath: publicDirectory + "/escape.txt", withDestinationPath: root + "/secret.txt")
+            try FileManager.default.createSymbolicLink(
+                atPath: publicDirectory + "/escape.txt", withDestinationPath: root + "/secret.txt")
             router.serveStatic(prefix: "/static", directory: publicDirectory)
         }
     }

@@ -2,6 +2,7 @@
 // that shows exactly what went over the wire, and curl as a subprocess.
 import Foundation
 import Glibc
+
 @testable import HTTPServer
 
 struct TestError: Error, CustomStringConvertible {
@@ -39,8 +40,10 @@ final class TestServer {
     var port: Int { server.port }
     var temporaryDirectory: String { scratch.path + "/tmp" }
 
-    init(limits: ServerLimits = ServerLimits(), tls: (cert: String, key: String)? = nil, threadCount: Int = 4,
-         configure: (inout Router, String) throws -> Void) throws {
+    init(
+        limits: ServerLimits = ServerLimits(), tls: (cert: String, key: String)? = nil, threadCount: Int = 4,
+        configure: (inout Router, String) throws -> Void
+    ) throws {
         scratch = try ScratchDirectory()
         var router = Router()
         try configure(&router, scratch.path)
@@ -48,8 +51,9 @@ final class TestServer {
             host: "127.0.0.1", port: 0, threadCount: threadCount, limits: limits,
             temporaryDirectory: scratch.path + "/tmp", tlsCertificatePath: tls?.cert, tlsKeyPath: tls?.key)
         let sink = log
-        server = HTTPServer(configuration: configuration, router: router,
-                            accessLog: { sink.add($0) }, errorLog: { sink.add($0) })
+        server = HTTPServer(
+            configuration: configuration, router: router,
+            accessLog: { sink.add($0) }, errorLog: { sink.add($0) })
         try server.start()
     }
 
@@ -61,8 +65,10 @@ final class TestServer {
     /// Descriptors of this process still open on files in the temporary directory (leaks).
     func openTemporaryDescriptors() -> [String] {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return descriptors.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0) }
-            .filter { $0.hasPrefix(scratch.path) }
+        return descriptors.compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)
+        }
+        .filter { $0.hasPrefix(scratch.path) }
     }
 
     func stop() {
@@ -99,7 +105,9 @@ final class RawConnection {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard result == 0 else {
             Glibc.close(fd)
@@ -114,7 +122,9 @@ final class RawConnection {
     func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard sent > 0 else { throw TestError("send failed: errno \(errno)") }
             offset += sent
         }
@@ -211,8 +221,9 @@ func run(_ executable: String, _ arguments: [String]) throws -> ProcessResult {
     let outData = output.fileHandleForReading.readDataToEndOfFile()
     let errData = error.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return ProcessResult(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
-                         error: String(decoding: errData, as: UTF8.self))
+    return ProcessResult(
+        status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self),
+        error: String(decoding: errData, as: UTF8.self))
 }
 
 /// "HTTP status code" from curl -w, given the other curl arguments.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTTPServer
 
 /// Reads this process's resident-set high-water mark in KiB.
@@ -17,7 +18,8 @@ func peakResidentKiB() -> Int {
             router.post("/upload", options: RouteOptions(maxBodyBytes: 300 << 20)) { request in
                 guard let file = request.files.first else { return .text("no file", status: 400) }
                 let sum = try run("/usr/bin/sha256sum", [file.path]).output.split(separator: " ").first ?? ""
-                return .text("\(file.fieldName) \(file.fileName ?? "-") \(file.size) \(sum) \(request.formValue("note") ?? "")")
+                return .text(
+                    "\(file.fieldName) \(file.fileName ?? "-") \(file.size) \(sum) \(request.formValue("note") ?? "")")
             }
             router.post("/small") { request in .text("files=\(request.files.count)") }
             router.post("/spool", options: RouteOptions(spoolRawBody: true)) { request in
@@ -34,10 +36,13 @@ func peakResidentKiB() -> Int {
         let file = scratch.path + "/big.bin"
         // Random-ish but cheap: 1 MiB of random bytes, each copy salted by its index.
         let seed = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255) }
-        guard let handle = FileHandle(forWritingAtPath: file) ?? {
-            _ = FileManager.default.createFile(atPath: file, contents: nil)
-            return FileHandle(forWritingAtPath: file)
-        }() else { throw TestError("cannot write \(file)") }
+        guard
+            let handle = FileHandle(forWritingAtPath: file)
+                ?? {
+                    _ = FileManager.default.createFile(atPath: file, contents: nil)
+                    return FileHandle(forWritingAtPath: file)
+                }()
+        else { throw TestError("cannot write \(file)") }
         for index in 0..<200 {
             var chunk = seed
             chunk[0] = UInt8(index)
@@ -49,8 +54,10 @@ func peakResidentKiB() -> Int {
         let before = peakResidentKiB()
         let port = server.port
         let result = try await blocking {
-            try curlStatus(["-F", "file=@\(file);filename=big.bin", "-F", "note=hello",
-                            "http://127.0.0.1:\(port)/upload"])
+            try curlStatus([
+                "-F", "file=@\(file);filename=big.bin", "-F", "note=hello",
+                "http://127.0.0.1:\(port)/upload",
+            ])
         }
         let growth = peakResidentKiB() - before
         #expect(result.status == 200)
@@ -68,7 +75,9 @@ func peakResidentKiB() -> Int {
         let response = try await blocking {
             let connection = try RawConnection(port: port)
             // Only the head is sent: the 413 must come without the body.
-            try connection.send("POST /small HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: 5000000\r\n\r\n")
+            try connection.send(
+                "POST /small HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: 5000000\r\n\r\n"
+            )
             return try connection.readResponse()
         }
         #expect(response.status == 413)
@@ -86,14 +95,18 @@ func peakResidentKiB() -> Int {
         let closed = try await blocking {
             let connection = try RawConnection(port: port)
             let boundary = "XyZ"
-            try connection.send("POST /small HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=\(boundary)\r\nTransfer-Encoding: chunked\r\n\r\n")
+            try connection.send(
+                "POST /small HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=\(boundary)\r\nTransfer-Encoding: chunked\r\n\r\n"
+            )
             var part = "--\(boundary)\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.bin\"\r\n\r\n"
             part += String(repeating: "a", count: 50_000)
             try connection.send(String(part.utf8.count, radix: 16) + "\r\n" + part + "\r\n")
             // Keep sending, never ending the body: the server must not wait for the end.
             let chunk = String(repeating: "b", count: 20_000)
             for _ in 0..<10 {
-                do { try connection.send(String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n") } catch { break }
+                do { try connection.send(String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n") } catch {
+                    break
+                }
             }
             return connection.isClosedByPeer()
         }
@@ -132,9 +145,13 @@ func peakResidentKiB() -> Int {
         try Data(count: 10).write(to: URL(fileURLWithPath: small))
         let port = server.port
         let (tooLarge, tooMany, fine) = try await blocking {
-            (try curlStatus(["-F", "f=@\(big)", "http://127.0.0.1:\(port)/small"]).status,
-             try curlStatus(["-F", "a=@\(small)", "-F", "b=@\(small)", "-F", "c=@\(small)", "http://127.0.0.1:\(port)/small"]).status,
-             try curlStatus(["-F", "a=@\(small)", "-F", "b=@\(small)", "http://127.0.0.1:\(port)/small"]))
+            (
+                try curlStatus(["-F", "f=@\(big)", "http://127.0.0.1:\(port)/small"]).status,
+                try curlStatus([
+                    "-F", "a=@\(small)", "-F", "b=@\(small)", "-F", "c=@\(small)", "http://127.0.0.1:\(port)/small",
+                ]).status,
+                try curlStatus(["-F", "a=@\(small)", "-F", "b=@\(small)", "http://127.0.0.1:\(port)/small"])
+            )
         }
         #expect(tooLarge == 413)
         #expect(tooMany == 413)
@@ -152,7 +169,8 @@ func peakResidentKiB() -> Int {
         @Sendable func post(_ contentType: String, _ body: String) throws -> Int {
             let connection = try RawConnection(port: port)
             return try connection.request(
-                "POST /small HTTP/1.1\r\nHost: x\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)").status
+                "POST /small HTTP/1.1\r\nHost: x\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+            ).status
         }
         let statuses = try await blocking {
             [

@@ -13,7 +13,9 @@ import Testing
     @Test func everyKeyIsInTheDefaultFileAndDocumented() throws {
         let data = try #require(FileManager.default.contents(atPath: TestPaths.packageRoot + "/config/default.json"))
         let object = try JSONDecoder().decode([String: JSONValue].self, from: data)
-        let doc = String(decoding: FileManager.default.contents(atPath: TestPaths.packageRoot + "/docs/CONFIGURATION.md") ?? Data(), as: UTF8.self)
+        let doc = String(
+            decoding: FileManager.default.contents(atPath: TestPaths.packageRoot + "/docs/CONFIGURATION.md") ?? Data(),
+            as: UTF8.self)
         for key in Configuration.keys {
             #expect(object[key.name] != nil, "config/default.json lacks \(key.name)")
             #expect(doc.contains("`\(key.name)`"), "docs/CONFIGURATION.md lacks \(key.name)")
@@ -55,7 +57,9 @@ import Testing
     ])
     func badFileValueIsNamed(json: String, key: String) throws {
         let file = try TestPaths.temporaryFile(contents: json)
-        let error = try #require(throws: ConfigurationError.self) { try Configuration.load(file: file, environment: [:]) }
+        let error = try #require(throws: ConfigurationError.self) {
+            try Configuration.load(file: file, environment: [:])
+        }
         #expect(error.message.contains("bad value for \"\(key)\""))
     }
 
@@ -82,16 +86,21 @@ import Testing
         #expect(configuration.usesUpstreamPlatform)
         #expect(configuration.consumerSecret == "c2VjcmV0")
         #expect(throws: ConfigurationError("platform_url is set but consumer_key is missing")) {
-            try Configuration.load(file: nil, environment: ["HAR_PLATFORM_URL": "https://api.heobs.org", "HAR_CONSUMER_SECRET": "x"])
+            try Configuration.load(
+                file: nil, environment: ["HAR_PLATFORM_URL": "https://api.heobs.org", "HAR_CONSUMER_SECRET": "x"])
         }
     }
 
     @Test func plainHTTPGoesOnlyToThisMachine() throws {
         let base = ["HAR_CONSUMER_KEY": "k", "HAR_CONSUMER_SECRET": "s"]
         for url in ["http://127.0.0.1:8090", "http://localhost:9000/", "http://[::1]:8090"] {
-            #expect(try Configuration.load(file: nil, environment: base.merging(["HAR_PLATFORM_URL": url]) { $1 }).platformURL == url)
+            #expect(
+                try Configuration.load(file: nil, environment: base.merging(["HAR_PLATFORM_URL": url]) { $1 })
+                    .platformURL == url)
         }
-        for url in ["http://api.heobs.org", "http://127.0.0.1.evil.example", "http://127.0.0.1@evil.example", "http://10.0.0.5"] {
+        for url in [
+            "http://api.heobs.org", "http://127.0.0.1.evil.example", "http://127.0.0.1@evil.example", "http://10.0.0.5",
+        ] {
             let error = try #require(throws: ConfigurationError.self) {
                 try Configuration.load(file: nil, environment: base.merging(["HAR_PLATFORM_URL": url]) { $1 })
             }

@@ -10,16 +10,21 @@ final class SignedInClient {
     let email: String
     private(set) var csrf = ""
 
-    init(_ server: RunningServer, email: String = "volunteer.\(UUID().uuidString.prefix(8).lowercased())@example.org") throws {
+    init(_ server: RunningServer, email: String = "volunteer.\(UUID().uuidString.prefix(8).lowercased())@example.org")
+        throws
+    {
         self.server = server
         self.email = email
         jar = try TestPaths.temporaryDirectory() + "/cookies"
         let signin = try get("/signin")
         let anonymous = try Self.csrf(in: signin.body)
-        let answer = try curl(server.baseURL + "/signin", [
-            "-b", jar, "-c", jar, "--data-urlencode", "email=\(email)", "--data-urlencode", "password=correct horse",
-            "--data-urlencode", "_csrf=\(anonymous)",
-        ])
+        let answer = try curl(
+            server.baseURL + "/signin",
+            [
+                "-b", jar, "-c", jar, "--data-urlencode", "email=\(email)", "--data-urlencode",
+                "password=correct horse",
+                "--data-urlencode", "_csrf=\(anonymous)",
+            ])
         guard answer.status == 303, answer.headers["location"] == "/reports" else {
             throw TestFailure("sign-in failed: \(answer.status) \(answer.body.prefix(300))")
         }
@@ -37,7 +42,9 @@ final class SignedInClient {
     }
 
     func post(_ path: String, _ extra: [String] = [], csrf send: Bool = true) throws -> CurlResponse {
-        try curl(server.baseURL + path, ["-b", jar, "-c", jar, "-X", "POST"] + (send ? ["-H", "X-CSRF-Token: \(csrf)"] : []) + extra)
+        try curl(
+            server.baseURL + path,
+            ["-b", jar, "-c", jar, "-X", "POST"] + (send ? ["-H", "X-CSRF-Token: \(csrf)"] : []) + extra)
     }
 
     /// Opens the creation page (starts or resumes the draft); returns the draft's id.
@@ -52,7 +59,9 @@ final class SignedInClient {
         return String(page.body[range].dropFirst(12).dropLast())
     }
 
-    func upload(_ draft: String, file: String, fields: [String: String] = [:], type: String = "image/jpeg") throws -> CurlResponse {
+    func upload(_ draft: String, file: String, fields: [String: String] = [:], type: String = "image/jpeg") throws
+        -> CurlResponse
+    {
         var arguments = ["-F", "photo=@\(file);type=\(type)", "-H", "Accept: application/json"]
         for (name, value) in fields.sorted(by: { $0.key < $1.key }) { arguments += ["-F", "\(name)=\(value)"] }
         return try post("/api/drafts/\(draft)/photos", arguments)
@@ -61,7 +70,8 @@ final class SignedInClient {
     /// The id of an accepted upload.
     func photoID(_ response: CurlResponse) throws -> String {
         guard let data = response.body.data(using: .utf8),
-            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], let id = object["id"] as? String
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let id = object["id"] as? String
         else { throw TestFailure("no photo id in \(response.status) \(response.body)") }
         return id
     }
@@ -73,18 +83,24 @@ enum TestImages {
         Imaging.initialize()
         let path = try TestPaths.temporaryDirectory() + "/" + name
         var image: OpaquePointer?
-        guard har_vips_test_image(&image, Int32(width), Int32(height), 3) == 0, let image else { throw TestFailure("vips") }
+        guard har_vips_test_image(&image, Int32(width), Int32(height), 3) == 0, let image else {
+            throw TestFailure("vips")
+        }
         defer { har_vips_unref(image) }
         guard har_vips_test_save(image, path, format) == 0 else { throw TestFailure("vips save") }
         return path
     }
 
-    static func jpeg(width: Int = 64, height: Int = 48) throws -> String { try make("photo.jpg", width: width, height: height, format: 0) }
+    static func jpeg(width: Int = 64, height: Int = 48) throws -> String {
+        try make("photo.jpg", width: width, height: height, format: 0)
+    }
     static func png() throws -> String { try make("photo.png", format: 1) }
     static func webp() throws -> String { try make("photo.webp", format: 2) }
 
     /// A JPEG with an Exif APP1 holding an orientation and, optionally, a GPS position (little-endian TIFF).
-    static func jpegWithExif(orientation: Int = 1, gps: (lat: Double, lon: Double)? = nil, width: Int = 64, height: Int = 48)
+    static func jpegWithExif(
+        orientation: Int = 1, gps: (lat: Double, lon: Double)? = nil, width: Int = 64, height: Int = 48
+    )
         throws -> String
     {
         let base = try jpeg(width: width, height: height)
@@ -122,7 +138,8 @@ enum TestImages {
         }
         let payload = Array("Exif".utf8) + [0, 0] + tiff
         let length = payload.count + 2
-        let spliced = [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + payload + bytes.dropFirst(2)
+        let spliced =
+            [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + payload + bytes.dropFirst(2)
         let path = try TestPaths.temporaryDirectory() + "/exif.jpg"
         try Data(spliced).write(to: URL(fileURLWithPath: path))
         return path

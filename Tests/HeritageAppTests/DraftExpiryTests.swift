@@ -12,7 +12,8 @@ import Testing
 
     /// Moves a draft's last use back by `days`.
     func age(_ server: RunningServer, _ draft: String, days: Double = 8) throws {
-        try sqlite(server.dataDir, "UPDATE reports SET updated_at = updated_at - \(days * 86_400) WHERE local_id = '\(draft)'")
+        try sqlite(
+            server.dataDir, "UPDATE reports SET updated_at = updated_at - \(days * 86_400) WHERE local_id = '\(draft)'")
     }
 
     func json(_ response: CurlResponse) throws -> [String: String] {
@@ -24,7 +25,8 @@ import Testing
         let server = try RunningServer()
         let client = try SignedInClient(server)
         let draft = try client.openDraft()
-        let photo = try client.photoID(client.upload(draft, file: try TestImages.jpeg(), fields: ["latitude": "51", "longitude": "0"]))
+        let photo = try client.photoID(
+            client.upload(draft, file: try TestImages.jpeg(), fields: ["latitude": "51", "longitude": "0"]))
         // The submission form, opened before the draft expired.
         let submitPage = try client.get("/reports/new/submit").body
         let token = try #require(submitPage.firstMatch(#"name="submit_token" value="([0-9a-f]{64})""#))
@@ -39,7 +41,8 @@ import Testing
         #expect(!files(in: server, "photos").contains(photo))
         #expect(try scalarValue(server, "SELECT photo_count FROM expired_drafts WHERE local_id = '\(draft)'").int == 1)
 
-        let remove = try client.post("/api/drafts/\(draft)/photos/\(photo)", ["-X", "DELETE", "-H", "Accept: application/json"])
+        let remove = try client.post(
+            "/api/drafts/\(draft)/photos/\(photo)", ["-X", "DELETE", "-H", "Accept: application/json"])
         #expect(remove.status == 410)
         #expect(try json(remove)["message"] == Self.expiredWords)
         let suggestions = try client.get("/api/drafts/\(draft)/suggestions", ["-H", "Accept: application/json"])
@@ -52,9 +55,13 @@ import Testing
             ["--data-urlencode", "_csrf=\(client.csrf)", "--data-urlencode", "back=/reports/new/submit"], csrf: false)
         #expect(formRemove.status == 303)
         #expect(formRemove.headers["location"] == "/reports/new?expired=\(draft)")
-        var submit = ["--data-urlencode", "_csrf=\(client.csrf)", "--data-urlencode", "submit_token=\(token)",
-                      "--data-urlencode", "draft=\(draft)"]
-        for (name, value) in SubmitTests.good.sorted(by: { $0.key < $1.key }) { submit += ["--data-urlencode", "\(name)=\(value)"] }
+        var submit = [
+            "--data-urlencode", "_csrf=\(client.csrf)", "--data-urlencode", "submit_token=\(token)",
+            "--data-urlencode", "draft=\(draft)",
+        ]
+        for (name, value) in SubmitTests.good.sorted(by: { $0.key < $1.key }) {
+            submit += ["--data-urlencode", "\(name)=\(value)"]
+        }
         let submitted = try client.post("/reports/new/submit", submit, csrf: false)
         #expect(submitted.status == 303)
         #expect(submitted.headers["location"] == "/reports/new?expired=\(draft)")
@@ -70,8 +77,10 @@ import Testing
         let linked = try client.get("/reports/new?expired=\(draft)")
         #expect(linked.body.contains(Self.expiredWords))
         let french = try client.get("/reports/new/submit?expired=\(draft)", ["-H", "Accept-Language: fr"])
-        #expect(french.body.contains(
-            "Ce brouillon de signalement n’a pas été utilisé pendant 7 jours et a été supprimé. Ses photos ont été effacées."))
+        #expect(
+            french.body.contains(
+                "Ce brouillon de signalement n’a pas été utilisé pendant 7 jours et a été supprimé. Ses photos ont été effacées."
+            ))
     }
 
     @Test func anotherUsersDraftReadsLikeAnUnknownIdEvenOnceExpired() throws {

@@ -15,8 +15,9 @@ import Testing
         for key in english { #expect(catalog.messages(for: .fr)[key].isEmpty == false, "empty: \(key)") }
         // The exact words LST-08 requires.
         #expect(catalog.messages(for: .en)["list.deleteFailure.title"] == "Report Deletion Failure")
-        #expect(catalog.messages(for: .en)["list.deleteFailure.message"]
-            == "Our servers cannot process your request at this time. Please try again later.")
+        #expect(
+            catalog.messages(for: .en)["list.deleteFailure.message"]
+                == "Our servers cannot process your request at this time. Please try again later.")
     }
 
     @Test func languageComesFromCookieThenAcceptLanguageThenEnglish() {

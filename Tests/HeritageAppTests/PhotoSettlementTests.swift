@@ -15,7 +15,9 @@ import Testing
         try fixture.addUser(email: "photos@example.org", session: PlatformSession(sessionID: "s", expirationTime: nil))
         try fixture.queueReports(1, photos: 4)
         let all = try OutboxStore(pool: fixture.pool).photos(reportID: fixture.captured[0].id)
-        var first = all[0], second = all[1], third = all[2]
+        var first = all[0]
+        var second = all[1]
+        var third = all[2]
         first.state = .stored
         first.platformPhotoID = "A"
         second.state = .stored

@@ -10,14 +10,22 @@ import Testing
         let server = try RunningServer()
         let client = try SignedInClient(server)
         let draft = try client.openDraft()
-        let fix = ["latitude": "51.5", "longitude": "-0.12", "accuracy": "8", "altitude": "30", "fix_time": "1795000000000"]
-        for (path, type) in [(try TestImages.jpeg(), "image/jpeg"), (try TestImages.png(), "image/png"), (try TestImages.webp(), "image/webp")] {
+        let fix = [
+            "latitude": "51.5", "longitude": "-0.12", "accuracy": "8", "altitude": "30", "fix_time": "1795000000000",
+        ]
+        for (path, type) in [
+            (try TestImages.jpeg(), "image/jpeg"), (try TestImages.png(), "image/png"),
+            (try TestImages.webp(), "image/webp"),
+        ] {
             let answer = try client.upload(draft, file: path, fields: fix, type: type)
             #expect(answer.status == 201, "\(type): \(answer.body)")
             let id = try client.photoID(answer)
             #expect(FileManager.default.fileExists(atPath: server.dataDir + "/photos/" + id))
             #expect(FileManager.default.fileExists(atPath: server.dataDir + "/photos/" + id + ".thumb.jpg"))
-            let row = try queryRows(server, "SELECT content_type, sha256, latitude, longitude, accuracy, altitude, captured_at, width FROM photos WHERE local_id = '\(id)'").first
+            let row = try queryRows(
+                server,
+                "SELECT content_type, sha256, latitude, longitude, accuracy, altitude, captured_at, width FROM photos WHERE local_id = '\(id)'"
+            ).first
             #expect(row?[0].string == type)
             #expect(row?[1].string?.count == 64)
             #expect(row?[2].double == 51.5)
@@ -27,7 +35,10 @@ import Testing
             #expect(row?[6].string?.hasPrefix("2026-") == true)
             #expect(row?[7].int == 64)
         }
-        #expect(try scalarValue(server, "SELECT group_concat(position) FROM (SELECT position FROM photos ORDER BY position)").string == "0,1,2")
+        #expect(
+            try scalarValue(
+                server, "SELECT group_concat(position) FROM (SELECT position FROM photos ORDER BY position)"
+            ).string == "0,1,2")
     }
 
     @Test func textOrHtmlRenamedJpegIsRefusedAndLeavesNoFile() throws {
@@ -78,12 +89,16 @@ import Testing
         let client = try SignedInClient(server)
         let draft = try client.openDraft()
         let fix = ["latitude": "10", "longitude": "20", "accuracy": "5"]
-        let withGPS = try client.photoID(client.upload(draft, file: try TestImages.jpegWithExif(gps: (48.8584, 2.2945)), fields: fix))
+        let withGPS = try client.photoID(
+            client.upload(draft, file: try TestImages.jpegWithExif(gps: (48.8584, 2.2945)), fields: fix))
         let without = try client.photoID(client.upload(draft, file: try TestImages.jpeg(), fields: fix))
-        let exifRow = try queryRows(server, "SELECT latitude, longitude FROM photos WHERE local_id = '\(withGPS)'").first
+        let exifRow = try queryRows(server, "SELECT latitude, longitude FROM photos WHERE local_id = '\(withGPS)'")
+            .first
         #expect(abs((exifRow?[0].double ?? 0) - 48.8584) < 0.001)
         #expect(abs((exifRow?[1].double ?? 0) - 2.2945) < 0.001)
-        let formRow = try queryRows(server, "SELECT latitude, longitude, accuracy FROM photos WHERE local_id = '\(without)'").first
+        let formRow = try queryRows(
+            server, "SELECT latitude, longitude, accuracy FROM photos WHERE local_id = '\(without)'"
+        ).first
         #expect(formRow?[0].double == 10)
         #expect(formRow?[2].double == 5)
         let bad = try client.upload(draft, file: try TestImages.jpeg(), fields: ["latitude": "91", "longitude": "0"])
@@ -107,14 +122,16 @@ import Testing
         let client = try SignedInClient(server)
         let draft = try client.openDraft()
         let id = try client.photoID(client.upload(draft, file: try TestImages.jpeg()))
-        let removed = try client.post("/api/drafts/\(draft)/photos/\(id)", ["-X", "DELETE", "-H", "Accept: application/json"])
+        let removed = try client.post(
+            "/api/drafts/\(draft)/photos/\(id)", ["-X", "DELETE", "-H", "Accept: application/json"])
         #expect(removed.status == 200)
         #expect(try scalarValue(server, "SELECT count(*) FROM photos").int == 0)
         #expect(files(in: server, "photos").isEmpty)
         // The no-JavaScript form does the same and goes back.
         let second = try client.photoID(client.upload(draft, file: try TestImages.jpeg()))
-        let form = try client.post("/api/drafts/\(draft)/photos/\(second)/delete",
-                                   ["--data-urlencode", "_csrf=\(client.csrf)", "--data-urlencode", "back=/reports/new/submit"], csrf: false)
+        let form = try client.post(
+            "/api/drafts/\(draft)/photos/\(second)/delete",
+            ["--data-urlencode", "_csrf=\(client.csrf)", "--data-urlencode", "back=/reports/new/submit"], csrf: false)
         #expect(form.status == 303)
         #expect(form.headers["location"] == "/reports/new/submit")
         #expect(files(in: server, "photos").isEmpty)
@@ -138,7 +155,9 @@ import Testing
         #expect(try other.get("/photos/\(id)").status == 404)
         #expect(try other.get("/photos/\(id)/thumb").status == 404)
         #expect(try other.upload(draft, file: try TestImages.jpeg()).status == 404)
-        #expect(try other.post("/api/drafts/\(draft)/photos/\(id)", ["-X", "DELETE", "-H", "Accept: application/json"]).status == 404)
+        #expect(
+            try other.post("/api/drafts/\(draft)/photos/\(id)", ["-X", "DELETE", "-H", "Accept: application/json"])
+                .status == 404)
         #expect(try other.get("/api/drafts/\(draft)/suggestions").status == 404)
         #expect(try curl(server.baseURL + "/photos/\(id)").status == 303)  // signed out: to sign-in
         #expect(try owner.get("/photos/../har.sqlite", ["--path-as-is"]).status == 404)
@@ -148,7 +167,9 @@ import Testing
         let server = try RunningServer()
         let client = try SignedInClient(server)
         let draft = try client.openDraft()
-        let answer = try client.post("/api/drafts/\(draft)/photos", ["-F", "photo=@\(try TestImages.jpeg())", "-H", "Accept: application/json"], csrf: false)
+        let answer = try client.post(
+            "/api/drafts/\(draft)/photos", ["-F", "photo=@\(try TestImages.jpeg())", "-H", "Accept: application/json"],
+            csrf: false)
         #expect(answer.status == 403)
         #expect(files(in: server, "photos").isEmpty)
         #expect(try client.post("/reports/new/cancel", [], csrf: false).status == 403)
@@ -182,7 +203,9 @@ import Testing
     }
 
     @Test func mapTileOriginIsAllowedInTheCsp() throws {
-        let server = try RunningServer(environment: ["HAR_MAP_TILE_URL": "https://{s}.tiles.example.org/{z}/{x}/{y}.png"])
+        let server = try RunningServer(environment: [
+            "HAR_MAP_TILE_URL": "https://{s}.tiles.example.org/{z}/{x}/{y}.png"
+        ])
         let client = try SignedInClient(server)
         let page = try client.get("/reports/new")
         #expect(page.headers["content-security-policy"]?.contains("img-src 'self' https://*.tiles.example.org") == true)

@@ -25,16 +25,19 @@ import Testing
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let session = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(String(decoding: data, as: UTF8.self))")
+        let session = try #require(
+            try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(String(decoding: data, as: UTF8.self))")
         #expect((session["session_id"] as? String)?.isEmpty == false)
         #expect(process.terminationStatus == 0)
     }
 
     @Test func aBadFaultSpecificationIsNamed() throws {
         let dataDir = try TestPaths.temporaryDirectory()
-        let result = try runHar(["platform"], environment: [
-            "HAR_PLATFORM_APPS": "k:s", "HAR_DATA_DIR": dataDir, "HAR_PLATFORM_FAULTS": "fail5xx=lots",
-        ])
+        let result = try runHar(
+            ["platform"],
+            environment: [
+                "HAR_PLATFORM_APPS": "k:s", "HAR_DATA_DIR": dataDir, "HAR_PLATFORM_FAULTS": "fail5xx=lots",
+            ])
         #expect(result.status == 1)
         #expect(result.stderr.contains("platform_faults"))
     }

@@ -9,7 +9,9 @@ import Testing
 @Suite struct ReportListPagingTests {
     /// Held reports: the upload worker leaves them alone, so only the list changes them.
     func seed(_ server: RunningServer, count: Int) throws {
-        try sqlite(server.dataDir, """
+        try sqlite(
+            server.dataDir,
+            """
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
             INSERT INTO reports (user_id, local_id, state, name, creation_time, updated_at)
             SELECT (SELECT id FROM users), 'local-' || printf('%03d', i), 'held', 'Place ' || printf('%03d', i),
@@ -71,7 +73,11 @@ import Testing
         try seed(server, count: 3)
         let page = try client.get("/reports").body
         // One CSRF field for the page, not one per row; each button names the form and its own action.
-        let token = try #require(page.firstMatch(of: /<form id="delete-form" method="post" hidden><input type="hidden" name="_csrf" value="([0-9a-f]+)">/)).1
+        let token = try #require(
+            page.firstMatch(
+                of: /<form id="delete-form" method="post" hidden><input type="hidden" name="_csrf" value="([0-9a-f]+)">/
+            )
+        ).1
         let rows = try #require(page.firstMatch(of: /<ul class="report-list"[\s\S]*?<\/ul>/)).0
         #expect(!rows.contains("_csrf"))
         #expect(page.contains(#"form="delete-form" formaction="/reports/local-002/delete""#))

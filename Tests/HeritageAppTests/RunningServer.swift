@@ -71,7 +71,9 @@ final class RunningServer: @unchecked Sendable {
 }
 
 /// Runs `har` to completion with arguments and environment; returns its status and standard error.
-func runHar(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (status: Int32, stderr: String, stdout: String) {
+func runHar(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (
+    status: Int32, stderr: String, stdout: String
+) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: TestPaths.harExecutable)
     process.arguments = arguments
@@ -87,7 +89,9 @@ func runHar(_ arguments: [String], environment extra: [String: String] = [:]) th
     let outData = output.fileHandleForReading.readDataToEndOfFile()
     let errData = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: errData, as: UTF8.self), String(decoding: outData, as: UTF8.self))
+    return (
+        process.terminationStatus, String(decoding: errData, as: UTF8.self), String(decoding: outData, as: UTF8.self)
+    )
 }
 
 /// A response as curl saw it.
@@ -118,7 +122,8 @@ func curl(_ url: String, _ extra: [String] = []) throws -> CurlResponse {
             status = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
             headers = [:]
         } else if let colon = line.firstIndex(of: ":") {
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
     }
     return CurlResponse(status: status, headers: headers, body: String(decoding: body, as: UTF8.self))

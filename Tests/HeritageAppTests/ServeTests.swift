@@ -89,9 +89,11 @@ import Testing
     @Test func aBrokenTemplateStopsStartWithFileAndLine() throws {
         let templates = try TestPaths.temporaryDirectory()
         try FileManager.default.createDirectory(atPath: templates + "/partials", withIntermediateDirectories: true)
-        try "<p>\n{{#rows}}\n<li>{{name}}</li>\n".write(toFile: templates + "/error.mustache", atomically: true, encoding: .utf8)
+        try "<p>\n{{#rows}}\n<li>{{name}}</li>\n".write(
+            toFile: templates + "/error.mustache", atomically: true, encoding: .utf8)
         let dataDir = try TestPaths.temporaryDirectory()
-        let result = try runHar(["serve"], environment: ["HAR_DATA_DIR": dataDir, "HAR_PORT": "0", "HAR_TEMPLATES_DIR": templates])
+        let result = try runHar(
+            ["serve"], environment: ["HAR_DATA_DIR": dataDir, "HAR_PORT": "0", "HAR_TEMPLATES_DIR": templates])
         #expect(result.status == 1)
         #expect(result.stderr.contains("error.mustache:2:"))
     }
@@ -99,9 +101,11 @@ import Testing
     @Test func helpListsEveryVariable() throws {
         let result = try runHar(["--help"])
         #expect(result.status == 0)
-        for name in ["HAR_HOST", "HAR_PORT", "HAR_DATA_DIR", "HAR_PLATFORM_URL", "HAR_CONSUMER_KEY", "HAR_CONSUMER_SECRET",
-                     "HAR_TLS_CERT", "HAR_TLS_KEY", "HAR_PLATFORM_PORT", "HAR_PLATFORM_DB", "HAR_PLATFORM_APPS",
-                     "HAR_PLATFORM_SESSION_TTL", "HAR_PLATFORM_FAULTS"] {
+        for name in [
+            "HAR_HOST", "HAR_PORT", "HAR_DATA_DIR", "HAR_PLATFORM_URL", "HAR_CONSUMER_KEY", "HAR_CONSUMER_SECRET",
+            "HAR_TLS_CERT", "HAR_TLS_KEY", "HAR_PLATFORM_PORT", "HAR_PLATFORM_DB", "HAR_PLATFORM_APPS",
+            "HAR_PLATFORM_SESSION_TTL", "HAR_PLATFORM_FAULTS",
+        ] {
             #expect(result.stdout.contains(name), "har --help lacks \(name)")
         }
     }
@@ -142,18 +146,23 @@ import Testing
         let dataDir = first.dataDir
         _ = first.stop()
         let database = try Database(path: dataDir + "/har.sqlite")
-        try database.execute("""
+        try database.execute(
+            """
             INSERT INTO users (email, created_at, updated_at) VALUES ('a@example.org', 0, 0);
             INSERT INTO reports (user_id, local_id, state, creation_time, updated_at)
                 SELECT id, 'r1', 'stored', 0, 0 FROM users;
             """)
         database.close()
-        let switched = try runHar(["serve"], environment: [
-            "HAR_DATA_DIR": dataDir, "HAR_PORT": "0", "HAR_PLATFORM_URL": "http://127.0.0.1:9",
-            "HAR_CONSUMER_KEY": "k", "HAR_CONSUMER_SECRET": "s",
-        ])
+        let switched = try runHar(
+            ["serve"],
+            environment: [
+                "HAR_DATA_DIR": dataDir, "HAR_PORT": "0", "HAR_PLATFORM_URL": "http://127.0.0.1:9",
+                "HAR_CONSUMER_KEY": "k", "HAR_CONSUMER_SECRET": "s",
+            ])
         #expect(switched.status == 1)
-        #expect(switched.stderr.contains("belong to the embedded local platform, but the platform is now http://127.0.0.1:9"))
+        #expect(
+            switched.stderr.contains(
+                "belong to the embedded local platform, but the platform is now http://127.0.0.1:9"))
         #expect(!switched.stderr.contains("\"s\""))
         // The same platform as before starts as usual.
         let again = try RunningServer(dataDir: dataDir)

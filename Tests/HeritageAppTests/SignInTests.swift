@@ -33,7 +33,9 @@ import Testing
         let token = client.cookie("har_session") ?? ""
         #expect(token.count == 64)
         // Only its SHA-256 is stored.
-        #expect(try sqlite(server.dataDir, "SELECT COUNT(*) FROM web_sessions WHERE hex(token_hash) = upper('\(token)')") == "0")
+        #expect(
+            try sqlite(server.dataDir, "SELECT COUNT(*) FROM web_sessions WHERE hex(token_hash) = upper('\(token)')")
+                == "0")
         #expect(try sqlite(server.dataDir, "SELECT COUNT(*) FROM web_sessions") == "1")
         let list = try client.get("/reports")
         #expect(list.status == 200)
@@ -58,8 +60,12 @@ import Testing
         _ = try client.get("/signout")  // GET changes nothing
         #expect(try client.get("/reports").status == 200)
         // Signing in again (another account) drops the first session.
-        let again = try client.post("/signin", [("_csrf", try client.csrf(from: "/settings")), ("email", uniqueEmail()),
-                                                ("password", "pw")])
+        let again = try client.post(
+            "/signin",
+            [
+                ("_csrf", try client.csrf(from: "/settings")), ("email", uniqueEmail()),
+                ("password", "pw"),
+            ])
         #expect(again.status == 303)
         let second = client.cookie("har_session")
         #expect(second != first)
@@ -119,10 +125,12 @@ import Testing
         #expect(tooLong.status == 422)
         #expect(tooLong.body.contains("This e-mail address is too long."))
         #expect(!tooLong.body.contains(String(repeating: "a", count: 1000)))
-        let control = try client.post("/signin", [("_csrf", token), ("email", "a\u{1}b@example.org\r\nX: y"), ("password", "x")])
+        let control = try client.post(
+            "/signin", [("_csrf", token), ("email", "a\u{1}b@example.org\r\nX: y"), ("password", "x")])
         #expect(control.body.contains("This is not a valid e-mail address."))
         let longPassword = try client.post(
-            "/signin", [("_csrf", token), ("email", "a@example.org"), ("password", String(repeating: "p", count: 5000))])
+            "/signin",
+            [("_csrf", token), ("email", "a@example.org"), ("password", String(repeating: "p", count: 5000))])
         #expect(longPassword.body.contains("This password is too long."))
         let bodyFile = try TestPaths.temporaryFile(
             contents: "_csrf=\(token)&email=" + String(repeating: "x", count: 200_000), name: "body")
@@ -162,12 +170,16 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let openssl = Process()
         openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", folder + "/key.pem",
-                             "-out", folder + "/cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1"]
+        openssl.arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", folder + "/key.pem",
+            "-out", folder + "/cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1",
+        ]
         openssl.standardError = FileHandle.nullDevice
         try openssl.run()
         openssl.waitUntilExit()
-        let server = try RunningServer(environment: ["HAR_TLS_CERT": folder + "/cert.pem", "HAR_TLS_KEY": folder + "/key.pem"])
+        let server = try RunningServer(environment: [
+            "HAR_TLS_CERT": folder + "/cert.pem", "HAR_TLS_KEY": folder + "/key.pem",
+        ])
         let base = "https://127.0.0.1:\(server.port)"
         let jar = folder + "/jar"
         let page = try curl(base + "/signin", ["-k", "-c", jar])
@@ -178,8 +190,12 @@ import Testing
             return
         }
         let token = String(page.body[range].dropFirst(#"name="_csrf" value=""#.count).dropLast())
-        let signedIn = try curl(base + "/signin", ["-k", "-b", jar, "-c", jar, "--data-urlencode", "_csrf=\(token)",
-                                                   "--data-urlencode", "email=\(uniqueEmail())", "--data-urlencode", "password=pw"])
+        let signedIn = try curl(
+            base + "/signin",
+            [
+                "-k", "-b", jar, "-c", jar, "--data-urlencode", "_csrf=\(token)",
+                "--data-urlencode", "email=\(uniqueEmail())", "--data-urlencode", "password=pw",
+            ])
         #expect(signedIn.status == 303)
         let cookie = signedIn.headers["set-cookie"] ?? ""
         #expect(cookie.hasPrefix("__Host-har_session="))

@@ -17,10 +17,15 @@ import Testing
         return (token, draft, page.body)
     }
 
-    func post(_ client: SignedInClient, _ fields: [String: String], token: String, draft: String) throws -> CurlResponse {
-        var arguments = ["--data-urlencode", "_csrf=\(client.csrf)", "--data-urlencode", "submit_token=\(token)",
-                         "--data-urlencode", "draft=\(draft)"]
-        for (name, value) in fields.sorted(by: { $0.key < $1.key }) { arguments += ["--data-urlencode", "\(name)=\(value)"] }
+    func post(_ client: SignedInClient, _ fields: [String: String], token: String, draft: String) throws -> CurlResponse
+    {
+        var arguments = [
+            "--data-urlencode", "_csrf=\(client.csrf)", "--data-urlencode", "submit_token=\(token)",
+            "--data-urlencode", "draft=\(draft)",
+        ]
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+            arguments += ["--data-urlencode", "\(name)=\(value)"]
+        }
         return try client.post("/reports/new/submit", arguments, csrf: false)
     }
 
@@ -33,8 +38,11 @@ import Testing
         let empty = try post(client, Self.good, token: page.token, draft: page.draft)
         #expect(empty.status == 422)
         #expect(empty.body.contains("Add at least one photo"))
-        #expect(empty.body.contains("value=\"St Mary&#39;s Church\"") || empty.body.contains("value=\"St Mary&#x27;s Church\""))
-        let photo = try client.photoID(client.upload(draftID, file: try TestImages.jpeg(), fields: ["latitude": "51", "longitude": "0"]))
+        #expect(
+            empty.body.contains("value=\"St Mary&#39;s Church\"")
+                || empty.body.contains("value=\"St Mary&#x27;s Church\""))
+        let photo = try client.photoID(
+            client.upload(draftID, file: try TestImages.jpeg(), fields: ["latitude": "51", "longitude": "0"]))
         let cases: [(String, String, String)] = [
             ("name", "", "cannot be left empty"),
             ("name", String(repeating: "a", count: 201), "at most 200 characters"),
@@ -63,8 +71,11 @@ import Testing
         let server = try RunningServer()
         let client = try SignedInClient(server)
         let draftID = try client.openDraft()
-        _ = try client.upload(draftID, file: try TestImages.jpeg(), fields: ["latitude": "51", "longitude": "0", "accuracy": "15"])
-        _ = try client.upload(draftID, file: try TestImages.jpeg(), fields: ["latitude": "51.001", "longitude": "0.001", "accuracy": "4", "altitude": "12"])
+        _ = try client.upload(
+            draftID, file: try TestImages.jpeg(), fields: ["latitude": "51", "longitude": "0", "accuracy": "15"])
+        _ = try client.upload(
+            draftID, file: try TestImages.jpeg(),
+            fields: ["latitude": "51.001", "longitude": "0.001", "accuracy": "4", "altitude": "12"])
         let page = try submitPage(client)
         #expect(page.body.contains("Listed place of worship"))
         #expect(page.body.contains("id=\"camera-tile\""))
@@ -74,7 +85,10 @@ import Testing
         let replay = try post(client, Self.good, token: page.token, draft: page.draft)
         #expect(replay.status == 303)
         #expect(replay.headers["location"] == "/reports")
-        let rows = try queryRows(server, "SELECT state, name, designation, grade, latitude, accuracy, altitude, submitted_at, submit_token FROM reports")
+        let rows = try queryRows(
+            server,
+            "SELECT state, name, designation, grade, latitude, accuracy, altitude, submitted_at, submit_token FROM reports"
+        )
         #expect(rows.count == 1)
         // Queued, or already on its way: the upload worker is woken by the submission (issue 5).
         #expect(["queued", "creating", "created", "uploading", "stored"].contains(rows.first?[0].string ?? ""))

@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Where the package and the built `har` are, and scratch files for tests.
@@ -33,7 +33,9 @@ enum TestPaths {
 
     static func temporaryFile(contents: String, name: String = "config.json") throws -> String {
         let path = try temporaryDirectory() + "/" + name
-        guard FileManager.default.createFile(atPath: path, contents: Data(contents.utf8)) else { throw POSIXError(.EIO) }
+        guard FileManager.default.createFile(atPath: path, contents: Data(contents.utf8)) else {
+            throw POSIXError(.EIO)
+        }
         return path
     }
 }

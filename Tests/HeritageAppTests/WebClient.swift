@@ -23,8 +23,10 @@ final class WebClient {
     }
 
     func postJSON(_ path: String, _ json: String, csrf: String?) throws -> CurlResponse {
-        var arguments = ["-b", jar, "-c", jar, "-H", "Content-Type: application/json", "-H", "Accept: application/json",
-                         "--data-binary", json]
+        var arguments = [
+            "-b", jar, "-c", jar, "-H", "Content-Type: application/json", "-H", "Accept: application/json",
+            "--data-binary", json,
+        ]
         if let csrf { arguments += ["-H", "X-CSRF-Token: \(csrf)"] }
         return try curl(base + path, arguments)
     }
@@ -32,7 +34,9 @@ final class WebClient {
     /// The CSRF token the page at `path` puts in its forms.
     func csrf(from path: String = "/signin") throws -> String {
         let page = try get(path).body
-        guard let range = page.range(of: #"name="_csrf" value="[0-9a-f]+""#, options: .regularExpression) else { return "" }
+        guard let range = page.range(of: #"name="_csrf" value="[0-9a-f]+""#, options: .regularExpression) else {
+            return ""
+        }
         return String(page[range].dropFirst(#"name="_csrf" value=""#.count).dropLast())
     }
 

@@ -12,7 +12,9 @@ import Testing
         let email = try sqlite(server.dataDir, "SELECT email FROM users")
         // Held: the upload worker leaves it alone, so only a request that slipped past CSRF could change it.
         let localID = try seedReport(server, email: email, state: "held")
-        let routes = ["/signin", "/lang", "/signout", "/settings", "/api/reports/refresh", "/reports/\(localID)/delete"]
+        let routes = [
+            "/signin", "/lang", "/signout", "/settings", "/api/reports/refresh", "/reports/\(localID)/delete",
+        ]
         for route in routes {
             let missing = try client.post(route, [("lang", "fr"), ("gps_accuracy_m", "5")])
             #expect(missing.status == 403, "\(route) without a token")
@@ -27,7 +29,8 @@ import Testing
         let anonymous = try WebClient(server)
         let anonymousToken = try anonymous.csrf()
         #expect(try client.post("/settings", [("_csrf", anonymousToken)]).status == 403)
-        #expect(try client.postJSON("/api/reports/refresh", "{}", csrf: try client.csrf(from: "/settings")).status == 200)
+        #expect(
+            try client.postJSON("/api/reports/refresh", "{}", csrf: try client.csrf(from: "/settings")).status == 200)
     }
 
     @Test func anExpiredPlatformSessionSignsOutAndKeepsQueuedReports() throws {
@@ -47,7 +50,9 @@ import Testing
         #expect(try sqlite(server.dataDir, "SELECT platform_session_id IS NULL FROM users") == "1")
         // Kept: still in the outbox (the worker may have moved it on, e.g. to waiting for sign-in).
         #expect(
-            try sqlite(server.dataDir, "SELECT state NOT IN ('cancelled', 'deleted') FROM reports WHERE local_id = '\(queued)'")
+            try sqlite(
+                server.dataDir, "SELECT state NOT IN ('cancelled', 'deleted') FROM reports WHERE local_id = '\(queued)'"
+            )
                 == "1")
         let page = try client.get("/reports")
         #expect(page.headers["location"] == "/signin")
@@ -73,8 +78,10 @@ import Testing
         let localID = try seedReport(server, email: email, state: "held")
         let token = try client.csrf(from: "/settings")
         let page = try client.get("/reports")
-        #expect(page.body.contains("Kept <b>here</b>".replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")))
+        #expect(
+            page.body.contains(
+                "Kept <b>here</b>".replacingOccurrences(of: "<", with: "&lt;")
+                    .replacingOccurrences(of: ">", with: "&gt;")))
         #expect(page.headers["cache-control"] == "no-store")
         let deleted = try client.post("/reports/\(localID)/delete", [("_csrf", token)])
         #expect(deleted.status == 303)
@@ -82,11 +89,18 @@ import Testing
         #expect(try sqlite(server.dataDir, "SELECT state FROM reports WHERE local_id = '\(localID)'") == "cancelled")
         #expect(try client.post("/reports/not-a-report/delete", [("_csrf", token)]).status == 404)
 
-        let saved = try client.post("/settings", [("_csrf", token), ("gps_accuracy_m", "50"), ("gps_alert_seconds", "90"),
-                                                  ("wireless_only", "on")])
+        let saved = try client.post(
+            "/settings",
+            [
+                ("_csrf", token), ("gps_accuracy_m", "50"), ("gps_alert_seconds", "90"),
+                ("wireless_only", "on"),
+            ])
         #expect(saved.headers["location"] == "/settings?saved=1")
-        #expect(try sqlite(server.dataDir, "SELECT gps_accuracy_m, gps_alert_seconds, wireless_only FROM users") == "50|90|1")
-        let bad = try client.post("/settings", [("_csrf", token), ("gps_accuracy_m", "0"), ("gps_alert_seconds", "99999")])
+        #expect(
+            try sqlite(server.dataDir, "SELECT gps_accuracy_m, gps_alert_seconds, wireless_only FROM users")
+                == "50|90|1")
+        let bad = try client.post(
+            "/settings", [("_csrf", token), ("gps_accuracy_m", "0"), ("gps_alert_seconds", "99999")])
         #expect(bad.status == 422)
         #expect(bad.body.contains("from 1 to 1000"))
         #expect(bad.body.contains("from 5 to 3600"))
@@ -95,10 +109,13 @@ import Testing
         #expect(json.status == 422)
         #expect(json.body.contains(#""fields""#))
         #expect(try sqlite(server.dataDir, "SELECT gps_accuracy_m FROM users") == "50")
-        let ok = try client.postJSON("/settings", #"{"gpsAccuracyMetres":7,"gpsAlertSeconds":30,"wirelessOnly":false}"#,
-                                     csrf: token)
+        let ok = try client.postJSON(
+            "/settings", #"{"gpsAccuracyMetres":7,"gpsAlertSeconds":30,"wirelessOnly":false}"#,
+            csrf: token)
         #expect(ok.status == 200)
-        #expect(try sqlite(server.dataDir, "SELECT gps_accuracy_m, gps_alert_seconds, wireless_only FROM users") == "7|30|0")
+        #expect(
+            try sqlite(server.dataDir, "SELECT gps_accuracy_m, gps_alert_seconds, wireless_only FROM users") == "7|30|0"
+        )
     }
 
     @Test func signedOutFetchGetsJSONAndPagesRedirect() throws {
@@ -113,17 +130,25 @@ import Testing
     }
 
     @Test func addrSpecAgreesWithTheSharedCases() throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: TestPaths.packageRoot + "/Tests/browser/addr_spec_cases.json"))
-        struct Case: Decodable { var address: String; var valid: Bool }
+        let data = try Data(
+            contentsOf: URL(fileURLWithPath: TestPaths.packageRoot + "/Tests/browser/addr_spec_cases.json"))
+        struct Case: Decodable {
+            var address: String
+            var valid: Bool
+        }
         let cases = try JSONDecoder().decode([Case].self, from: data)
         #expect(cases.count > 40)
-        for item in cases { #expect(AddressSpec.isValid(item.address) == item.valid, "\(item.address.debugDescription)") }
+        for item in cases {
+            #expect(AddressSpec.isValid(item.address) == item.valid, "\(item.address.debugDescription)")
+        }
     }
 
     /// Inserts a report as Submit would, for the user with that e-mail; returns its local id.
     func seedReport(_ server: RunningServer, email: String, state: String) throws -> String {
         let localID = UUID().uuidString.lowercased()
-        try sqlite(server.dataDir, """
+        try sqlite(
+            server.dataDir,
+            """
             INSERT INTO reports (user_id, local_id, state, name, creation_time, updated_at)
             SELECT id, '\(localID)', '\(state)', 'Kept <b>here</b>', 1767225600, 1767225600 FROM users WHERE email = '\(email)'
             """)

@@ -87,7 +87,8 @@ func render(_ source: String, _ context: MustacheValue, partials: [String: Strin
                         characters[(offset + 9) % characters.count] = specials[(offset + 3) % specials.count]
                     }
                     let value = String(characters)
-                    #expect(try template.render(["v": .string(value)]) == "[" + referenceEscape(value) + "]", "\(value)")
+                    #expect(
+                        try template.render(["v": .string(value)]) == "[" + referenceEscape(value) + "]", "\(value)")
                 }
             }
         }

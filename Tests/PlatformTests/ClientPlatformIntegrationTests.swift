@@ -158,7 +158,8 @@ import Testing
         faults.photoLimitBytes = 1000
         let p = try Running(faults: faults)
         let session = try await p.client.signIn(email: "small@example.org", password: "pw")
-        let id = try await p.client.createReport(Self.report, idempotencyKey: UUID().uuidString, session: session).reportID
+        let id = try await p.client.createReport(Self.report, idempotencyKey: UUID().uuidString, session: session)
+            .reportID
         await #expect(throws: PlatformError.self) {
             _ = try await p.client.uploadPhoto(
                 reportID: id, photo: try p.photo(bytes: .jpeg(size: 5000)), idempotencyKey: UUID().uuidString,

@@ -121,7 +121,8 @@ import Testing
         let later = try h.signIn()
         #expect(later != session)
         let afterSignIn = h.platform.respond(
-            to: h.request("POST", "/har/report", json: LocalPlatformHarness.reportJSON, session: later, idempotencyKey: "k1"))
+            to: h.request(
+                "POST", "/har/report", json: LocalPlatformHarness.reportJSON, session: later, idempotencyKey: "k1"))
         #expect(afterSignIn.status == 200 && afterSignIn.bytes == first.bytes)
         // Another user's key space is their own.
         let bob = try h.signIn("bob@example.org")

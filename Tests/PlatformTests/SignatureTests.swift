@@ -8,8 +8,13 @@ struct SignatureVectors: Decodable {
         var method: String
         var path: String
         var body: String?
-        var body_hex: String?
-        var x_api_sig: String
+        var bodyHex: String?
+        var signature: String
+        enum CodingKeys: String, CodingKey {
+            case method, path, body
+            case bodyHex = "body_hex"
+            case signature = "x_api_sig"
+        }
     }
     var secret: String
     var vectors: [Vector]
@@ -24,9 +29,9 @@ struct SignatureVectors: Decodable {
         let file = try SignatureVectors.load()
         #expect(file.vectors.count >= 6)
         for vector in file.vectors {
-            let body = vector.body_hex.map(TestSupport.bytes(hex:)) ?? Array((vector.body ?? "").utf8)
+            let body = vector.bodyHex.map(TestSupport.bytes(hex:)) ?? Array((vector.body ?? "").utf8)
             let signature = Signature.sign(path: vector.path, body: body, secret: file.secret)
-            #expect(signature == vector.x_api_sig, "\(vector.method) \(vector.path)")
+            #expect(signature == vector.signature, "\(vector.method) \(vector.path)")
         }
     }
 
@@ -34,7 +39,7 @@ struct SignatureVectors: Decodable {
         let file = try SignatureVectors.load()
         let directory = try TestSupport.temporaryDirectory()
         for vector in file.vectors {
-            let body = vector.body_hex.map(TestSupport.bytes(hex:)) ?? Array((vector.body ?? "").utf8)
+            let body = vector.bodyHex.map(TestSupport.bytes(hex:)) ?? Array((vector.body ?? "").utf8)
             let path = directory + "/body"
             try Data(body).write(to: URL(fileURLWithPath: path))
             let stream = SignatureStream(secret: file.secret)
@@ -43,7 +48,7 @@ struct SignatureVectors: Decodable {
             let split = body.count / 3
             stream.update(body[..<split])
             try stream.update(fileAt: path, range: split..<body.count)
-            #expect(stream.finalize() == vector.x_api_sig)
+            #expect(stream.finalize() == vector.signature)
         }
     }
 

@@ -10,7 +10,8 @@ enum CreateScreen {
             let user = try context.requireUser()
             let now = Web.now()
             let (draft, isNew) = try drafts.open(userID: user.id, now: now)
-            let notice = try drafts.expiryNotice(request, userID: user.id, isNew: isNew, now: now, messages: context.messages)
+            let notice = try drafts.expiryNotice(
+                request, userID: user.id, isNew: isNew, now: now, messages: context.messages)
             return try page(web, context, drafts: drafts, draft: draft, expiryNotice: notice)
         }
         // Cancel (CRE-01): the draft and every photo file go; back to the list.
@@ -37,7 +38,8 @@ enum CreateScreen {
         values["full"] = .bool(photos.count >= DraftStore.maximumPhotos)
         values["expiryNotice"] = MustacheValue(expiryNotice)
         return try web.render(
-            "create", title: context.messages["create.title"], values, context: context, scripts: ["held-photos", "photo-strip", "create"])
+            "create", title: context.messages["create.title"], values, context: context,
+            scripts: ["held-photos", "photo-strip", "create"])
     }
 
     struct PageData: Encodable {
@@ -87,7 +89,9 @@ enum CreateScreen {
 /// The photo row of both pages: thumbnails with their X (CRE-08, SUB-04), as forms that work without
 /// JavaScript (the scripts turn them into fetch calls).
 enum PhotoStrip {
-    static func values(_ photos: [DraftPhoto], draft: Draft, back: String, context: WebContext) -> [String: MustacheValue] {
+    static func values(_ photos: [DraftPhoto], draft: Draft, back: String, context: WebContext) -> [String:
+        MustacheValue]
+    {
         let items: [MustacheValue] = photos.enumerated().map { index, photo in
             let number = index + 1
             return [

@@ -12,10 +12,12 @@ extension DraftStore {
     /// (which must read exactly like an unknown one).
     func expiredDraft(localID: String, userID: Int64) throws -> ExpiredDraft? {
         try store.read { db in
-            guard let row = try db.query(
-                "SELECT photo_count, expired_at FROM expired_drafts WHERE local_id = ? AND user_id = ?",
-                .text(localID), .integer(userID)
-            ).first else { return nil }
+            guard
+                let row = try db.query(
+                    "SELECT photo_count, expired_at FROM expired_drafts WHERE local_id = ? AND user_id = ?",
+                    .text(localID), .integer(userID)
+                ).first
+            else { return nil }
             return ExpiredDraft(
                 localID: localID, photoCount: Int(try row.int(0) ?? 0), expiredAt: try row.double(1) ?? 0)
         }
@@ -37,7 +39,8 @@ extension DraftStore {
             _ = try db.run(
                 "UPDATE expired_drafts SET announced_at = ? WHERE user_id = ? AND announced_at IS NULL",
                 .real(now), .integer(userID))
-            return ExpiredDraft(localID: localID, photoCount: Int(try row.int(1) ?? 0), expiredAt: try row.double(2) ?? 0)
+            return ExpiredDraft(
+                localID: localID, photoCount: Int(try row.int(1) ?? 0), expiredAt: try row.double(2) ?? 0)
         }
     }
 

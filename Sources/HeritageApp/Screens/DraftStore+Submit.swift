@@ -2,7 +2,7 @@ import FoundationEssentials
 import Storage
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The fields of a report as the submission form gives them, already checked (`SubmitForm`).
@@ -29,10 +29,13 @@ extension DraftStore {
             if try db.scalar("SELECT count(*) FROM reports WHERE submit_token = ?", .text(token)).int ?? 0 > 0 {
                 return .alreadySubmitted
             }
-            guard let id = try db.scalar(
-                "SELECT id FROM reports WHERE local_id = ? AND user_id = ? AND state = 'draft'", .text(draftLocalID),
-                .integer(userID)
-            ).int else { return .gone }
+            guard
+                let id = try db.scalar(
+                    "SELECT id FROM reports WHERE local_id = ? AND user_id = ? AND state = 'draft'",
+                    .text(draftLocalID),
+                    .integer(userID)
+                ).int
+            else { return .gone }
             let located = try db.query(
                 """
                 SELECT latitude, longitude, accuracy, altitude FROM photos
@@ -50,11 +53,13 @@ extension DraftStore {
                     altitude = ?, submitted_at = ?, submit_token = ?, updated_at = ?
                 WHERE id = ? AND state = 'draft'
                 """,
-                [.text(fields.name), .text(fields.designation), .text(fields.condition), .text(fields.occupancy),
-                 .text(fields.priorityCategory), .text(fields.ownerType), .text(fields.grade),
-                 try located?.value(at: 0) ?? .null, try located?.value(at: 1) ?? .null,
-                 try located?.value(at: 2) ?? .null, try located?.value(at: 3) ?? .null,
-                 .real(now), .text(token), .real(now), .integer(id)])
+                [
+                    .text(fields.name), .text(fields.designation), .text(fields.condition), .text(fields.occupancy),
+                    .text(fields.priorityCategory), .text(fields.ownerType), .text(fields.grade),
+                    try located?.value(at: 0) ?? .null, try located?.value(at: 1) ?? .null,
+                    try located?.value(at: 2) ?? .null, try located?.value(at: 3) ?? .null,
+                    .real(now), .text(token), .real(now), .integer(id),
+                ])
             return .queued
         }
     }
@@ -98,7 +103,8 @@ enum Geo {
         let radians = Double.pi / 180
         let dLat = (lat2 - lat1) * radians
         let dLon = (lon2 - lon1) * radians
-        let a = sin(dLat / 2) * sin(dLat / 2)
+        let a =
+            sin(dLat / 2) * sin(dLat / 2)
             + cos(lat1 * radians) * cos(lat2 * radians) * sin(dLon / 2) * sin(dLon / 2)
         return 2 * 6_371_000 * atan2(a.squareRoot(), (1 - a).squareRoot())
     }

@@ -18,7 +18,8 @@ struct DraftPhoto: Sendable, Encodable {
     var accuracy: Double?
 
     enum CodingKeys: String, CodingKey {
-        case localID = "id", position, contentType, latitude, longitude, accuracy
+        case localID = "id"
+        case position, contentType, latitude, longitude, accuracy
     }
 }
 
@@ -49,7 +50,10 @@ struct DraftStore: Sendable {
     /// Most photos in one report (CRE-11).
     static let maximumPhotos = 20
 
-    enum AddResult { case added(position: Int), full, gone }
+    enum AddResult {
+        case added(position: Int)
+        case full, gone
+    }
 
     /// The user's open draft (the newest one touched since `freshSince`), or a new one. The bool says
     /// whether it was made now. A draft past its retention is not taken up again, even before the sweep
@@ -80,10 +84,12 @@ struct DraftStore: Sendable {
     /// another user's draft is indistinguishable from one that does not exist).
     func draft(localID: String, userID: Int64) throws -> Draft? {
         try store.read { db in
-            guard let row = try db.query(
-                "SELECT id, updated_at FROM reports WHERE local_id = ? AND user_id = ? AND state = 'draft'",
-                .text(localID), .integer(userID)
-            ).first, let id = try row.int(0) else { return nil }
+            guard
+                let row = try db.query(
+                    "SELECT id, updated_at FROM reports WHERE local_id = ? AND user_id = ? AND state = 'draft'",
+                    .text(localID), .integer(userID)
+                ).first, let id = try row.int(0)
+            else { return nil }
             return Draft(id: id, localID: localID, userID: userID, updatedAt: try row.double(1) ?? 0)
         }
     }
@@ -95,7 +101,8 @@ struct DraftStore: Sendable {
                 .integer(reportID)
             ).map { row in
                 DraftPhoto(
-                    localID: try row.string(0) ?? "", position: Int(try row.int(1) ?? 0), contentType: try row.string(2) ?? "",
+                    localID: try row.string(0) ?? "", position: Int(try row.int(1) ?? 0),
+                    contentType: try row.string(2) ?? "",
                     latitude: try row.double(3), longitude: try row.double(4), accuracy: try row.double(5))
             }
         }
@@ -110,14 +117,19 @@ struct DraftStore: Sendable {
                 .text(localID))
             guard let row = rows.first else { return (nil, false) }
             guard try row.int(0) == draft.id else { return (nil, true) }
-            return (DraftPhoto(
-                localID: try row.string(1) ?? "", position: Int(try row.int(2) ?? 0), contentType: try row.string(3) ?? "",
-                latitude: try row.double(4), longitude: try row.double(5), accuracy: try row.double(6)), false)
+            return (
+                DraftPhoto(
+                    localID: try row.string(1) ?? "", position: Int(try row.int(2) ?? 0),
+                    contentType: try row.string(3) ?? "",
+                    latitude: try row.double(4), longitude: try row.double(5), accuracy: try row.double(6)), false
+            )
         }
     }
 
     func photoCount(reportID: Int64) throws -> Int {
-        try store.read { db in Int(try db.scalar("SELECT count(*) FROM photos WHERE report_id = ?", .integer(reportID)).int ?? 0) }
+        try store.read { db in
+            Int(try db.scalar("SELECT count(*) FROM photos WHERE report_id = ?", .integer(reportID)).int ?? 0)
+        }
     }
 
     /// Adds the photo at the end of the row, unless the report already has its 20 (checked inside the
@@ -129,18 +141,22 @@ struct DraftStore: Sendable {
             }
             let count = try db.scalar("SELECT count(*) FROM photos WHERE report_id = ?", .integer(draft.id)).int ?? 0
             guard count < Self.maximumPhotos else { return .full }
-            let position = Int(try db.scalar(
-                "SELECT coalesce(max(position), -1) + 1 FROM photos WHERE report_id = ?", .integer(draft.id)).int ?? 0)
+            let position = Int(
+                try db.scalar(
+                    "SELECT coalesce(max(position), -1) + 1 FROM photos WHERE report_id = ?", .integer(draft.id)
+                ).int ?? 0)
             _ = try db.run(
                 """
                 INSERT INTO photos (report_id, local_id, position, content_type, size, sha256, width, height,
                     latitude, longitude, accuracy, altitude, captured_at, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [.integer(draft.id), .text(photo.localID), .integer(Int64(position)), .text(photo.contentType),
-                 .integer(Int64(photo.size)), .text(photo.sha256), .integer(Int64(photo.width)),
-                 .integer(Int64(photo.height)), SQLValue(photo.fix?.latitude), SQLValue(photo.fix?.longitude),
-                 SQLValue(photo.fix?.accuracy), SQLValue(photo.fix?.altitude), .text(photo.capturedAt), .real(now)])
+                [
+                    .integer(draft.id), .text(photo.localID), .integer(Int64(position)), .text(photo.contentType),
+                    .integer(Int64(photo.size)), .text(photo.sha256), .integer(Int64(photo.width)),
+                    .integer(Int64(photo.height)), SQLValue(photo.fix?.latitude), SQLValue(photo.fix?.longitude),
+                    SQLValue(photo.fix?.accuracy), SQLValue(photo.fix?.altitude), .text(photo.capturedAt), .real(now),
+                ])
             _ = try db.run("UPDATE reports SET updated_at = ? WHERE id = ?", .real(now), .integer(draft.id))
             return .added(position: position)
         }
@@ -193,7 +209,8 @@ struct DraftStore: Sendable {
                 parameter
             ).compactMap { try $0.string(0) }
             _ = try db.run(
-                "DELETE FROM photos WHERE report_id IN (SELECT id FROM reports WHERE state = 'draft' AND \(condition))", parameter)
+                "DELETE FROM photos WHERE report_id IN (SELECT id FROM reports WHERE state = 'draft' AND \(condition))",
+                parameter)
             _ = try db.run("DELETE FROM reports WHERE state = 'draft' AND \(condition)", parameter)
             return ids
         }

@@ -2,7 +2,7 @@ import FoundationEssentials
 import HTTPServer
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What the creation and submission screens are told by the configuration.
@@ -78,7 +78,8 @@ struct Drafts: Sendable {
 
     /// "7 days", "1 day", "12 hours"…: the retention in its largest whole unit.
     static func duration(_ seconds: Int, _ messages: Messages) -> String {
-        let (size, unit) = [(86_400, "day"), (3_600, "hour"), (60, "minute")].first { seconds >= $0.0 } ?? (1, "second")
+        let (size, unit) =
+            [(86_400, "day"), (3_600, "hour"), (60, "minute")].first { seconds >= $0.0 } ?? (1, "second")
         let count = seconds / size
         return count == 1
             ? messages["drafts.duration.\(unit)"] : messages.format("drafts.duration.\(unit)s", ["n": String(count)])
@@ -91,7 +92,8 @@ struct Drafts: Sendable {
     func expiredAnswer(localID: String, userID: Int64, json: Bool, web: Web, context: WebContext) throws -> Response? {
         guard let expired = try store.expiredDraft(localID: localID, userID: userID) else { return nil }
         if json {
-            return web.jsonError("draft_expired", expiryMessage(expired, context.messages), status: 410, context: context)
+            return web.jsonError(
+                "draft_expired", expiryMessage(expired, context.messages), status: 410, context: context)
         }
         return web.redirect("/reports/new?expired=\(expired.localID)", context: context)
     }
@@ -99,7 +101,8 @@ struct Drafts: Sendable {
     /// What a creation or submission page says about an expired draft: the one its link names (where a
     /// request that found its draft expired sends the user), else, when this visit made a new draft,
     /// the last one with photos the sweep took that the user has not been told about yet.
-    func expiryNotice(_ request: Request, userID: Int64, isNew: Bool, now: Double, messages: Messages) throws -> String? {
+    func expiryNotice(_ request: Request, userID: Int64, isNew: Bool, now: Double, messages: Messages) throws -> String?
+    {
         if let named = request.queryValue("expired"), PhotoFiles.isValidID(named),
             let expired = try store.expiredDraft(localID: named, userID: userID)
         {
@@ -129,7 +132,8 @@ struct Drafts: Sendable {
     /// nil when it is not an http(s) URL (then no outside image source is allowed at all).
     static func tileOrigin(_ template: String) -> String? {
         let lower = template.lowercased()
-        guard let schemeEnd = lower.firstRange(of: "://"), ["http", "https"].contains(String(lower[..<schemeEnd.lowerBound]))
+        guard let schemeEnd = lower.firstRange(of: "://"),
+            ["http", "https"].contains(String(lower[..<schemeEnd.lowerBound]))
         else { return nil }
         let rest = lower[schemeEnd.upperBound...]
         let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }

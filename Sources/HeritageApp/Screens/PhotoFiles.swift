@@ -2,7 +2,7 @@ import FoundationEssentials
 import Imaging
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The photo files of the data folder: `photos/<local_id>` (the bytes as received) and
@@ -15,10 +15,12 @@ struct PhotoFiles: Sendable {
 
     /// Only our own UUIDs name files: anything else in a URL could walk out of the folder.
     static func isValidID(_ text: String) -> Bool {
-        text.utf8.count == 36 && text.utf8.allSatisfy { byte in
-            (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
-                || byte == UInt8(ascii: "-")
-        }
+        text.utf8.count == 36
+            && text.utf8.allSatisfy { byte in
+                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+                    || byte == UInt8(ascii: "-")
+            }
     }
 
     func prepare() throws { try DataFolder.prepare(directory) }

@@ -1,8 +1,8 @@
 import FoundationEssentials
 import HTTPServer
-import Storage
 import Imaging
 import Platform
+import Storage
 
 /// Photos of drafts: upload (CRE-05, the file-input fallback), removal (CRE-09, SUB-04) and serving to
 /// their owner only. Nothing uploaded is ever served as HTML or script: the type is the one libvips
@@ -31,14 +31,17 @@ enum PhotoRoutes {
 
     static func remove(_ request: Request, _ context: WebContext, web: Web, drafts: Drafts) throws -> Response {
         let user = try context.requireUser()
-        let notFound = web.jsonError("not_found", context.messages["photos.errors.notFound"], status: 404, context: context)
-        guard let id = request.parameters["id"], let photo = request.parameters["photo"], PhotoFiles.isValidID(photo) else {
+        let notFound = web.jsonError(
+            "not_found", context.messages["photos.errors.notFound"], status: 404, context: context)
+        guard let id = request.parameters["id"], let photo = request.parameters["photo"], PhotoFiles.isValidID(photo)
+        else {
             return notFound
         }
         let now = Web.now()
         guard let draft = try drafts.current(localID: id, userID: user.id, now: now) else {
             let json = request.method != "POST" || context.wantsJSON
-            return try drafts.expiredAnswer(localID: id, userID: user.id, json: json, web: web, context: context) ?? notFound
+            return try drafts.expiredAnswer(localID: id, userID: user.id, json: json, web: web, context: context)
+                ?? notFound
         }
         guard try drafts.store.deletePhoto(localID: photo, draft: draft, now: now) else { return notFound }
         drafts.files.remove(photo)
@@ -55,14 +58,19 @@ enum PhotoRoutes {
         let user = try context.requireUser()
         guard let photo = request.parameters["photo"], PhotoFiles.isValidID(photo),
             let storedType = try drafts.store.ownedPhotoType(localID: photo, userID: user.id)
-        else { return web.errorPage(status: 404, titleKey: "photos.notFoundTitle", messageKey: "photos.errors.notFound", context: context) }
+        else {
+            return web.errorPage(
+                status: 404, titleKey: "photos.notFoundTitle", messageKey: "photos.errors.notFound", context: context)
+        }
         let path = thumbnail ? drafts.files.thumbnailPath(photo) : drafts.files.originalPath(photo)
         let type = thumbnail ? "image/jpeg" : storedType
         // Only the three image types ever leave here, whatever the row says.
         guard ["image/jpeg", "image/png", "image/webp"].contains(type), let size = drafts.files.size(of: path) else {
-            return web.errorPage(status: 404, titleKey: "photos.notFoundTitle", messageKey: "photos.errors.notFound", context: context)
+            return web.errorPage(
+                status: 404, titleKey: "photos.notFoundTitle", messageKey: "photos.errors.notFound", context: context)
         }
-        var response = Response(status: 200, headers: Headers([("Content-Type", type)]), body: .file(path: path, size: size))
+        var response = Response(
+            status: 200, headers: Headers([("Content-Type", type)]), body: .file(path: path, size: size))
         response.headers.add("X-Content-Type-Options", "nosniff")
         response.headers.add("Content-Disposition", "inline")
         response.headers.add("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; sandbox")
@@ -103,7 +111,9 @@ struct DraftPhotoUpload {
                 ?? refuse("not_found", "draftNotFound", 404)
         }
         guard let id = request.parameters["id"] else { return refuse("not_found", "draftNotFound", 404) }
-        guard let draft = try drafts.current(localID: id, userID: user.id, now: Web.now()) else { return try missing(id) }
+        guard let draft = try drafts.current(localID: id, userID: user.id, now: Web.now()) else {
+            return try missing(id)
+        }
         // The page names each photo (a UUID made when it was taken) so that a retry after a lost answer
         // (a dropped connection, a 503 past the deadline while the photo was being kept) is the same
         // photo again, not a second one.
@@ -142,7 +152,9 @@ struct DraftPhotoUpload {
         let sha256 = try SHA256Stream.hashFile(at: file.path)
         // A picked photo's own EXIF position wins; a captured frame has none and takes the browser's fix.
         let exif = Imaging.gpsFix(path: file.path)
-        let fix = exif.map { PhotoFix(latitude: $0.latitude, longitude: $0.longitude, accuracy: nil, altitude: $0.altitude) } ?? sent
+        let fix =
+            exif.map { PhotoFix(latitude: $0.latitude, longitude: $0.longitude, accuracy: nil, altitude: $0.altitude) }
+            ?? sent
         let now = Web.now()
         let capturedAt = exif?.capturedAt ?? Self.clientTime(request) ?? Drafts.isoTime(now)
         let localID = requestedID ?? UUID().uuidString.lowercased()

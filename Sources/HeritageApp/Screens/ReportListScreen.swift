@@ -65,7 +65,8 @@ enum ReportListScreen {
             if context.wantsJSON {
                 return web.jsonError("not_found", context.messages["errors.notFound"], status: 404, context: context)
             }
-            return web.errorPage(status: 404, titleKey: "errors.notFound", messageKey: "errors.notFound", context: context)
+            return web.errorPage(
+                status: 404, titleKey: "errors.notFound", messageKey: "errors.notFound", context: context)
         case .cancelledLocally:
             return deleted(web, context, more)
         case .handedToWorker:
@@ -118,7 +119,8 @@ enum ReportListScreen {
             "shown": .int(page.rows.count), "more": moreValue(page, context.messages),
         ]
         return try web.render(
-            "list", title: context.messages["list.title"], values, context: context, scripts: ["list", "held-photos", "settings"])
+            "list", title: context.messages["list.title"], values, context: context,
+            scripts: ["list", "held-photos", "settings"])
     }
 
     /// The "Show more" line, or null when every report is shown.

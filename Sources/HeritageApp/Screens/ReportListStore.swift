@@ -3,7 +3,7 @@ import Platform
 import Storage
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A row of the report list as the store has it.
@@ -82,10 +82,11 @@ struct ReportListStore: Sendable {
             }
             // Fewer rows than asked for is every row: no second query.
             guard let limit, rows.count >= limit else { return (rows, rows.count) }
-            let total = try db.query(
-                "SELECT COUNT(*) AS n FROM reports WHERE user_id = ? AND state NOT IN \(Self.hiddenStates)",
-                .integer(userID)
-            ).first?.int("n") ?? 0
+            let total =
+                try db.query(
+                    "SELECT COUNT(*) AS n FROM reports WHERE user_id = ? AND state NOT IN \(Self.hiddenStates)",
+                    .integer(userID)
+                ).first?.int("n") ?? 0
             return (rows, max(Int(total), rows.count))
         }
     }
@@ -148,7 +149,8 @@ struct ReportListStore: Sendable {
                     !ids.contains(platformID)
                 else { continue }
                 try db.run(
-                    "UPDATE reports SET state = 'deleted', updated_at = ? WHERE id = ? AND state = 'stored'", .real(now),
+                    "UPDATE reports SET state = 'deleted', updated_at = ? WHERE id = ? AND state = 'stored'",
+                    .real(now),
                     .integer(id))
             }
         }

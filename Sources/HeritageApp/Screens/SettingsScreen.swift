@@ -1,7 +1,7 @@
 import FoundationEssentials
-import Platform
 import HTTPServer
 import Mustache
+import Platform
 
 /// The settings (SET-01..03): a panel over the list (Public/js/settings.js saves it with JSON), and the
 /// same form as a page of its own for a browser without JavaScript. Kept per user on the server, so they
@@ -20,7 +20,9 @@ enum SettingsScreen {
 
     static func save(_ request: Request, _ context: WebContext, web: Web) throws -> Response {
         let user = try context.requireUser()
-        let input = context.wantsJSON && !request.body.isEmpty ? SettingsInput(json: request.body) : SettingsInput(form: request)
+        let input =
+            context.wantsJSON && !request.body.isEmpty
+            ? SettingsInput(json: request.body) : SettingsInput(form: request)
         var errors: [String: String] = [:]
         var settings = user.settings
         if let value = input.gpsAccuracy, UserSettings.gpsAccuracyRange.contains(value) {
@@ -36,8 +38,10 @@ enum SettingsScreen {
         settings.wirelessOnly = input.wirelessOnly
         guard errors.isEmpty else {
             if context.wantsJSON {
-                return web.json(SettingsRefusal(error: "invalid", message: errors.values.sorted().joined(separator: " "),
-                                                fields: errors), status: 422, context: context)
+                return web.json(
+                    SettingsRefusal(
+                        error: "invalid", message: errors.values.sorted().joined(separator: " "),
+                        fields: errors), status: 422, context: context)
             }
             var shown = context
             shown.user?.settings = settings  // re-show what was typed next to its message
@@ -46,8 +50,9 @@ enum SettingsScreen {
         try web.sessions.save(settings: settings, userID: user.id, now: Web.now())
         if context.wantsJSON {
             return web.json(
-                SavedSettings(gpsAccuracyMetres: settings.gpsAccuracyMetres, gpsAlertSeconds: settings.gpsAlertSeconds,
-                              wirelessOnly: settings.wirelessOnly, message: context.messages["settings.saved"]),
+                SavedSettings(
+                    gpsAccuracyMetres: settings.gpsAccuracyMetres, gpsAlertSeconds: settings.gpsAlertSeconds,
+                    wirelessOnly: settings.wirelessOnly, message: context.messages["settings.saved"]),
                 context: context)
         }
         return web.redirect("/settings?saved=1", context: context)

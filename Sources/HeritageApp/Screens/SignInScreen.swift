@@ -10,7 +10,8 @@ enum SignInScreen {
         router.web("GET", "/signin", web, access: .anyone) { request, context in
             if context.user != nil { return web.redirect("/reports", context: context) }
             let notice = request.queryValue("notice").flatMap { ["expired", "signedOut"].contains($0) ? $0 : nil }
-            return try page(web, context, form: SignInForm(), notice: notice.map { context.messages["signin.notice.\($0)"] })
+            return try page(
+                web, context, form: SignInForm(), notice: notice.map { context.messages["signin.notice.\($0)"] })
         }
         // A sign-in form is a few hundred bytes: anything near 64 KB is not one (413 before parsing).
         router.webAsync("POST", "/signin", web, access: .anyone, options: RouteOptions(maxBodyBytes: 65_536)) {
@@ -35,7 +36,8 @@ enum SignInScreen {
         guard checked.isValid else { return try page(web, context, form: checked, status: 422) }
 
         let now = Web.now()
-        let limited = !web.signInLimiter.allow(["ip:" + request.remoteAddress, "email:" + checked.email.lowercased()], now: now)
+        let limited = !web.signInLimiter.allow(
+            ["ip:" + request.remoteAddress, "email:" + checked.email.lowercased()], now: now)
         if limited {
             checked.formError = context.messages["signin.errors.rateLimited"]
             var response = try page(web, context, form: checked, status: 429)
@@ -55,7 +57,8 @@ enum SignInScreen {
         }
         // Rotation: the session cookie the browser came with (if any) is dropped, a new one is made.
         let made = try web.sessions.signIn(
-            email: checked.email, platform: platformSession, replacing: request.cookies[web.sessionCookieName], now: now)
+            email: checked.email, platform: platformSession, replacing: request.cookies[web.sessionCookieName], now: now
+        )
         var context = context
         let lifetime = max(60, Int(made.session.expiresAt - now))
         // Persistent (Max-Age), so the sign-in outlives a browser restart until the platform session ends.

@@ -65,7 +65,9 @@ struct SubmitForm: Sendable {
         .array(
             Self.selects.map { select in
                 let chosen = codes[select.name] ?? ""
-                let key = select.name == "priority_category" ? "priorityCategory" : select.name == "owner_type" ? "ownerType" : select.name
+                let key =
+                    select.name == "priority_category"
+                    ? "priorityCategory" : select.name == "owner_type" ? "ownerType" : select.name
                 let options: [MustacheValue] = select.codes.map { code in
                     [
                         "value": .string(code), "label": .string(messages["submit.codes.\(key).\(code)"]),

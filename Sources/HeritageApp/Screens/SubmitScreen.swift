@@ -11,7 +11,8 @@ enum SubmitScreen {
             let user = try context.requireUser()
             let now = Web.now()
             let (draft, isNew) = try drafts.open(userID: user.id, now: now)
-            let notice = try drafts.expiryNotice(request, userID: user.id, isNew: isNew, now: now, messages: context.messages)
+            let notice = try drafts.expiryNotice(
+                request, userID: user.id, isNew: isNew, now: now, messages: context.messages)
             return try page(
                 web, context, drafts: drafts, draft: draft, form: SubmitForm(), token: newToken(), expiryNotice: notice)
         }
@@ -20,14 +21,17 @@ enum SubmitScreen {
         }
         router.web("GET", "/api/drafts/:id/suggestions", web, access: .api) { request, context in
             let user = try context.requireUser()
-            guard let id = request.parameters["id"], let draft = try drafts.current(localID: id, userID: user.id, now: Web.now())
+            guard let id = request.parameters["id"],
+                let draft = try drafts.current(localID: id, userID: user.id, now: Web.now())
             else {
                 if let id = request.parameters["id"],
-                    let expired = try drafts.expiredAnswer(localID: id, userID: user.id, json: true, web: web, context: context)
+                    let expired = try drafts.expiredAnswer(
+                        localID: id, userID: user.id, json: true, web: web, context: context)
                 {
                     return expired
                 }
-                return web.jsonError("not_found", context.messages["photos.errors.draftNotFound"], status: 404, context: context)
+                return web.jsonError(
+                    "not_found", context.messages["photos.errors.draftNotFound"], status: 404, context: context)
             }
             return web.json(["names": try drafts.store.suggestions(draft: draft)], context: context)
         }
@@ -41,7 +45,8 @@ enum SubmitScreen {
         guard let token = request.formValue("submit_token"), token.utf8.count == 64, Text.bytes(fromHex: token) != nil,
             let draftID = request.formValue("draft"), PhotoFiles.isValidID(draftID)
         else {
-            return web.errorPage(status: 400, titleKey: "errors.badRequestTitle", messageKey: "errors.badRequest", context: context)
+            return web.errorPage(
+                status: 400, titleKey: "errors.badRequestTitle", messageKey: "errors.badRequest", context: context)
         }
         guard let draft = try drafts.current(localID: draftID, userID: user.id, now: Web.now()) else {
             // Swept while the form was open: the creation page says so (the typed fields cannot make a
@@ -90,10 +95,12 @@ enum SubmitScreen {
         values["maxName"] = .int(SubmitForm.maximumNameLength)
         values["suggestions"] = .array(try drafts.store.suggestions(draft: draft).map { .string($0) })
         values["cameraTile"] = .bool(photos.count < DraftStore.maximumPhotos)
-        values["submitJSON"] = .string(ScriptJSON.encode([
-            "draft": draft.localID, "removed": context.messages["photos.removed"],
-            "failed": context.messages["photos.errors.failed"], "noPhotos": context.messages["submit.errors.noPhotos"],
-        ]))
+        values["submitJSON"] = .string(
+            ScriptJSON.encode([
+                "draft": draft.localID, "removed": context.messages["photos.removed"],
+                "failed": context.messages["photos.errors.failed"],
+                "noPhotos": context.messages["submit.errors.noPhotos"],
+            ]))
         return try web.render(
             "submit", title: context.messages["submit.title"], values, context: context, status: status,
             scripts: ["held-photos", "photo-strip", "submit"])

@@ -25,7 +25,8 @@ enum AddressSpec {
         guard !bytes.isEmpty, bytes.count <= maximumLength else { return false }
         var index = 0
         if bytes[0] == UInt8(ascii: "\"") {
-            guard let end = quoted(bytes, from: 0, open: UInt8(ascii: "\""), close: UInt8(ascii: "\""), allowed: isQText)
+            guard
+                let end = quoted(bytes, from: 0, open: UInt8(ascii: "\""), close: UInt8(ascii: "\""), allowed: isQText)
             else { return false }
             index = end
         } else {

@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// Not a task group: a group waits for every child before it returns, and a curl transfer cannot be
 /// cancelled from a task, so the page would wait for it all the same.
-func withinDeadline<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+func withinDeadline<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T
+{
     let once = ResumeOnce()
     return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
         Task {
@@ -21,7 +22,8 @@ func withinDeadline<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable 
         Task {
             try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
             if once.claim() {
-                continuation.resume(throwing: PlatformError.retryLater(retryAfter: nil, reason: "no answer within \(Int(seconds))s"))
+                continuation.resume(
+                    throwing: PlatformError.retryLater(retryAfter: nil, reason: "no answer within \(Int(seconds))s"))
             }
         }
     }

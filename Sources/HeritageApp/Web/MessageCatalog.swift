@@ -132,7 +132,9 @@ enum CatalogNode: Decodable, Sendable {
         switch self {
         case .text(let text): flat[prefix] = text
         case .group(let children):
-            for (key, child) in children { child.flatten(prefix: prefix.isEmpty ? key : "\(prefix).\(key)", into: &flat) }
+            for (key, child) in children {
+                child.flatten(prefix: prefix.isEmpty ? key : "\(prefix).\(key)", into: &flat)
+            }
         }
     }
 }

@@ -120,7 +120,8 @@ struct SessionStore: Sendable {
             platformSessionExpiresAt: try row.double("platform_session_expires_at"))
         if now - (try row.double("last_seen_at") ?? 0) > Self.touchInterval {
             try store.write { db in
-                _ = try db.run("UPDATE web_sessions SET last_seen_at = ? WHERE token_hash = ?", .real(now), .blob(tokenHash))
+                _ = try db.run(
+                    "UPDATE web_sessions SET last_seen_at = ? WHERE token_hash = ?", .real(now), .blob(tokenHash))
             }
         }
         return (WebSession(tokenHash: tokenHash, userID: userID, csrfToken: csrf, expiresAt: expires), user)
@@ -128,7 +129,9 @@ struct SessionStore: Sendable {
 
     /// Sign-out: this browser's session only.
     func delete(session: WebSession) throws {
-        try store.write { db in _ = try db.run("DELETE FROM web_sessions WHERE token_hash = ?", .blob(session.tokenHash)) }
+        try store.write { db in
+            _ = try db.run("DELETE FROM web_sessions WHERE token_hash = ?", .blob(session.tokenHash))
+        }
     }
 
     /// The platform said the session is over: every web session of the user ends with it (none could

@@ -5,7 +5,7 @@ import Platform
 import Storage
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What every screen needs, given once at start: the store, the templates and messages, the platform
@@ -83,7 +83,9 @@ final class Web: Sendable {
         var context = WebContext(
             user: nil, session: nil, csrfToken: "", messages: catalog.messages(for: language), path: request.path,
             wantsJSON: wantsJSON)
-        if let token = request.cookies[sessionCookieName], let found = try sessions.lookup(token: token, now: Self.now()) {
+        if let token = request.cookies[sessionCookieName],
+            let found = try sessions.lookup(token: token, now: Self.now())
+        {
             context.user = found.user
             context.session = found.session
             context.csrfToken = found.session.csrfToken
@@ -142,7 +144,9 @@ final class Web: Sendable {
                 }),
         ]
         if let user = context.user {
-            root["user"] = ["id": .int(Int(user.id)), "email": .string(user.email), "fullname": MustacheValue(user.fullname)]
+            root["user"] = [
+                "id": .int(Int(user.id)), "email": .string(user.email), "fullname": MustacheValue(user.fullname),
+            ]
             root["signedInAs"] = .string(context.messages.format("settings.signedInAs", ["email": user.email]))
         }
         for (key, value) in values { root[key] = value }

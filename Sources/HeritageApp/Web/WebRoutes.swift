@@ -22,8 +22,9 @@ enum WebRoutes {
 enum LanguageSwitch {
     static func answer(_ request: Request, _ context: WebContext, web: Web) -> Response {
         guard let code = request.formValue("lang"), let language = Language(rawValue: code) else {
-            return web.errorPage(status: 400, titleKey: "errors.badRequestTitle", messageKey: "errors.badRequest",
-                                 context: context)
+            return web.errorPage(
+                status: 400, titleKey: "errors.badRequestTitle", messageKey: "errors.badRequest",
+                context: context)
         }
         var context = context
         context.cookies.append(web.cookie(Web.languageCookieName, language.rawValue, maxAge: 365 * 24 * 3600))

@@ -79,7 +79,8 @@ enum Reconciliation {
         guard extra == inDoubt.count else {
             return .undecidable(
                 "cannot tell whether \(inDoubt.count == 1 ? "a photo" : "\(inDoubt.count) photos") reached the "
-                    + "platform: it lists \(listed.count) photos for the report, \(storedCount) are recorded as sent here")
+                    + "platform: it lists \(listed.count) photos for the report, \(storedCount) are recorded as sent here"
+            )
         }
         // The newest photos are the ones in doubt: those not claimed by a photo of ours when the listing
         // gives ids, else the last ones received (by creation time when every photo has one; the
@@ -100,7 +101,9 @@ enum Reconciliation {
             newest = ordered.suffix(extra).map(\.element)
         }
         var outcomes: [Int64: PhotoOutcome] = [:]
-        for (photo, platform) in zip(inDoubt, newest) { outcomes[photo.id] = .landed(platformPhotoID: platform.photoID) }
+        for (photo, platform) in zip(inDoubt, newest) {
+            outcomes[photo.id] = .landed(platformPhotoID: platform.photoID)
+        }
         return .settled(outcomes)
     }
 

@@ -24,10 +24,14 @@ public final class PlatformClient: Sendable {
 
     public func signIn(email: String, password: String) async throws -> PlatformSession {
         struct Credentials: Encodable {
-            var email_address: String
+            var emailAddress: String
             var password: String
+            enum CodingKeys: String, CodingKey {
+                case emailAddress = "email_address"
+                case password
+            }
         }
-        let body = try Self.json(Credentials(email_address: email, password: password))
+        let body = try Self.json(Credentials(emailAddress: email, password: password))
         let response = try await send("POST", "account/session", body: .bytes(body), session: nil)
         return try decode(PlatformSession.self, response)
     }
