@@ -21,18 +21,27 @@ let package = Package(
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "Mustache"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
-        .target(name: "Platform", dependencies: ["CCurl", "COpenSSL", "HTTPServer", "Storage"]),
-        .target(name: "HeritageApp", dependencies: ["HTTPServer", "Storage", "Mustache", "Platform", "Imaging"]),
+        .target(name: "Basics"),
+        // The client needs neither an HTTP server nor SQLite: keep HTTPServer and Storage out of this list.
+        .target(name: "PlatformClient", dependencies: ["Basics", "CCurl", "COpenSSL"]),
+        .target(name: "LocalPlatform", dependencies: ["Basics", "PlatformClient", "HTTPServer", "Storage"]),
+        .target(
+            name: "HeritageApp",
+            dependencies: ["Basics", "HTTPServer", "Storage", "Mustache", "PlatformClient", "LocalPlatform", "Imaging"]),
         .target(name: "Imaging", dependencies: ["CVips"]),
         .executableTarget(name: "har", dependencies: ["HeritageApp"]),
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "MustacheTests", dependencies: ["Mustache"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "PlatformTests", dependencies: ["Platform", "HTTPServer", "Storage"]),
+        .testTarget(name: "BasicsTests", dependencies: ["Basics"]),
+        .testTarget(
+            name: "PlatformTests", dependencies: ["Basics", "PlatformClient", "LocalPlatform", "HTTPServer", "Storage"]),
         .testTarget(
             name: "HeritageAppTests",
-            dependencies: ["HeritageApp", "Platform", "HTTPServer", "Storage", "Imaging", "CVips"]),
+            dependencies: [
+                "HeritageApp", "Basics", "PlatformClient", "LocalPlatform", "HTTPServer", "Storage", "Imaging", "CVips",
+            ]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
     ],
     swiftLanguageModes: [.v6]

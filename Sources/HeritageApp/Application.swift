@@ -1,7 +1,7 @@
 import FoundationEssentials
 import HTTPServer
 import Mustache
-import Platform
+import PlatformClient
 import Storage
 
 #if canImport(Glibc)

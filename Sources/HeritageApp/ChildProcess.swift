@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 #if canImport(Glibc)
@@ -53,11 +54,11 @@ final class ChildProcess: @unchecked Sendable {
     /// output, or `timeout` seconds pass.
     func waitForLine<T>(timeout: Double, _ matching: (String) -> T?) -> T? {
         var pending: [UInt8] = []
-        let deadline = Log.now() + timeout
+        let deadline = WallClock.now() + timeout
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while Log.now() < deadline {
+        while WallClock.now() < deadline {
             var poller = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(max(1, (deadline - Log.now()) * 1000)))
+            let ready = poll(&poller, 1, Int32(max(1, (deadline - WallClock.now()) * 1000)))
             if ready < 0 && errno == EINTR { continue }
             guard ready > 0 else { return nil }
             let count = read(output, &buffer, buffer.count)
@@ -81,9 +82,9 @@ final class ChildProcess: @unchecked Sendable {
     /// SIGTERM, then SIGKILL after `gracePeriod` seconds; always reaps the child.
     func stop(gracePeriod: Double = 5) {
         kill(pid, SIGTERM)
-        let deadline = Log.now() + gracePeriod
+        let deadline = WallClock.now() + gracePeriod
         var status: Int32 = 0
-        while Log.now() < deadline {
+        while WallClock.now() < deadline {
             let reaped = waitpid(pid, &status, WNOHANG)
             if reaped == pid || reaped < 0 {
                 Glibc.close(output)

@@ -1,5 +1,6 @@
+import Basics
 import FoundationEssentials
-import Platform
+import PlatformClient
 
 extension Configuration {
     /// A key's kind and where it lands. Kept in one table so that the file, the environment, the

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Platform
+import PlatformClient
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,4 @@
+import Basics
 import HTTPServer
 
 #if canImport(Glibc)
@@ -20,10 +21,10 @@ public struct Log: Sendable {
     }
 
     public func info(_ message: String) {
-        Self.write("\(Self.timestamp(Self.now())) info \(message)\n", to: STDERR_FILENO)
+        Self.write("\(Self.timestamp(WallClock.now())) info \(message)\n", to: STDERR_FILENO)
     }
     public func error(_ message: String) {
-        Self.write("\(Self.timestamp(Self.now())) error \(message)\n", to: STDERR_FILENO)
+        Self.write("\(Self.timestamp(WallClock.now())) error \(message)\n", to: STDERR_FILENO)
     }
 
     /// One write(2) per line: unbuffered, so nothing is lost at a crash, and atomic for pipes up to
@@ -49,7 +50,7 @@ public struct Log: Sendable {
         var result = ""
         for scalar in text.unicodeScalars {
             if scalar.value < 0x20 || scalar.value == 0x7F || scalar == " " {
-                result += "%" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 2)
+                result += "%" + Hex.encode([UInt8(scalar.value)], uppercase: true)
             } else {
                 result.unicodeScalars.append(scalar)
             }
@@ -57,27 +58,6 @@ public struct Log: Sendable {
         return result
     }
 
-    static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
-
     /// ISO 8601 in UTC with milliseconds.
-    static func timestamp(_ seconds: Double) -> String {
-        var time = time_t(seconds.rounded(.down))
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        let millis = Int((seconds - seconds.rounded(.down)) * 1000)
-        return "\(parts.tm_year + 1900)-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T"
-            + "\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec)).\(String(millis).leftPadded(to: 3))Z"
-    }
-
-    private static func pad(_ value: Int32) -> String { String(value).leftPadded(to: 2) }
-}
-
-extension String {
-    func leftPadded(to width: Int, with pad: Character = "0") -> String {
-        count >= width ? self : String(repeating: pad, count: width - count) + self
-    }
+    static func timestamp(_ seconds: Double) -> String { ISO8601.utc(seconds: seconds, fractionDigits: 3) }
 }

@@ -1,4 +1,5 @@
-import Platform
+import LocalPlatform
+import PlatformClient
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
+import Basics
 import FoundationEssentials
-import Platform
+import PlatformClient
 import Testing
 
 @testable import HeritageApp

@@ -1,5 +1,5 @@
 import Foundation
-import Platform
+import PlatformClient
 import Storage
 import Testing
 

@@ -1,7 +1,7 @@
 import CVips
 import Foundation
 import Imaging
-import Platform
+import PlatformClient
 import Storage
 import Testing
 

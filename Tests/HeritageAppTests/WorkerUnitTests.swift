@@ -1,5 +1,5 @@
 import Foundation
-import Platform
+import PlatformClient
 import Testing
 
 @testable import HeritageApp

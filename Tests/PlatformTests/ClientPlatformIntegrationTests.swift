@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import Platform
+@testable import LocalPlatform
+@testable import PlatformClient
 
 /// The client against a running local platform over real sockets.
 @Suite(.serialized) struct ClientPlatformIntegrationTests {

@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 
-@testable import Platform
+@testable import PlatformClient
 
 /// The client's curl machinery without a platform: a refused connection is "retry later", nothing
 /// was sent, and many concurrent calls all come back.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Platform
+@testable import PlatformClient
 
 @Suite struct ErrorMappingTests {
     func map(_ status: Int, _ error: String = "", _ headers: [(name: String, value: String)] = []) -> PlatformError {

@@ -1,7 +1,8 @@
 import Foundation
 import HTTPServer
 
-@testable import Platform
+@testable import LocalPlatform
+@testable import PlatformClient
 
 /// A local platform in memory and a way to build signed requests to it, as the client would send them.
 struct LocalPlatformHarness {

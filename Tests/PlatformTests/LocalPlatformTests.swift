@@ -2,7 +2,8 @@ import Foundation
 import HTTPServer
 import Testing
 
-@testable import Platform
+@testable import LocalPlatform
+@testable import PlatformClient
 
 @Suite struct LocalPlatformTests {
     @Test(arguments: [false, true]) func signUpThenSignInThenWrongPassword(sqlite: Bool) throws {

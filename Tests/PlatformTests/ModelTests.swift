@@ -1,7 +1,8 @@
+import Basics
 import Foundation
 import Testing
 
-@testable import Platform
+@testable import PlatformClient
 
 @Suite struct ISO8601Tests {
     @Test func parsesOffsetsAndFractions() throws {

@@ -1,7 +1,8 @@
+import Basics
 import Foundation
 import Testing
 
-@testable import Platform
+@testable import PlatformClient
 
 @Suite struct MultipartBodyTests {
     func makePhoto(bytes: [UInt8]) throws -> PhotoUpload {

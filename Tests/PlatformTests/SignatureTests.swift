@@ -1,7 +1,8 @@
+import Basics
 import Foundation
 import Testing
 
-@testable import Platform
+@testable import PlatformClient
 
 struct SignatureVectors: Decodable {
     struct Vector: Decodable {
@@ -14,6 +15,12 @@ struct SignatureVectors: Decodable {
             case method, path, body
             case bodyHex = "body_hex"
             case signature = "x_api_sig"
+        }
+
+        /// The body's bytes; a malformed body_hex fails the test instead of signing some other body.
+        func bodyBytes() throws -> [UInt8] {
+            guard let hex = bodyHex else { return Array((body ?? "").utf8) }
+            return try #require(Hex.decode(hex), "body_hex of \(method) \(path)")
         }
     }
     var secret: String
@@ -29,7 +36,7 @@ struct SignatureVectors: Decodable {
         let file = try SignatureVectors.load()
         #expect(file.vectors.count >= 6)
         for vector in file.vectors {
-            let body = vector.bodyHex.map(TestSupport.bytes(hex:)) ?? Array((vector.body ?? "").utf8)
+            let body = try vector.bodyBytes()
             let signature = Signature.sign(path: vector.path, body: body, secret: file.secret)
             #expect(signature == vector.signature, "\(vector.method) \(vector.path)")
         }
@@ -39,7 +46,7 @@ struct SignatureVectors: Decodable {
         let file = try SignatureVectors.load()
         let directory = try TestSupport.temporaryDirectory()
         for vector in file.vectors {
-            let body = vector.bodyHex.map(TestSupport.bytes(hex:)) ?? Array((vector.body ?? "").utf8)
+            let body = try vector.bodyBytes()
             let path = directory + "/body"
             try Data(body).write(to: URL(fileURLWithPath: path))
             let stream = SignatureStream(secret: file.secret)

@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 import HTTPServer
 import Mustache
@@ -8,7 +9,7 @@ enum CreateScreen {
     static func register(on router: inout Router, web: Web, drafts: Drafts) {
         router.web("GET", "/reports/new", web, access: .page) { request, context in
             let user = try context.requireUser()
-            let now = Web.now()
+            let now = WallClock.now()
             let (draft, isNew) = try drafts.open(userID: user.id, now: now)
             let notice = try drafts.expiryNotice(
                 request, userID: user.id, isNew: isNew, now: now, messages: context.messages)

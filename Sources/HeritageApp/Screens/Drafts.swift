@@ -118,16 +118,6 @@ struct Drafts: Sendable {
         for id in try store.cancelDrafts(userID: userID) { files.remove(id) }
     }
 
-    /// ISO 8601 UTC, seconds precision: the photos' captured_at when the browser or EXIF gave none.
-    static func isoTime(_ seconds: Double) -> String {
-        var time = time_t(seconds.rounded(.down))
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
-    }
-
     /// The origin of a tile URL template for the CSP (`https://{s}.tile.example` → `https://*.tile.example`);
     /// nil when it is not an http(s) URL (then no outside image source is allowed at all).
     static func tileOrigin(_ template: String) -> String? {

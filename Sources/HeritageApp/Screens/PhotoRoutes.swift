@@ -1,7 +1,8 @@
+import Basics
 import FoundationEssentials
 import HTTPServer
 import Imaging
-import Platform
+import PlatformClient
 import Storage
 
 /// Photos of drafts: upload (CRE-05, the file-input fallback), removal (CRE-09, SUB-04) and serving to
@@ -37,7 +38,7 @@ enum PhotoRoutes {
         else {
             return notFound
         }
-        let now = Web.now()
+        let now = WallClock.now()
         guard let draft = try drafts.current(localID: id, userID: user.id, now: now) else {
             let json = request.method != "POST" || context.wantsJSON
             return try drafts.expiredAnswer(localID: id, userID: user.id, json: json, web: web, context: context)
@@ -111,7 +112,7 @@ struct DraftPhotoUpload {
                 ?? refuse("not_found", "draftNotFound", 404)
         }
         guard let id = request.parameters["id"] else { return refuse("not_found", "draftNotFound", 404) }
-        guard let draft = try drafts.current(localID: id, userID: user.id, now: Web.now()) else {
+        guard let draft = try drafts.current(localID: id, userID: user.id, now: WallClock.now()) else {
             return try missing(id)
         }
         // The page names each photo (a UUID made when it was taken) so that a retry after a lost answer
@@ -155,8 +156,8 @@ struct DraftPhotoUpload {
         let fix =
             exif.map { PhotoFix(latitude: $0.latitude, longitude: $0.longitude, accuracy: nil, altitude: $0.altitude) }
             ?? sent
-        let now = Web.now()
-        let capturedAt = exif?.capturedAt ?? Self.clientTime(request) ?? Drafts.isoTime(now)
+        let now = WallClock.now()
+        let capturedAt = exif?.capturedAt ?? Self.clientTime(request) ?? ISO8601.utc(seconds: now)
         let localID = requestedID ?? UUID().uuidString.lowercased()
         do {
             try drafts.files.install(upload: file.path, as: localID)
@@ -220,6 +221,6 @@ struct DraftPhotoUpload {
         guard let text = request.formValue("fix_time"), let millis = Double(text), millis.isFinite,
             millis > 946_684_800_000, millis < 4_102_444_800_000
         else { return nil }
-        return Drafts.isoTime(millis / 1000)
+        return ISO8601.utc(seconds: millis / 1000)
     }
 }

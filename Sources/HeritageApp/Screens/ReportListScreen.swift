@@ -1,7 +1,8 @@
+import Basics
 import FoundationEssentials
 import HTTPServer
 import Mustache
-import Platform
+import PlatformClient
 
 /// The report list (LST-01..09): rendered at once from the local store; the page's script then asks
 /// `/api/reports/refresh` to merge what the platform lists (LST-05) and polls `/api/reports` while
@@ -33,11 +34,11 @@ enum ReportListScreen {
             let limit = shown(request)
             do {
                 // Taken before the GET is sent: the listing is judged only against rows older than it.
-                let listingStartedAt = Web.now()
+                let listingStartedAt = WallClock.now()
                 let listed = try await web.withPlatform(context) { client, session in
                     try await client.listReports(session: session)
                 }
-                try reports.merge(listed, userID: user.id, now: Web.now(), listingStartedAt: listingStartedAt)
+                try reports.merge(listed, userID: user.id, now: WallClock.now(), listingStartedAt: listingStartedAt)
             } catch let error as PlatformError {
                 web.log.info("list refresh for user \(user.id) failed: \(error)")
                 var answer = try rowsAnswer(web, context, reports.page(userID: user.id, limit: limit), refreshed: false)
@@ -59,7 +60,7 @@ enum ReportListScreen {
     ) async throws -> Response {
         let more = shown.map { $0 > pageSize ? "&show=\($0)" : "" } ?? ""
         let user = try context.requireUser()
-        let now = Web.now()
+        let now = WallClock.now()
         switch try reports.planDeletion(localID: localID, userID: user.id, now: now) {
         case .notFound:
             if context.wantsJSON {

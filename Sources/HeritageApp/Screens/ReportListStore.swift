@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Platform
+import PlatformClient
 import Storage
 
 #if canImport(Glibc)

@@ -1,7 +1,8 @@
+import Basics
 import FoundationEssentials
 import HTTPServer
 import Mustache
-import Platform
+import PlatformClient
 
 /// The settings (SET-01..03): a panel over the list (Public/js/settings.js saves it with JSON), and the
 /// same form as a page of its own for a browser without JavaScript. Kept per user on the server, so they
@@ -47,7 +48,7 @@ enum SettingsScreen {
             shown.user?.settings = settings  // re-show what was typed next to its message
             return try page(web, shown, errors: errors, saved: nil, typed: input, status: 422)
         }
-        try web.sessions.save(settings: settings, userID: user.id, now: Web.now())
+        try web.sessions.save(settings: settings, userID: user.id, now: WallClock.now())
         if context.wantsJSON {
             return web.json(
                 SavedSettings(

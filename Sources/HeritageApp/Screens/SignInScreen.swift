@@ -1,6 +1,7 @@
+import Basics
 import HTTPServer
 import Mustache
-import Platform
+import PlatformClient
 
 /// The sign-in screen (LOG-01..16), the forgot-password explanation, and sign-out.
 /// The page works without JavaScript: the form posts, the server checks exactly what the browser
@@ -35,7 +36,7 @@ enum SignInScreen {
         checked.validate(context.messages)
         guard checked.isValid else { return try page(web, context, form: checked, status: 422) }
 
-        let now = Web.now()
+        let now = WallClock.now()
         let limited = !web.signInLimiter.allow(
             ["ip:" + request.remoteAddress, "email:" + checked.email.lowercased()], now: now)
         if limited {

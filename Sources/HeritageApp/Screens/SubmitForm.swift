@@ -1,6 +1,6 @@
 import HTTPServer
 import Mustache
-import Platform
+import PlatformClient
 
 /// The submission form (SUB-02): what was typed, the messages next to each field, the code lists.
 /// The server checks everything the browser does, and more (a crafted request gets the same words).

@@ -1,7 +1,8 @@
+import Basics
 import FoundationEssentials
 import HTTPServer
 import Mustache
-import Platform
+import PlatformClient
 
 /// Report submission (SUB-01..06): the fields, the photo row with its X and a camera tile, Submit.
 /// Submit validates, queues the report at once and lands on the list; the transfer is the worker's.
@@ -9,7 +10,7 @@ enum SubmitScreen {
     static func register(on router: inout Router, web: Web, drafts: Drafts) {
         router.web("GET", "/reports/new/submit", web, access: .page) { request, context in
             let user = try context.requireUser()
-            let now = Web.now()
+            let now = WallClock.now()
             let (draft, isNew) = try drafts.open(userID: user.id, now: now)
             let notice = try drafts.expiryNotice(
                 request, userID: user.id, isNew: isNew, now: now, messages: context.messages)
@@ -22,7 +23,7 @@ enum SubmitScreen {
         router.web("GET", "/api/drafts/:id/suggestions", web, access: .api) { request, context in
             let user = try context.requireUser()
             guard let id = request.parameters["id"],
-                let draft = try drafts.current(localID: id, userID: user.id, now: Web.now())
+                let draft = try drafts.current(localID: id, userID: user.id, now: WallClock.now())
             else {
                 if let id = request.parameters["id"],
                     let expired = try drafts.expiredAnswer(
@@ -38,17 +39,17 @@ enum SubmitScreen {
     }
 
     /// A fresh token per rendered form: the same token twice is the same submission.
-    static func newToken() -> String { Text.hex(Crypto.randomBytes(32)) }
+    static func newToken() -> String { Crypto.randomHex(bytes: 32) }
 
     static func submit(_ request: Request, _ context: WebContext, web: Web, drafts: Drafts) throws -> Response {
         let user = try context.requireUser()
-        guard let token = request.formValue("submit_token"), token.utf8.count == 64, Text.bytes(fromHex: token) != nil,
+        guard let token = request.formValue("submit_token"), token.utf8.count == 64, Hex.decode(token) != nil,
             let draftID = request.formValue("draft"), PhotoFiles.isValidID(draftID)
         else {
             return web.errorPage(
                 status: 400, titleKey: "errors.badRequestTitle", messageKey: "errors.badRequest", context: context)
         }
-        guard let draft = try drafts.current(localID: draftID, userID: user.id, now: Web.now()) else {
+        guard let draft = try drafts.current(localID: draftID, userID: user.id, now: WallClock.now()) else {
             // Swept while the form was open: the creation page says so (the typed fields cannot make a
             // report without photos). Already queued (a replay, a double click) or cancelled: nothing
             // more to do here.
@@ -65,7 +66,7 @@ enum SubmitScreen {
             return try page(web, context, drafts: drafts, draft: draft, form: form, token: token, status: 422)
         }
         switch try drafts.store.submit(
-            draftLocalID: draft.localID, userID: user.id, fields: form.fields, token: token, now: Web.now())
+            draftLocalID: draft.localID, userID: user.id, fields: form.fields, token: token, now: WallClock.now())
         {
         case .queued:
             drafts.options.onQueued()

@@ -1,4 +1,4 @@
-import Platform
+import PlatformClient
 import Synchronization
 
 /// Waits for a platform call at most `seconds`, then gives up waiting with `retryLater`, so a page

@@ -1,5 +1,6 @@
+import Basics
 import FoundationEssentials
-import Platform
+import PlatformClient
 import Storage
 
 /// A user's settings (SET-01..03), kept on the server so they follow the user to every device.
@@ -45,12 +46,12 @@ struct SessionStore: Sendable {
     static let touchInterval: Double = 300
 
     /// 256 random bits as lowercase hex: the cookie value.
-    static func newToken() -> String { Text.hex(Crypto.randomBytes(32)) }
+    static func newToken() -> String { Crypto.randomHex(bytes: 32) }
 
     /// SHA-256 of a well-formed token, nil for anything else (so junk cookies never reach SQL).
     static func hash(token: String) -> [UInt8]? {
-        guard token.utf8.count == 64, Text.bytes(fromHex: token) != nil else { return nil }
-        return Text.bytes(fromHex: SHA256Stream.hash(Array(token.utf8)))
+        guard token.utf8.count == 64, Hex.decode(token) != nil else { return nil }
+        return Hex.decode(SHA256Stream.hash(Array(token.utf8)))
     }
 
     /// Signs `email` in: upserts the user with the platform session, deletes the session the browser
@@ -62,7 +63,7 @@ struct SessionStore: Sendable {
         let expires = platform.expirationTime?.timeIntervalSince1970 ?? now + Self.fallbackLifetime
         let token = Self.newToken()
         guard let tokenHash = Self.hash(token: token) else { throw WebStoreError("token hash failed") }
-        let csrf = Text.hex(Crypto.randomBytes(32))
+        let csrf = Crypto.randomHex(bytes: 32)
         let userID = try store.write { db -> Int64 in
             try db.run(
                 """

@@ -1,5 +1,5 @@
 import HTTPServer
-import Platform
+import PlatformClient
 
 /// Handler wrappers: every screen's route goes through one of them, so sign-in checks (LOG-01), CSRF
 /// checks on state-changing requests and the end of a platform session are handled in one place.

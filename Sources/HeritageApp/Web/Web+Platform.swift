@@ -1,4 +1,5 @@
-import Platform
+import Basics
+import PlatformClient
 
 /// The one way screens call the platform on a user's behalf.
 extension Web {
@@ -11,7 +12,7 @@ extension Web {
         _ context: WebContext, _ call: @escaping @Sendable (PlatformClient, PlatformSession) async throws -> T
     ) async throws -> T {
         let user = try context.requireUser()
-        guard let session = user.platformSession(now: Self.now()) else {
+        guard let session = user.platformSession(now: WallClock.now()) else {
             try endPlatformSession(of: user)
             throw SignedOut()
         }

@@ -1,7 +1,8 @@
+import Basics
 import FoundationEssentials
 import HTTPServer
 import Mustache
-import Platform
+import PlatformClient
 import Storage
 
 #if canImport(Glibc)
@@ -65,12 +66,6 @@ final class Web: Sendable {
     /// A cookie that tells the browser to forget `name`.
     func expiredCookie(_ name: String) -> SetCookie { cookie(name, "", maxAge: 0) }
 
-    static func now() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
-
     // MARK: - Context
 
     /// Reads the session (one indexed SQLite read), the language and the CSRF token of a request.
@@ -84,17 +79,17 @@ final class Web: Sendable {
             user: nil, session: nil, csrfToken: "", messages: catalog.messages(for: language), path: request.path,
             wantsJSON: wantsJSON)
         if let token = request.cookies[sessionCookieName],
-            let found = try sessions.lookup(token: token, now: Self.now())
+            let found = try sessions.lookup(token: token, now: WallClock.now())
         {
             context.user = found.user
             context.session = found.session
             context.csrfToken = found.session.csrfToken
         } else if let anonymous = request.cookies[csrfCookieName], anonymous.utf8.count == 64,
-            Text.bytes(fromHex: anonymous) != nil
+            Hex.decode(anonymous) != nil
         {
             context.csrfToken = anonymous
         } else {
-            let token = Text.hex(Crypto.randomBytes(32))
+            let token = Crypto.randomHex(bytes: 32)
             context.csrfToken = token
             context.cookies.append(cookie(csrfCookieName, token, maxAge: nil))
             context.csrfTokenIsNew = true

@@ -1,5 +1,6 @@
+import Basics
 import FoundationEssentials
-import Platform
+import PlatformClient
 import Storage
 
 /// The report states of docs/DATA.md, as the `reports.state` column spells them.

@@ -1,3 +1,4 @@
+import Basics
 import Dispatch
 import FoundationEssentials
 import Storage
@@ -25,7 +26,7 @@ final class OutboxStore: Sendable {
         }
     }
 
-    static func now() -> Double { Date().timeIntervalSince1970 }
+    static func now() -> Double { WallClock.now() }
 
     // MARK: - Reading
 

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Platform
+import PlatformClient
 
 /// After an ambiguous create (the platform may have made the report although we saw no answer), the
 /// worker lists the user's reports and adopts the one it made, before it creates again: the real

@@ -1,5 +1,6 @@
+import Basics
 import FoundationEssentials
-import Platform
+import PlatformClient
 
 /// Takes one report as far as it can go now: create (after reconciling, when an earlier attempt may
 /// have created it), then its photos one after another in order (the platform keeps them in the
@@ -30,7 +31,7 @@ struct ReportUploader: Sendable {
     private func drive(_ id: Int64) async throws {
         while !isStopping() {
             guard let report = try await store.run({ try $0.report(id: id) }) else { return }
-            let now = OutboxStore.now()
+            let now = WallClock.now()
             switch report.state {
             case .deleting:
                 if let next = report.nextAttemptAt, next > now { return }
@@ -78,7 +79,7 @@ struct ReportUploader: Sendable {
     /// The user's platform session, unless it is known to be expired (then no call is made).
     private func usableSession(_ report: OutboxReport) async throws -> OutboxSession? {
         guard let session = try await store.run({ try $0.session(userID: report.userID) }) else { return nil }
-        if let expires = session.expiresAt, expires <= OutboxStore.now() { return nil }
+        if let expires = session.expiresAt, expires <= WallClock.now() { return nil }
         if failedSessions.hasFailed(userID: report.userID, session: session) { return nil }
         return session
     }
@@ -237,7 +238,7 @@ struct ReportUploader: Sendable {
             if report.state == .deleting {
                 try await store.run {
                     try $0.recordRetry(
-                        id, error: "waiting for sign-in", nextAttemptAt: OutboxStore.now() + settings.retryCapSeconds)
+                        id, error: "waiting for sign-in", nextAttemptAt: WallClock.now() + settings.retryCapSeconds)
                 }
             } else {
                 try await store.run { try $0.recordWaitingForSignIn(id) }
@@ -247,7 +248,7 @@ struct ReportUploader: Sendable {
             metrics.failure(kind.rawValue)
             let delay = settings.retryDelay(failuresInARow: report.attempts, retryAfter: error.retryAfter)
             try await store.run {
-                try $0.recordRetry(id, error: error.description, nextAttemptAt: OutboxStore.now() + delay)
+                try $0.recordRetry(id, error: error.description, nextAttemptAt: WallClock.now() + delay)
             }
         case .notFound(let message):
             metrics.failure(WorkerFailureKind.notFound.rawValue)

@@ -1,6 +1,7 @@
+import Basics
 import Dispatch
 import FoundationEssentials
-import Platform
+import PlatformClient
 import Synchronization
 
 /// The upload worker inside `har serve` (issue 5): drains the outbox into the platform, every report
@@ -94,7 +95,7 @@ final class UploadWorker: Sendable {
         }
         var nextSweep = 0.0
         while !isStopping {
-            let now = OutboxStore.now()
+            let now = WallClock.now()
             do {
                 try await resumeSignedInUsers(now: now)
                 try await takeUpDueReports(now: now)
@@ -110,7 +111,7 @@ final class UploadWorker: Sendable {
             }
             var wait = settings.pollSeconds
             if let due = try? await store.run({ try $0.nextDueTime() }) {
-                wait = min(wait, max(due - OutboxStore.now(), 0.001))
+                wait = min(wait, max(due - WallClock.now(), 0.001))
             }
             await signal.wait(seconds: wait)
         }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HTTPServer
+import PlatformClient
 import Synchronization
 
 /// The local platform: a strict implementation of the platform contract, so the product runs and is

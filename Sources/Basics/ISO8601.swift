@@ -1,8 +1,8 @@
 import FoundationEssentials
 
-/// ISO 8601 date-times as the platform writes them: `2026-11-29T15:41:17+01:00`, `…Z`,
-/// `…17.123456+00:00`. Written by hand because FoundationEssentials' formatters are heavier than this
-/// one shape needs, and because the offset and fraction must both be optional.
+/// ISO 8601 date-times, the one parser and formatter of the application. Read as the platform writes
+/// them: `2026-11-29T15:41:17+01:00`, `…Z`, `…17.123456+00:00`. Written by hand because FoundationEssentials'
+/// formatters are heavier than this one shape needs, and because the offset and fraction must both be optional.
 public enum ISO8601 {
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM|±HHMM)`; nil for anything else.
     public static func parse(_ text: String) -> Date? {
@@ -68,6 +68,34 @@ public enum ISO8601 {
             // Not a date anyone reports heritage on; still written whole rather than cut to four digits.
             return String(year) + String(decoding: bytes[4...], as: UTF8.self)
         }
+        put(year, width: 4, at: 0, in: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.fff…]Z` in UTC with the fraction cut, not rounded, to `fractionDigits` (0 to 9):
+    /// the log's timestamps (3) and a photo's captured_at when neither the device nor EXIF gave one (0).
+    public static func utc(seconds: Double, fractionDigits: Int = 0) -> String {
+        let whole = Int(seconds.rounded(.down))
+        let days = whole >= 0 ? whole / 86400 : (whole - 86399) / 86400
+        let secondsOfDay = whole - days * 86400
+        let (year, month, day) = civilFromDays(days)
+        let digits = min(max(fractionDigits, 0), 9)
+        var bytes = Array("0000-00-00T00:00:00".utf8)
+        put(month, width: 2, at: 5, in: &bytes)
+        put(day, width: 2, at: 8, in: &bytes)
+        put(secondsOfDay / 3600, width: 2, at: 11, in: &bytes)
+        put(secondsOfDay / 60 % 60, width: 2, at: 14, in: &bytes)
+        put(secondsOfDay % 60, width: 2, at: 17, in: &bytes)
+        if digits > 0 {
+            var scale = 1
+            for _ in 0..<digits { scale *= 10 }
+            let fraction = Int((seconds - Double(whole)) * Double(scale))
+            bytes.append(UInt8(ascii: "."))
+            bytes += repeatElement(UInt8(ascii: "0"), count: digits)
+            put(min(fraction, scale - 1), width: digits, at: 20, in: &bytes)
+        }
+        bytes.append(UInt8(ascii: "Z"))
+        guard (0...9999).contains(year) else { return String(year) + String(decoding: bytes[4...], as: UTF8.self) }
         put(year, width: 4, at: 0, in: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }

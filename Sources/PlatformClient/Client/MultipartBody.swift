@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 #if canImport(Glibc)
@@ -69,7 +70,7 @@ public struct MultipartBody: Sendable {
         return bytes
     }
 
-    static func fileExtension(for contentType: String) -> String {
+    public static func fileExtension(for contentType: String) -> String {
         switch contentType.lowercased() {
         case "image/png": "png"
         case "image/webp": "webp"

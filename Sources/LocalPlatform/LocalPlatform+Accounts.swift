@@ -1,5 +1,7 @@
+import Basics
 import FoundationEssentials
 import HTTPServer
+import PlatformClient
 
 extension LocalPlatform {
     /// `POST account/session`: signs in, or signs up an e-mail never seen before.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PlatformClient
 import Storage
 
 /// The running local platform's `LocalPlatformStore`: its own SQLite file (WAL, synchronous=FULL),

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PlatformClient
 import Synchronization
 
 /// A `LocalPlatformStore` in memory, for unit tests and throwaway platforms.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HTTPServer
+import PlatformClient
 
 /// A refusal of the local platform: a status and the contract's `{"error", "message"}` body.
 public struct Refusal: Error, Sendable, Equatable {

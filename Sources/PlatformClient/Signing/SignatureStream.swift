@@ -1,3 +1,4 @@
+import Basics
 import COpenSSL
 
 #if canImport(Glibc)
@@ -49,14 +50,20 @@ public final class SignatureStream {
 public struct FileReadError: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var errno: Int32
+
+    public init(path: String, errno: Int32) {
+        self.path = path
+        self.errno = errno
+    }
+
     public var description: String { "cannot read \(path) (errno \(errno))" }
 }
 
 /// Reads a file (or a byte range of it) in fixed-size chunks through POSIX calls.
-enum FileChunks {
-    static let chunkSize = 64 * 1024
+public enum FileChunks {
+    public static let chunkSize = 64 * 1024
 
-    static func forEach(
+    public static func forEach(
         path: String, range: Range<Int>?, _ body: (UnsafeBufferPointer<UInt8>) throws -> Void
     ) throws {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -1,5 +1,7 @@
+import Basics
 import FoundationEssentials
 import HTTPServer
+import PlatformClient
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import HTTPServer
+import PlatformClient
 
 extension LocalPlatform {
     /// The contract's routes. The photo route keeps the raw body (the signature covers it exactly as

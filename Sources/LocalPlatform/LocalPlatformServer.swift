@@ -1,4 +1,5 @@
 import HTTPServer
+import PlatformClient
 
 #if canImport(Glibc)
     import Glibc

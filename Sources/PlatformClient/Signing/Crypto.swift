@@ -1,3 +1,4 @@
+import Basics
 import COpenSSL
 
 /// The few other primitives the platform needs from libcrypto: SHA-256, PBKDF2, random bytes.

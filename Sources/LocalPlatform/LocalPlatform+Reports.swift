@@ -1,5 +1,7 @@
+import Basics
 import FoundationEssentials
 import HTTPServer
+import PlatformClient
 
 extension LocalPlatform {
     /// `GET har/report`: the caller's reports that are not deleted, with their photos.

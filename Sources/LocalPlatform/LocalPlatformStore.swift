@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PlatformClient
 
 /// What the local platform keeps. Narrow on purpose: an in-memory store for unit tests, an SQLite one
 /// for the running platform. Calls are made under the platform's write lock when they must be atomic

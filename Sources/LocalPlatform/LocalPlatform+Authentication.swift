@@ -1,5 +1,6 @@
 import FoundationEssentials
 import HTTPServer
+import PlatformClient
 
 /// Who is calling, once the headers, the signature and the session have been checked.
 struct Caller {

@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 /// Decoding helpers for what the platform sends: the contract says any field but a few may be null

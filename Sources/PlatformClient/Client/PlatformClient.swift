@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 /// The only code that talks to the platform: signs, sends, parses, and maps every failure to a
@@ -149,7 +150,7 @@ public final class PlatformClient: Sendable {
                 // "." is escaped too: an id of ".." must not become a path step that curl squashes.
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             default:
-                out += "%" + Hex.encode([byte]).uppercased()
+                out += "%" + Hex.encode([byte], uppercase: true)
             }
         }
         return out

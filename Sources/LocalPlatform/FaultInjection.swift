@@ -1,3 +1,4 @@
+import PlatformClient
 import Synchronization
 
 /// Faults the local platform injects for tests, reproducible by a seed. Off by default.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PlatformClient
 
 /// How a local platform runs: its consumer apps, session lifetime, limits, data folder and faults.
 public struct LocalPlatformConfiguration: Sendable {

@@ -1,0 +1,52 @@
+import Basics
+import Foundation
+import Testing
+
+@Suite struct HexTests {
+    @Test func encodesBothCasesAndDecodesEither() throws {
+        let bytes: [UInt8] = [0x00, 0x0F, 0xA5, 0xFF]
+        #expect(Hex.encode(bytes) == "000fa5ff")
+        #expect(Hex.encode(bytes, uppercase: true) == "000FA5FF")
+        #expect(Hex.decode("000fa5ff") == bytes)
+        #expect(Hex.decode("000FA5fF") == bytes)
+        #expect(Hex.decode("") == [])
+    }
+
+    @Test func refusesWhatIsNotEvenLengthHex() {
+        for text in ["0", "abc", "0g", "zz", " 00", "00 ", "0x00", "é0"] {
+            #expect(Hex.decode(text) == nil, "\(text)")
+        }
+    }
+
+    @Test func roundTripsEveryByte() {
+        let all = (0...255).map(UInt8.init)
+        #expect(Hex.decode(Hex.encode(all)) == all)
+    }
+}
+
+@Suite struct TimeFormatTests {
+    @Test func utcCutsTheFractionToTheDigitsAsked() {
+        // 2026-11-29T14:41:17Z is 1_795_963_277 s after the epoch (checked against ISO8601.parse below).
+        let seconds = 1_795_963_277.987_654
+        #expect(ISO8601.utc(seconds: seconds) == "2026-11-29T14:41:17Z")
+        #expect(ISO8601.utc(seconds: seconds, fractionDigits: 3) == "2026-11-29T14:41:17.987Z")
+        #expect(ISO8601.parse(ISO8601.utc(seconds: seconds))?.timeIntervalSince1970 == 1_795_963_277)
+        #expect(ISO8601.utc(seconds: 0, fractionDigits: 3) == "1970-01-01T00:00:00.000Z")
+        #expect(ISO8601.utc(seconds: -0.5, fractionDigits: 3) == "1969-12-31T23:59:59.500Z")
+        #expect(ISO8601.utc(seconds: 951_782_400) == "2000-02-29T00:00:00Z")
+    }
+
+    @Test func utcAgreesWithTheMicrosecondFormat() {
+        for seconds in [0.0, 86_399, 1_795_963_277, 4_102_444_799, -1] {
+            let long = ISO8601.format(Date(timeIntervalSince1970: seconds))
+            #expect(long.hasPrefix(String(ISO8601.utc(seconds: seconds).dropLast())), "\(seconds)")
+        }
+    }
+
+    @Test func wallClockIsTheSystemTime() {
+        let before = Date().timeIntervalSince1970
+        let now = WallClock.now()
+        let after = Date().timeIntervalSince1970
+        #expect(before <= now && now <= after)
+    }
+}
