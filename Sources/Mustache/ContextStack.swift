@@ -93,10 +93,13 @@ struct ContextStack: ~Copyable {
     func remembered(_ key: Int, foundIn frame: Int) -> UnsafePointer<MustacheValue>? {
         guard let rememberedIndex, rememberedIndex[key] >= 0 else { return nil }
         return remembered.withUnsafeBufferPointer { entries in
-            let entry = entries.baseAddress! + rememberedIndex[key]
+            // Both guards hold (an index is set only after an append; `value` is stored) and fold away.
+            guard let first = entries.baseAddress, let offset = MemoryLayout<Remembered>.offset(of: \.value) else {
+                return nil
+            }
+            let entry = first + rememberedIndex[key]
             guard entry.pointee.depth == frame, entry.pointee.generation == generations[frame] else { return nil }
-            return UnsafeRawPointer(entry).advanced(by: MemoryLayout<Remembered>.offset(of: \Remembered.value)!)
-                .assumingMemoryBound(to: MustacheValue.self)
+            return UnsafeRawPointer(entry).advanced(by: offset).assumingMemoryBound(to: MustacheValue.self)
         }
     }
 
@@ -109,19 +112,25 @@ struct ContextStack: ~Copyable {
     mutating func remember(
         _ value: MustacheValue, for key: Int, foundIn frame: Int
     ) -> UnsafePointer<MustacheValue> {
-        if rememberedIndex == nil {
-            let index = UnsafeMutablePointer<Int>.allocate(capacity: max(keyCount, 1))
+        let index: UnsafeMutablePointer<Int>
+        if let existing = rememberedIndex {
+            index = existing
+        } else {
+            index = UnsafeMutablePointer<Int>.allocate(capacity: max(keyCount, 1))
             index.initialize(repeating: -1, count: max(keyCount, 1))
             rememberedIndex = index
         }
         let entry = Remembered(depth: frame, generation: generations[frame], value: value)
-        if rememberedIndex![key] >= 0 {
-            remembered[rememberedIndex![key]] = entry
+        if index[key] >= 0 {
+            remembered[index[key]] = entry
         } else {
-            rememberedIndex![key] = remembered.count
+            index[key] = remembered.count
             remembered.append(entry)
         }
-        return remembered(key, foundIn: frame)!
+        guard let kept = remembered(key, foundIn: frame) else {
+            preconditionFailure("a value just remembered for frame \(frame) is not found there")
+        }
+        return kept
     }
 }
 
@@ -161,8 +170,11 @@ extension MustacheFields {
 
     @inline(__always)
     private func valueAddress(_ buffer: UnsafeBufferPointer<Field>, _ index: Int) -> UnsafePointer<MustacheValue> {
-        let field = UnsafeRawPointer(buffer.baseAddress! + index)
-        return (field + MemoryLayout<Field>.offset(of: \Field.value)!).assumingMemoryBound(to: MustacheValue.self)
+        // Both guards hold (the caller found `index` in the buffer; `value` is stored) and fold away.
+        guard let first = buffer.baseAddress, let offset = MemoryLayout<Field>.offset(of: \.value) else {
+            preconditionFailure("a field list has an address and a stored value")
+        }
+        return (UnsafeRawPointer(first + index) + offset).assumingMemoryBound(to: MustacheValue.self)
     }
 }
 

@@ -16,9 +16,10 @@ func appendEscapingHTML(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout Ou
     }
     // Copied into 16 bytes padded with a letter, so that one test covers the whole value.
     var padded = SIMD16<UInt8>(repeating: UInt8(ascii: "a"))
-    withUnsafeMutableBytes(of: &padded) { room in
-        room.baseAddress!.copyMemory(from: base, byteCount: count)
-        let start = room.baseAddress!.assumingMemoryBound(to: UInt8.self)
+    withUnsafeMutablePointer(to: &padded) { vector in
+        let room = UnsafeMutableRawPointer(vector)
+        room.copyMemory(from: base, byteCount: count)
+        let start = room.assumingMemoryBound(to: UInt8.self)
         output.write(atMost: count * 6) { escape(start, count: count, padded: true, into: $0) }
     }
 }

@@ -20,8 +20,10 @@ struct OutputBuffer: ~Copyable {
 
     /// Writes into `storage` (uninitialized, at least `slack` bytes) until it is full.
     init(storage: UnsafeMutableBufferPointer<UInt8>) {
-        precondition(storage.count >= OutputBuffer.slack)
-        base = storage.baseAddress!
+        guard let start = storage.baseAddress, storage.count >= OutputBuffer.slack else {
+            preconditionFailure("an output buffer needs at least \(OutputBuffer.slack) bytes of storage")
+        }
+        base = start
         capacity = storage.count - OutputBuffer.slack
     }
 

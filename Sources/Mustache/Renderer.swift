@@ -28,7 +28,10 @@ struct Renderer: ~Copyable {
         contexts = ContextStack(root: context, keyCount: program.keys.count)
         self.program = program
         instructions = program.instructions
-        text = UnsafePointer(program.text.baseAddress!)
+        guard let textStart = program.text.baseAddress else {
+            preconditionFailure("a program's tables always have an address (see Program.copy)")
+        }
+        text = UnsafePointer(textStart)
         keys = program.keys
         keyFingerprints = program.keyFingerprints
         hints = program.hints
@@ -104,7 +107,10 @@ struct Renderer: ~Copyable {
     /// `tag`: the index of the partial tag in the program's partials (read in place: a copy of the
     /// PartialCall retains and releases its name, ~20 instructions a partial).
     private mutating func renderPartial(_ tag: Int, template: Int) throws {
-        let call = UnsafePointer(program.partials.baseAddress! + tag)
+        guard let firstPartial = program.partials.baseAddress else {
+            preconditionFailure("a program's tables always have an address (see Program.copy)")
+        }
+        let call = UnsafePointer(firstPartial + tag)
         guard partialsAvailable, call.pointee.target >= 0 else {
             throw MustacheError(
                 .unknownPartial(call.pointee.name), template: program.entries[template].name, line: call.pointee.line)
