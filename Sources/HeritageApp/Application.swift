@@ -1,3 +1,7 @@
+// HeritageApp: the web application. Screens (one type per page or feature), Web (sessions, CSRF,
+// language, the page helpers), Worker (the outbox and the upload worker), the stores, configuration,
+// the commands of `har` and the log. `Application` wires them to HTTPServer, Storage, Mustache, Imaging
+// and the platform client; the `har` target only parses the command line and calls in.
 import FoundationEssentials
 import HTTPServer
 import Mustache

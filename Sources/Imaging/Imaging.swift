@@ -1,4 +1,4 @@
-// Photos uploaded to a report: checked, measured, thumbnailed, and their EXIF GPS read.
+// Imaging: photos uploaded to a report: checked, measured, thumbnailed, and their EXIF GPS read.
 //
 // Why libvips: one library decodes JPEG, PNG and WebP, validates a file by decoding it, makes
 // shrink-on-load thumbnails with EXIF auto-rotation, and streams (sequential access) in small memory.

@@ -1,3 +1,7 @@
+// LocalPlatform: the server `har platform` runs (and `har serve` embeds by default), a strict
+// implementation of the platform contract for running and testing with no network. It speaks the
+// client's models and signature, answers through HTTPServer, and keeps its accounts, reports and
+// photos in SQLite through Storage (or in memory, for tests).
 import FoundationEssentials
 import HTTPServer
 import PlatformClient

@@ -1,5 +1,6 @@
 // Mustache: the template engine of the web pages. A subset of the Mustache spec (no lambdas, no
-// delimiter changes), compiled once at start into node trees and rendered with HTML escaping on.
+// delimiter changes). Templates are parsed once at start and compiled into one flat program
+// (instructions and side tables, see Program.swift) that renders with HTML escaping on.
 
 /// The data a template renders. Literals make call sites read like the page:
 /// `["title": "Reports", "rows": [["name": name, "count": 3]]]`.

@@ -1,3 +1,5 @@
+// BasicsTests: the shared helpers' edge cases (hex of every byte and malformed hex, ISO 8601 around
+// the epoch and leap days, the wall clock).
 import Basics
 import Foundation
 import Testing

@@ -1,3 +1,5 @@
+// ImagingTests: libvips on real images (decoding, thumbnails, EXIF orientation and GPS) and on
+// hostile files, which must be refused without crashing the process.
 import Dispatch
 import Glibc
 import Synchronization

@@ -1,3 +1,5 @@
+// MustacheTests: the template engine against the cases of the spec it supports: rendering, partials,
+// standalone lines, contexts, field lists, load errors and template directories.
 import Testing
 
 @testable import Mustache

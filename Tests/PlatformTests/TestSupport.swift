@@ -1,3 +1,6 @@
+// PlatformTests: the client alone (signature vectors, models, multipart bodies, the error table,
+// curl against a closed port), the local platform's handlers as plain functions, and the two together
+// over real loopback sockets with the SQLite and in-memory stores.
 import Foundation
 
 /// Paths and helpers shared by the tests.

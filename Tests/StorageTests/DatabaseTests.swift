@@ -1,3 +1,5 @@
+// StorageTests: the SQLite wrapper on real database files: statements, rows, transactions, the
+// connection pool, migrations and what happens when a file cannot be opened.
 import Testing
 
 @testable import Storage

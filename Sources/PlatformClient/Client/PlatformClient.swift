@@ -1,3 +1,8 @@
+// PlatformClient: the client of the Heritage Observatory platform, standing alone. Signing (the request
+// signature, SHA-256, PBKDF2 and random tokens from libcrypto), Models (what the contract sends and
+// receives, shared with the local platform) and Client (libcurl transfers on threads of its own).
+// It builds without an HTTP server or SQLite: Package.swift gives it Basics, CCurl and COpenSSL and
+// nothing else, and that list is the check; never add HTTPServer or Storage to it.
 import Basics
 import FoundationEssentials
 
