@@ -28,7 +28,7 @@ let package = Package(
         .target(
             name: "HeritageApp",
             dependencies: ["Basics", "HTTPServer", "Storage", "Mustache", "PlatformClient", "LocalPlatform", "Imaging"]),
-        .target(name: "Imaging", dependencies: ["CVips"]),
+        .target(name: "Imaging", dependencies: ["Basics", "CVips"]),
         .executableTarget(name: "har", dependencies: ["HeritageApp"]),
 
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),

@@ -79,22 +79,39 @@ public enum ISO8601 {
         let days = whole >= 0 ? whole / 86400 : (whole - 86399) / 86400
         let secondsOfDay = whole - days * 86400
         let (year, month, day) = civilFromDays(days)
+        var zone: [UInt8] = []
         let digits = min(max(fractionDigits, 0), 9)
-        var bytes = Array("0000-00-00T00:00:00".utf8)
-        put(month, width: 2, at: 5, in: &bytes)
-        put(day, width: 2, at: 8, in: &bytes)
-        put(secondsOfDay / 3600, width: 2, at: 11, in: &bytes)
-        put(secondsOfDay / 60 % 60, width: 2, at: 14, in: &bytes)
-        put(secondsOfDay % 60, width: 2, at: 17, in: &bytes)
         if digits > 0 {
             var scale = 1
             for _ in 0..<digits { scale *= 10 }
-            let fraction = Int((seconds - Double(whole)) * Double(scale))
-            bytes.append(UInt8(ascii: "."))
-            bytes += repeatElement(UInt8(ascii: "0"), count: digits)
-            put(min(fraction, scale - 1), width: digits, at: 20, in: &bytes)
+            let fraction = min(Int((seconds - Double(whole)) * Double(scale)), scale - 1)
+            zone = [UInt8(ascii: ".")] + Array(repeating: UInt8(ascii: "0"), count: digits)
+            put(fraction, width: digits, at: 1, in: &zone)
         }
-        bytes.append(UInt8(ascii: "Z"))
+        zone.append(UInt8(ascii: "Z"))
+        return civil(
+            year: year, month: month, day: day, hour: secondsOfDay / 3600, minute: secondsOfDay / 60 % 60,
+            second: secondsOfDay % 60, then: zone)
+    }
+
+    /// A wall-clock time as `YYYY-MM-DDTHH:MM:SS` followed by `zone` as given (`Z`, or nothing when the
+    /// zone is unknown): the time a photo's EXIF says it was taken.
+    public static func format(
+        year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, zone: String
+    ) -> String {
+        civil(year: year, month: month, day: day, hour: hour, minute: minute, second: second, then: Array(zone.utf8))
+    }
+
+    private static func civil(
+        year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, then tail: [UInt8]
+    ) -> String {
+        var bytes = Array("0000-00-00T00:00:00".utf8)
+        put(month, width: 2, at: 5, in: &bytes)
+        put(day, width: 2, at: 8, in: &bytes)
+        put(hour, width: 2, at: 11, in: &bytes)
+        put(minute, width: 2, at: 14, in: &bytes)
+        put(second, width: 2, at: 17, in: &bytes)
+        bytes += tail
         guard (0...9999).contains(year) else { return String(year) + String(decoding: bytes[4...], as: UTF8.self) }
         put(year, width: 4, at: 0, in: &bytes)
         return String(decoding: bytes, as: UTF8.self)
@@ -111,7 +128,8 @@ public enum ISO8601 {
         }
     }
 
-    private static func daysIn(month: Int, year: Int) -> Int {
+    /// The days in a month of the proleptic Gregorian calendar.
+    public static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30

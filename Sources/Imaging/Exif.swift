@@ -1,3 +1,5 @@
+import Basics
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -128,20 +130,12 @@ struct CivilTime {
     init?(date: (Int, Int, Int), hour: Int, minute: Int, second: Int) {
         let (year, month, day) = date
         guard (1900...2999).contains(year), (1...12).contains(month), (1...31).contains(day),
-            day <= Self.daysIn(month: month, year: year),
+            day <= ISO8601.daysIn(month: month, year: year),
             (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
         (self.year, self.month, self.day, self.hour, self.minute, self.second) = (
             year, month, day, hour, minute, min(second, 59)
         )
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
     }
 
     /// The same wall-clock moment `seconds` later (or earlier), in the same zone. The C library's
@@ -165,10 +159,6 @@ struct CivilTime {
     }
 
     func iso8601(zone: String) -> String {
-        func pad(_ value: Int, _ width: Int = 2) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return "\(pad(year, 4))-\(pad(month))-\(pad(day))T\(pad(hour)):\(pad(minute)):\(pad(second))\(zone)"
+        ISO8601.format(year: year, month: month, day: day, hour: hour, minute: minute, second: second, zone: zone)
     }
 }

@@ -45,6 +45,17 @@ import Testing
         }
     }
 
+    @Test func civilTimesKeepTheirZoneAsGiven() {
+        #expect(
+            ISO8601.format(year: 2024, month: 2, day: 29, hour: 23, minute: 5, second: 9, zone: "")
+                == "2024-02-29T23:05:09")
+        #expect(
+            ISO8601.format(year: 987, month: 1, day: 2, hour: 3, minute: 4, second: 5, zone: "Z")
+                == "0987-01-02T03:04:05Z")
+        #expect(ISO8601.daysIn(month: 2, year: 2024) == 29 && ISO8601.daysIn(month: 2, year: 1900) == 28)
+        #expect(ISO8601.daysIn(month: 2, year: 2000) == 29 && ISO8601.daysIn(month: 4, year: 2026) == 30)
+    }
+
     @Test func wallClockIsTheSystemTime() {
         let before = Date().timeIntervalSince1970
         let now = WallClock.now()
