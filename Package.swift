@@ -22,7 +22,9 @@ let package = Package(
         .target(name: "Mustache"),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "Platform", dependencies: ["CCurl", "COpenSSL", "HTTPServer", "Storage"]),
-        .target(name: "HeritageApp", dependencies: ["HTTPServer", "Storage", "Mustache", "Platform", "Imaging"]),
+        .target(
+            name: "HeritageApp",
+            dependencies: ["HTTPServer", "Storage", "Mustache", "Platform", "Imaging", "COpenSSL"]),
         .target(name: "Imaging", dependencies: ["CVips"]),
         .executableTarget(name: "har", dependencies: ["HeritageApp"]),
 
