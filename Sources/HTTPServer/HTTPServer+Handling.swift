@@ -14,6 +14,9 @@ extension HTTPServer {
         _ = MHD_get_connection_values(
             connection, MHD_ValueKind.HEADER_KIND, harCollectHeader, Unmanaged.passUnretained(collector).toOpaque())
         state.headers = collector.headers
+        if let allowed = configuration.allowedHosts, !allowed.allows(state.headers["Host"]) {
+            return refuse(state, status: 400, connection: connection, now: true)
+        }
 
         let uri = state.rawURI.split(separator: UInt8(ascii: "?"), maxSplits: 1, omittingEmptySubsequences: false)
         let rawPath = String(decoding: uri.first ?? [], as: UTF8.self)

@@ -53,6 +53,8 @@ public struct ServerConfiguration: Sendable {
     public var tlsKeyPath: String?
     /// Added to every response, errors and static files included, unless the handler set the same name.
     public var securityHeaders: Headers
+    /// The `Host` names answered (against DNS rebinding); nil answers any.
+    public var allowedHosts: HostAllowlist?
 
     public static let defaultSecurityHeaders = Headers([
         (

@@ -155,21 +155,31 @@ extension ServerConfiguration {
         self.temporaryDirectory = temporaryDirectory
         tlsCertificatePath = configuration.tlsCert
         tlsKeyPath = configuration.tlsKey
-        securityHeaders = Self.securityHeaders(mapTileOrigin: Drafts.tileOrigin(configuration.mapTileURL))
+        securityHeaders = Self.securityHeaders(
+            mapTileOrigin: Drafts.tileOrigin(configuration.mapTileURL),
+            strictTransport: configuration.tlsCert != nil || configuration.cookieSecure)
+        allowedHosts = configuration.hostAllowlist
     }
 
+    /// Powerful features for this origin only: the creation page's camera and location; nothing else.
+    static let permissionsPolicy = "camera=(self), geolocation=(self), microphone=(), payment=(), usb=()"
+    /// One year, this host only: a LAN name or address shares no parent domain we could speak for.
+    static let strictTransportSecurity = "max-age=31536000"
+
     /// The default headers, with the map tiles' origin allowed as an image source (the creation page's
-    /// Leaflet map); nothing else from outside.
-    static func securityHeaders(mapTileOrigin: String?) -> Headers {
-        guard let mapTileOrigin else { return defaultSecurityHeaders }
+    /// Leaflet map), nothing else from outside; HSTS whenever the site is reached over HTTPS (served
+    /// here, or behind a TLS proxy when cookies are marked secure).
+    static func securityHeaders(mapTileOrigin: String?, strictTransport: Bool) -> Headers {
         var headers = Headers()
         for (name, value) in defaultSecurityHeaders {
-            if name.lowercased() == "content-security-policy" {
+            if let mapTileOrigin, name.lowercased() == "content-security-policy" {
                 headers.add(name, value.replacing("img-src 'self'", with: "img-src 'self' \(mapTileOrigin)"))
             } else {
                 headers.add(name, value)
             }
         }
+        headers.add("Permissions-Policy", permissionsPolicy)
+        if strictTransport { headers.add("Strict-Transport-Security", strictTransportSecurity) }
         return headers
     }
 }

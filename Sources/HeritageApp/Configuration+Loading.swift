@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HTTPServer
 import Platform
 
 extension Configuration {
@@ -36,6 +37,9 @@ extension Configuration {
         .optionalString("tls_cert", \.tlsCert, "PEM certificate: serve HTTPS"),
         .optionalString("tls_key", \.tlsKey, "PEM private key for tls_cert"),
         .bool("cookie_secure", \.cookieSecure, "Secure, __Host- cookies without tls_cert (behind a TLS proxy)"),
+        .optionalString(
+            "allowed_hosts", \.allowedHosts,
+            "host names answered besides IP addresses and localhost, comma-separated (.example.org: and subdomains)"),
         .string("templates_dir", \.templatesDir, "folder of the page templates"),
         .string("public_dir", \.publicDir, "folder of the static files"),
         .bool("access_log", \.accessLog, "one line per request on standard output"),
@@ -135,6 +139,9 @@ extension Configuration {
             }
         } else if consumerKey != nil || consumerSecret != nil {
             throw ConfigurationError("consumer_key and consumer_secret need platform_url")
+        }
+        for name in allowedHostNames ?? [] where HostAllowlist.hostName(name) != name.lowercased() {
+            throw ConfigurationError("bad value for \"allowed_hosts\": \"\(name)\" is not a host name or address")
         }
         if retryCapSeconds < retryBaseSeconds {
             throw ConfigurationError("retry_cap_seconds must be at least retry_base_seconds")

@@ -22,6 +22,9 @@ public struct Log: Sendable {
     public func info(_ message: String) {
         Self.write("\(Self.timestamp(Self.now())) info \(message)\n", to: STDERR_FILENO)
     }
+    public func warning(_ message: String) {
+        Self.write("\(Self.timestamp(Self.now())) warning \(message)\n", to: STDERR_FILENO)
+    }
     public func error(_ message: String) {
         Self.write("\(Self.timestamp(Self.now())) error \(message)\n", to: STDERR_FILENO)
     }
