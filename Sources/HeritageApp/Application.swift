@@ -37,6 +37,7 @@ public final class Application: Sendable {
         try DataFolder.prepare(temporaryDirectory)
         DataFolder.removeContents(of: temporaryDirectory)
 
+        try DataFolder.preparePrivateFile(dataDir + "/har.sqlite")
         store = try DatabasePool(path: dataDir + "/har.sqlite", configuration: .init(migrations: AppMigrations.all))
         try PlatformIdentity.check(PlatformIdentity.of(configuration), store: store, dataDir: dataDir)
         templates = try TemplateLibrary(directory: configuration.templatesDir)
