@@ -55,6 +55,8 @@ public struct ServerConfiguration: Sendable {
     public var securityHeaders: Headers
     /// The `Host` names answered (against DNS rebinding); nil answers any.
     public var allowedHosts: HostAllowlist?
+    /// Proxies whose forwarding fields name the client (`Request.remoteAddress`); none by default.
+    public var trustedProxies = TrustedProxies.none
 
     public static let defaultSecurityHeaders = Headers([
         (

@@ -94,7 +94,11 @@ public final class Application: Sendable {
         let metrics = metrics
         let allowRemoteMetrics = configuration.metricsAllowRemote
         router.getInline("/metrics") { request in
-            guard allowRemoteMetrics || Loopback.contains(request.remoteAddress) else {
+            // Direct connections from this machine only: a request that came through a proxy (it carries a
+            // forwarding field) is refused whatever the path's spelling, since a proxy rule for `/metrics`
+            // may not match `/metrics/` or `//metrics`.
+            let direct = Loopback.contains(request.peerAddress) && !request.isForwarded
+            guard allowRemoteMetrics || direct else {
                 return pages.error(status: 404, request: request)
             }
             let depth = (try? outbox.countsByState()) ?? [:]
@@ -160,6 +164,10 @@ extension ServerConfiguration {
             mapTileOrigin: Drafts.tileOrigin(configuration.mapTileURL),
             strictTransport: configuration.tlsCert != nil || configuration.cookieSecure)
         allowedHosts = configuration.hostAllowlist
+        // Checked when the configuration was loaded; a value that fails here trusts no proxy.
+        if case .success(let proxies) = TrustedProxies.parse(configuration.trustedProxies ?? "") {
+            trustedProxies = proxies
+        }
     }
 
     /// Powerful features for this origin only: the creation page's camera and location; nothing else.

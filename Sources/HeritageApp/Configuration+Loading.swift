@@ -40,6 +40,9 @@ extension Configuration {
         .optionalString(
             "allowed_hosts", \.allowedHosts,
             "host names answered besides IP addresses and localhost, comma-separated (.example.org: and subdomains)"),
+        .optionalString(
+            "trusted_proxies", \.trustedProxies,
+            "reverse proxies (addresses, CIDR ranges) whose X-Forwarded-For / Forwarded is believed; unset = none"),
         .string("templates_dir", \.templatesDir, "folder of the page templates"),
         .string("public_dir", \.publicDir, "folder of the static files"),
         .bool("access_log", \.accessLog, "one line per request on standard output"),
@@ -142,6 +145,10 @@ extension Configuration {
         }
         for name in allowedHostNames ?? [] where HostAllowlist.hostName(name) != name.lowercased() {
             throw ConfigurationError("bad value for \"allowed_hosts\": \"\(name)\" is not a host name or address")
+        }
+        if case .failure(let invalid) = TrustedProxies.parse(trustedProxies ?? "") {
+            throw ConfigurationError(
+                "bad value for \"trusted_proxies\": \"\(invalid.entry)\" is not an address or a CIDR range")
         }
         if retryCapSeconds < retryBaseSeconds {
             throw ConfigurationError("retry_cap_seconds must be at least retry_base_seconds")

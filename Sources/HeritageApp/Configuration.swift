@@ -23,6 +23,8 @@ public struct Configuration: Sendable, Equatable {
     public var cookieSecure = false
     /// Comma-separated `Host` names answered besides IP addresses and localhost (DNS rebinding).
     public var allowedHosts: String?
+    /// Comma-separated addresses or CIDR ranges of reverse proxies whose forwarding fields are believed.
+    public var trustedProxies: String?
     public var templatesDir = "Templates"
     public var publicDir = "Public"
     public var accessLog = true
