@@ -27,7 +27,9 @@ let package = Package(
         .target(name: "LocalPlatform", dependencies: ["Basics", "PlatformClient", "HTTPServer", "Storage"]),
         .target(
             name: "HeritageApp",
-            dependencies: ["Basics", "HTTPServer", "Storage", "Mustache", "PlatformClient", "LocalPlatform", "Imaging"]),
+            dependencies: [
+                "Basics", "HTTPServer", "Storage", "Mustache", "PlatformClient", "LocalPlatform", "Imaging", "COpenSSL",
+            ]),
         .target(name: "Imaging", dependencies: ["Basics", "CVips"]),
         .executableTarget(name: "har", dependencies: ["HeritageApp"]),
 

@@ -9,11 +9,17 @@ extension HTTPServer {
     /// and answering now spares the client sending it).
     func begin(_ state: RequestState, connection: OpaquePointer, method: String) -> MHD_Result {
         state.method = method
-        state.remoteAddress = remoteAddress(of: connection)
+        state.peerAddress = remoteAddress(of: connection)
+        state.remoteAddress = state.peerAddress
         let collector = HeaderCollector()
         _ = MHD_get_connection_values(
             connection, MHD_ValueKind.HEADER_KIND, harCollectHeader, Unmanaged.passUnretained(collector).toOpaque())
         state.headers = collector.headers
+        state.remoteAddress = configuration.trustedProxies.clientAddress(
+            peer: state.peerAddress, headers: state.headers)
+        if let allowed = configuration.allowedHosts, !allowed.allows(state.headers["Host"]) {
+            return refuse(state, status: 400, connection: connection, now: true)
+        }
 
         let uri = state.rawURI.split(separator: UInt8(ascii: "?"), maxSplits: 1, omittingEmptySubsequences: false)
         let rawPath = String(decoding: uri.first ?? [], as: UTF8.self)
@@ -126,7 +132,7 @@ extension HTTPServer {
             remoteAddress: state.remoteAddress,
             formFields: reader?.fields.map { ($0.name, String(decoding: $0.value, as: UTF8.self)) } ?? [],
             files: reader?.uploadedFiles ?? [], body: reader?.rawBody ?? [], rawBodyPath: reader?.spool?.path,
-            parameters: state.parameters)
+            parameters: state.parameters, peerAddress: state.peerAddress)
     }
 
     /// Parks the connection (no MHD thread waits) and runs the handler in a Task; whichever of the

@@ -55,8 +55,13 @@ public struct Request: Sendable {
     public var query: [(name: String, value: String)]
     public var headers: Headers
     public var cookies: [String: String]
-    /// The peer's IP address as text ("127.0.0.1", "::1").
+    /// The client's IP address as text ("127.0.0.1", "::1"): the peer's, or, when the peer is a trusted
+    /// proxy, the one its forwarding fields name (`TrustedProxies`). For limits and logs.
     public var remoteAddress: String
+    /// The address at the other end of the TCP connection, whoever it is.
+    public var peerAddress: String
+    /// Whether the request came through a proxy: it carries a forwarding field (believed or not).
+    public var isForwarded: Bool { headers["Forwarded"] != nil || headers["X-Forwarded-For"] != nil }
     /// Text fields of an urlencoded or multipart body, in order.
     public var formFields: [(name: String, value: String)]
     /// File parts of a multipart body.
@@ -72,8 +77,9 @@ public struct Request: Sendable {
         method: String, path: String, rawPath: String? = nil, query: [(name: String, value: String)] = [],
         headers: Headers = Headers(), cookies: [String: String] = [:], remoteAddress: String = "127.0.0.1",
         formFields: [(name: String, value: String)] = [], files: [UploadedFile] = [], body: [UInt8] = [],
-        rawBodyPath: String? = nil, parameters: [String: String] = [:]
+        rawBodyPath: String? = nil, parameters: [String: String] = [:], peerAddress: String? = nil
     ) {
+        self.peerAddress = peerAddress ?? remoteAddress
         self.method = method
         self.path = path
         self.rawPath = rawPath ?? path

@@ -28,6 +28,7 @@ final class RequestState: @unchecked Sendable {
     var rawPath = ""
     var query: Substring = ""
     var remoteAddress = ""
+    var peerAddress = ""
     var headers = Headers()
     var route: Router.Route?
     var parameters: [String: String] = [:]
@@ -99,7 +100,7 @@ final class RequestState: @unchecked Sendable {
         // which may be chosen by cookie.
         Request(
             method: method, path: path.isEmpty ? "/" : path, rawPath: rawPath, headers: headers,
-            cookies: Decoding.cookies(headers["Cookie"]), remoteAddress: remoteAddress)
+            cookies: Decoding.cookies(headers["Cookie"]), remoteAddress: remoteAddress, peerAddress: peerAddress)
     }
 }
 

@@ -53,6 +53,10 @@ public struct ServerConfiguration: Sendable {
     public var tlsKeyPath: String?
     /// Added to every response, errors and static files included, unless the handler set the same name.
     public var securityHeaders: Headers
+    /// The `Host` names answered (against DNS rebinding); nil answers any.
+    public var allowedHosts: HostAllowlist?
+    /// Proxies whose forwarding fields name the client (`Request.remoteAddress`); none by default.
+    public var trustedProxies = TrustedProxies.none
 
     public static let defaultSecurityHeaders = Headers([
         (

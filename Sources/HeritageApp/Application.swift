@@ -41,6 +41,7 @@ public final class Application: Sendable {
         try DataFolder.prepare(temporaryDirectory)
         DataFolder.removeContents(of: temporaryDirectory)
 
+        try DataFolder.preparePrivateFile(dataDir + "/har.sqlite")
         store = try DatabasePool(path: dataDir + "/har.sqlite", configuration: .init(migrations: AppMigrations.all))
         try PlatformIdentity.check(PlatformIdentity.of(configuration), store: store, dataDir: dataDir)
         templates = try TemplateLibrary(directory: configuration.templatesDir)
@@ -97,7 +98,11 @@ public final class Application: Sendable {
         let metrics = metrics
         let allowRemoteMetrics = configuration.metricsAllowRemote
         router.getInline("/metrics") { request in
-            guard allowRemoteMetrics || Loopback.contains(request.remoteAddress) else {
+            // Direct connections from this machine only: a request that came through a proxy (it carries a
+            // forwarding field) is refused whatever the path's spelling, since a proxy rule for `/metrics`
+            // may not match `/metrics/` or `//metrics`.
+            let direct = Loopback.contains(request.peerAddress) && !request.isForwarded
+            guard allowRemoteMetrics || direct else {
                 return pages.error(status: 404, request: request)
             }
             let depth = (try? outbox.countsByState()) ?? [:]
@@ -159,21 +164,35 @@ extension ServerConfiguration {
         self.temporaryDirectory = temporaryDirectory
         tlsCertificatePath = configuration.tlsCert
         tlsKeyPath = configuration.tlsKey
-        securityHeaders = Self.securityHeaders(mapTileOrigin: Drafts.tileOrigin(configuration.mapTileURL))
+        securityHeaders = Self.securityHeaders(
+            mapTileOrigin: Drafts.tileOrigin(configuration.mapTileURL),
+            strictTransport: configuration.tlsCert != nil || configuration.cookieSecure)
+        allowedHosts = configuration.hostAllowlist
+        // Checked when the configuration was loaded; a value that fails here trusts no proxy.
+        if case .success(let proxies) = TrustedProxies.parse(configuration.trustedProxies ?? "") {
+            trustedProxies = proxies
+        }
     }
 
+    /// Powerful features for this origin only: the creation page's camera and location; nothing else.
+    static let permissionsPolicy = "camera=(self), geolocation=(self), microphone=(), payment=(), usb=()"
+    /// One year, this host only: a LAN name or address shares no parent domain we could speak for.
+    static let strictTransportSecurity = "max-age=31536000"
+
     /// The default headers, with the map tiles' origin allowed as an image source (the creation page's
-    /// Leaflet map); nothing else from outside.
-    static func securityHeaders(mapTileOrigin: String?) -> Headers {
-        guard let mapTileOrigin else { return defaultSecurityHeaders }
+    /// Leaflet map), nothing else from outside; HSTS whenever the site is reached over HTTPS (served
+    /// here, or behind a TLS proxy when cookies are marked secure).
+    static func securityHeaders(mapTileOrigin: String?, strictTransport: Bool) -> Headers {
         var headers = Headers()
         for (name, value) in defaultSecurityHeaders {
-            if name.lowercased() == "content-security-policy" {
+            if let mapTileOrigin, name.lowercased() == "content-security-policy" {
                 headers.add(name, value.replacing("img-src 'self'", with: "img-src 'self' \(mapTileOrigin)"))
             } else {
                 headers.add(name, value)
             }
         }
+        headers.add("Permissions-Policy", permissionsPolicy)
+        if strictTransport { headers.add("Strict-Transport-Security", strictTransportSecurity) }
         return headers
     }
 }

@@ -16,6 +16,8 @@ public enum Command {
           har platform [--config FILE]   the local Heritage Observatory platform, for tests and offline use
           har outbox [--config FILE] list|counts|retry ID|retry --all|hold ID|release ID
                                          the upload queue (see har outbox --help)
+          har tls self-signed --host NAME-OR-IP [--host …] [--days N] [--dir DIR]
+                                         HTTPS for tablets on a LAN (see har tls --help)
           har --version
           har --help | har serve --help
 
@@ -42,6 +44,8 @@ public enum Command {
             return 0
         case "outbox":
             return OutboxCommand.main(rest)
+        case "tls":
+            return TLSCommand.main(rest)
         case "serve", "platform":
             if rest.contains("--help") || rest.contains("-h") {
                 printHelp()

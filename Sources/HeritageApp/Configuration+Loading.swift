@@ -1,5 +1,6 @@
 import Basics
 import FoundationEssentials
+import HTTPServer
 import PlatformClient
 
 extension Configuration {
@@ -37,6 +38,12 @@ extension Configuration {
         .optionalString("tls_cert", \.tlsCert, "PEM certificate: serve HTTPS"),
         .optionalString("tls_key", \.tlsKey, "PEM private key for tls_cert"),
         .bool("cookie_secure", \.cookieSecure, "Secure, __Host- cookies without tls_cert (behind a TLS proxy)"),
+        .optionalString(
+            "allowed_hosts", \.allowedHosts,
+            "host names answered besides IP addresses and localhost, comma-separated (.example.org: and subdomains)"),
+        .optionalString(
+            "trusted_proxies", \.trustedProxies,
+            "reverse proxies (addresses, CIDR ranges) whose X-Forwarded-For / Forwarded is believed; unset = none"),
         .string("templates_dir", \.templatesDir, "folder of the page templates"),
         .string("public_dir", \.publicDir, "folder of the static files"),
         .bool("access_log", \.accessLog, "one line per request on standard output"),
@@ -136,6 +143,13 @@ extension Configuration {
             }
         } else if consumerKey != nil || consumerSecret != nil {
             throw ConfigurationError("consumer_key and consumer_secret need platform_url")
+        }
+        for name in allowedHostNames ?? [] where HostAllowlist.hostName(name) != name.lowercased() {
+            throw ConfigurationError("bad value for \"allowed_hosts\": \"\(name)\" is not a host name or address")
+        }
+        if case .failure(let invalid) = TrustedProxies.parse(trustedProxies ?? "") {
+            throw ConfigurationError(
+                "bad value for \"trusted_proxies\": \"\(invalid.entry)\" is not an address or a CIDR range")
         }
         if retryCapSeconds < retryBaseSeconds {
             throw ConfigurationError("retry_cap_seconds must be at least retry_base_seconds")

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import HTTPServer
 
 /// Everything `har serve` and `har platform` can be told. One flat set of keys: the same name in the
 /// config file (`"port": 8080`) and, upper-cased with a `HAR_` prefix, in the environment
@@ -20,6 +21,10 @@ public struct Configuration: Sendable, Equatable {
     public var tlsCert: String?
     public var tlsKey: String?
     public var cookieSecure = false
+    /// Comma-separated `Host` names answered besides IP addresses and localhost (DNS rebinding).
+    public var allowedHosts: String?
+    /// Comma-separated addresses or CIDR ranges of reverse proxies whose forwarding fields are believed.
+    public var trustedProxies: String?
     public var templatesDir = "Templates"
     public var publicDir = "Public"
     public var accessLog = true
@@ -56,6 +61,17 @@ public struct Configuration: Sendable, Equatable {
     public var photoRetentionSeconds = 7 * 86_400
 
     public init() {}
+
+    /// `allowed_hosts` split at commas, trimmed; nil when unset.
+    var allowedHostNames: [String]? {
+        allowedHosts.map { $0.split(separator: ",").map { Text.trimmed(String($0)) } }
+    }
+
+    /// Whether the server listens on loopback only.
+    var listensOnLoopbackOnly: Bool { ["127.0.0.1", "::1", "localhost"].contains(host) || host.hasPrefix("127.") }
+
+    /// The `Host` names answered besides IP addresses and localhost (always answered): `allowed_hosts`.
+    var hostAllowlist: HostAllowlist { HostAllowlist(allowedHostNames ?? []) }
 
     /// Whether an upstream platform was configured; otherwise the embedded local platform is used.
     public var usesUpstreamPlatform: Bool { platformURL != nil }

@@ -13,6 +13,7 @@ enum DataFolder {
             guard (info.st_mode & S_IFMT) == S_IFDIR else {
                 throw ConfigurationError("data folder \(path) is not a folder")
             }
+            try refuseWorldWritable(path, info, what: "data folder")
             return
         }
         do {
@@ -20,6 +21,32 @@ enum DataFolder {
                 atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw ConfigurationError("cannot create data folder \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The database file: made 0600 before SQLite first opens it (SQLite would make it 0644 under the
+    /// usual umask, and its -wal and -shm files take the main file's mode), refused when others may
+    /// write it.
+    static func preparePrivateFile(_ path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+            return
+        }
+        var info = stat()
+        guard errno == EEXIST, stat(path, &info) == 0 else {
+            throw ConfigurationError("cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+        try refuseWorldWritable(path, info, what: "database")
+    }
+
+    /// Anyone on the machine could replace what the server trusts: stop with the fix instead.
+    private static func refuseWorldWritable(_ path: String, _ info: stat, what: String) throws {
+        guard info.st_mode & S_IWOTH == 0 else {
+            let mode = String(info.st_mode & 0o7777, radix: 8)
+            throw ConfigurationError(
+                "\(what) \(path) can be written by every user of this machine (mode \(mode)); "
+                    + "run chmod o-w on it (the data folder is normally 0700, the database 0600)")
         }
     }
 

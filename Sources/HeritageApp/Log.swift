@@ -23,6 +23,9 @@ public struct Log: Sendable {
     public func info(_ message: String) {
         Self.write("\(Self.timestamp(WallClock.now())) info \(message)\n", to: STDERR_FILENO)
     }
+    public func warning(_ message: String) {
+        Self.write("\(Self.timestamp(WallClock.now())) warning \(message)\n", to: STDERR_FILENO)
+    }
     public func error(_ message: String) {
         Self.write("\(Self.timestamp(WallClock.now())) error \(message)\n", to: STDERR_FILENO)
     }

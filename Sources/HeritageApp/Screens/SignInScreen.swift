@@ -40,6 +40,8 @@ enum SignInScreen {
         let limited = !web.signInLimiter.allow(
             ["ip:" + request.remoteAddress, "email:" + checked.email.lowercased()], now: now)
         if limited {
+            web.log.security(
+                "signin.limited", ["client": request.remoteAddress, "email": Log.emailDigest(checked.email)])
             checked.formError = context.messages["signin.errors.rateLimited"]
             var response = try page(web, context, form: checked, status: 429)
             response.headers.add("Retry-After", "300")
@@ -53,6 +55,10 @@ enum SignInScreen {
             }
         } catch {
             web.log.info("sign-in refused by the platform: \(error)")
+            let reason = if case PlatformError.authenticationFailed = error { "wrong-password" } else { "platform" }
+            web.log.security(
+                "signin.failure",
+                ["client": request.remoteAddress, "email": Log.emailDigest(checked.email), "reason": reason])
             checked.formError = web.message(for: error, context: context)
             return try page(web, context, form: checked, status: statusFor(error))
         }
@@ -65,6 +71,12 @@ enum SignInScreen {
         // Persistent (Max-Age), so the sign-in outlives a browser restart until the platform session ends.
         context.cookies.append(web.cookie(web.sessionCookieName, made.token, maxAge: lifetime))
         web.events.userSignedIn(made.session.userID)
+        web.log.security(
+            "signin.success",
+            [
+                "client": request.remoteAddress, "email": Log.emailDigest(checked.email),
+                "user": String(made.session.userID),
+            ])
         return web.redirect("/reports", context: context)
     }
 

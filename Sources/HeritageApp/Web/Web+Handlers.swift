@@ -47,6 +47,8 @@ extension Web {
             return signedOutAnswer(access: access, context: context, notice: nil)
         }
         if csrfProtected && !csrfIsValid(request, context) {
+            log.security(
+                "csrf.refused", ["client": request.remoteAddress, "method": request.method, "path": request.path])
             if access == .api || context.wantsJSON {
                 return jsonError("csrf", context.messages["errors.csrf"], status: 403, context: context)
             }
