@@ -2,7 +2,6 @@ import FoundationEssentials
 import HTTPServer
 import Mustache
 import Platform
-import Storage
 
 #if canImport(Glibc)
     import Glibc
@@ -12,7 +11,7 @@ import Storage
 /// the templates, the routes and the HTTP server, wired together once. Nothing here is global.
 public final class Application: Sendable {
     public let configuration: Configuration
-    let store: DatabasePool
+    let stores: Stores
     let templates: TemplateLibrary
     let metrics: Metrics
     let server: HTTPServer
@@ -23,6 +22,8 @@ public final class Application: Sendable {
     /// Sends the outbox to the platform (issue 5): woken by a submission, resumed by a sign-in.
     let worker: UploadWorker
     let dataFolderLock: DataFolderLock
+    /// The drafts' store and files, also swept once at start.
+    let drafts: Drafts
 
     /// Opens the data folder and the database, compiles every template and builds the routes.
     /// Throws, with a message naming the file, when any of them cannot be used.
@@ -37,8 +38,8 @@ public final class Application: Sendable {
         try DataFolder.prepare(temporaryDirectory)
         DataFolder.removeContents(of: temporaryDirectory)
 
-        store = try DatabasePool(path: dataDir + "/har.sqlite", configuration: .init(migrations: AppMigrations.all))
-        try PlatformIdentity.check(PlatformIdentity.of(configuration), store: store, dataDir: dataDir)
+        stores = try Stores.sqlite(path: dataDir + "/har.sqlite")
+        try PlatformIdentity.check(PlatformIdentity.of(configuration), store: stores.instance, dataDir: dataDir)
         templates = try TemplateLibrary(directory: configuration.templatesDir)
         metrics = Metrics()
         benchmarkFixtures =
@@ -77,7 +78,7 @@ public final class Application: Sendable {
             throw error
         }
 
-        let outbox = OutboxStore(pool: store)
+        let outbox = stores.outbox
         let workerMetrics = WorkerMetrics()
         let worker = UploadWorker(
             store: outbox, client: workerClient, settings: WorkerSettings(configuration: configuration),
@@ -88,7 +89,7 @@ public final class Application: Sendable {
         var router = Router()
         router.errorPage = { status, request in pages.error(status: status, request: request) }
         router.serveStatic(prefix: "/static", directory: configuration.publicDir)
-        let health = Health(store: store)
+        let health = Health(store: stores.instance)
         router.getInline("/healthz") { _ in health.response() }
         let metrics = metrics
         let allowRemoteMetrics = configuration.metricsAllowRemote
@@ -105,11 +106,12 @@ public final class Application: Sendable {
             mapTileURL: configuration.mapTileURL, maxFileBytes: configuration.maxFileBytes,
             retentionSeconds: configuration.draftRetentionSeconds, onQueued: { worker.wake() })
         let web = Web(
-            store: store, templates: templates, catalog: messages, platform: platform, log: log,
+            stores: stores, templates: templates, catalog: messages, platform: platform, log: log,
             secure: configuration.tlsCert != nil || configuration.cookieSecure, photosDirectory: dataDir + "/photos",
             handlerDeadline: Double(configuration.handlerDeadlineSeconds),
             events: WebEvents(userSignedIn: { worker.userSignedIn(userID: $0) }, reportDeleting: { worker.wake() }))
-        WebRoutes.register(on: &router, web: web, drafts: draftOptions)
+        drafts = Drafts(web: web, options: draftOptions)
+        WebRoutes.register(on: &router, web: web, drafts: drafts)
 
         let accessLog = configuration.accessLog
         server = HTTPServer(
@@ -123,6 +125,7 @@ public final class Application: Sendable {
 
     /// Starts listening; throws with the address when it cannot.
     public func start() throws {
+        drafts.startUp(now: Web.now())
         try server.start()
         if configuration.workerEnabled { worker.start() }
     }
@@ -136,7 +139,7 @@ public final class Application: Sendable {
         server.stop(gracePeriod: gracePeriod)
         embeddedPlatform?.stop()
         benchmarkFixtures?.close()
-        store.close()
+        stores.close()
         dataFolderLock.release()
     }
 }

@@ -6,7 +6,7 @@ import Platform
 /// order received), then stored; or the platform deletion the user asked for. Every step re-reads
 /// the report, so a change made meanwhile (deleting, held) is seen before the next call.
 struct ReportUploader: Sendable {
-    let store: OutboxStore
+    let store: OutboxQueue
     let client: PlatformClient
     let settings: WorkerSettings
     let photosDirectory: String
@@ -30,7 +30,7 @@ struct ReportUploader: Sendable {
     private func drive(_ id: Int64) async throws {
         while !isStopping() {
             guard let report = try await store.run({ try $0.report(id: id) }) else { return }
-            let now = OutboxStore.now()
+            let now = OutboxQueue.now()
             switch report.state {
             case .deleting:
                 if let next = report.nextAttemptAt, next > now { return }
@@ -78,7 +78,7 @@ struct ReportUploader: Sendable {
     /// The user's platform session, unless it is known to be expired (then no call is made).
     private func usableSession(_ report: OutboxReport) async throws -> OutboxSession? {
         guard let session = try await store.run({ try $0.session(userID: report.userID) }) else { return nil }
-        if let expires = session.expiresAt, expires <= OutboxStore.now() { return nil }
+        if let expires = session.expiresAt, expires <= OutboxQueue.now() { return nil }
         if failedSessions.hasFailed(userID: report.userID, session: session) { return nil }
         return session
     }
@@ -237,7 +237,7 @@ struct ReportUploader: Sendable {
             if report.state == .deleting {
                 try await store.run {
                     try $0.recordRetry(
-                        id, error: "waiting for sign-in", nextAttemptAt: OutboxStore.now() + settings.retryCapSeconds)
+                        id, error: "waiting for sign-in", nextAttemptAt: OutboxQueue.now() + settings.retryCapSeconds)
                 }
             } else {
                 try await store.run { try $0.recordWaitingForSignIn(id) }
@@ -247,7 +247,7 @@ struct ReportUploader: Sendable {
             metrics.failure(kind.rawValue)
             let delay = settings.retryDelay(failuresInARow: report.attempts, retryAfter: error.retryAfter)
             try await store.run {
-                try $0.recordRetry(id, error: error.description, nextAttemptAt: OutboxStore.now() + delay)
+                try $0.recordRetry(id, error: error.description, nextAttemptAt: OutboxQueue.now() + delay)
             }
         case .notFound(let message):
             metrics.failure(WorkerFailureKind.notFound.rawValue)
