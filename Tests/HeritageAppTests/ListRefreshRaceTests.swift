@@ -5,7 +5,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// The list's refresh (`ReportListStore.merge`, what `POST /api/reports/refresh` does right after a
+/// The list's refresh (`ReportStore.merge`, what `POST /api/reports/refresh` does right after a
 /// Submit) racing the upload worker, driven step by step: the platform lists a report the worker is
 /// creating before the worker has recorded its id; a listing sent before the worker stored a report
 /// is merged after. Against the real local platform process where the platform is involved.

@@ -31,6 +31,8 @@ final class PhotoSweep: Sendable {
     func run(now: Double) throws -> Int {
         let marks = sweptUntil.withLock { $0 }
         let cutoff = now - retentionSeconds
+        // Each window starts a second before the last one ended (lower bounds are excluded); one whose
+        // start passed its end is empty, written as (end, end] since a range cannot run backwards.
         let names = try store.removablePhotos(
             stored: min(marks.storedBefore - 1, cutoff)...cutoff, ended: min(marks.endedBefore - 1, now)...now)
         var removed = 0
