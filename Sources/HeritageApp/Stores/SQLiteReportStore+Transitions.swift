@@ -172,6 +172,13 @@ extension SQLiteReportStore {
         try setState(id, to: wasOnPlatform ? .deleted : .cancelled, from: "'deleting', 'cancelled'", error: nil)
     }
 
+    /// The one "back to work" change of state, for one report (`resume`) or for all of a user's waiting
+    /// for sign-in (`resumeWaitingForSignIn`).
+    private static let resumed = """
+        state = CASE WHEN platform_report_id IS NULL THEN 'queued' ELSE 'uploading' END, \
+        attempts = 0, next_attempt_at = NULL
+        """
+
     /// Back to work: the state the worker resumes from, derived from what is known (a report the
     /// platform has goes on with its photos; one that may have been created is reconciled first).
     /// Used after a sign-in, by `har outbox retry` and `release`.
@@ -182,8 +189,7 @@ extension SQLiteReportStore {
         return try database.write { db in
             try db.run(
                 """
-                UPDATE reports SET state = CASE WHEN platform_report_id IS NULL THEN 'queued' ELSE 'uploading' END,
-                    attempts = 0, next_attempt_at = NULL, updated_at = ?
+                UPDATE reports SET \(Self.resumed), updated_at = ?
                 WHERE id = ? AND state IN (\(from))
                 """, .real(now), .integer(id)) == 1
         }
@@ -206,8 +212,7 @@ extension SQLiteReportStore {
         return try database.write { db in
             try db.run(
                 """
-                UPDATE reports SET state = CASE WHEN platform_report_id IS NULL THEN 'queued' ELSE 'uploading' END,
-                    attempts = 0, next_attempt_at = NULL, last_error = NULL, updated_at = ?
+                UPDATE reports SET \(Self.resumed), last_error = NULL, updated_at = ?
                 WHERE user_id = ? AND state = 'waiting_signin'
                 """, .real(now), .integer(userID))
         }
