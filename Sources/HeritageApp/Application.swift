@@ -1,12 +1,12 @@
 // HeritageApp: the web application. Screens (one type per page or feature), Web (sessions, CSRF,
 // language, the page helpers), Worker (the outbox and the upload worker), the stores, configuration,
-// the commands of `har` and the log. `Application` wires them to HTTPServer, Storage, Mustache, Imaging
+// the commands of `har` and the log. `Application` wires them to HTTPServer, the stores, Mustache, Imaging
 // and the platform client; the `har` target only parses the command line and calls in.
+import Basics
 import FoundationEssentials
 import HTTPServer
 import Mustache
 import PlatformClient
-import Storage
 
 #if canImport(Glibc)
     import Glibc
@@ -16,7 +16,7 @@ import Storage
 /// the templates, the routes and the HTTP server, wired together once. Nothing here is global.
 public final class Application: Sendable {
     public let configuration: Configuration
-    let store: DatabasePool
+    let stores: Stores
     let templates: TemplateLibrary
     let metrics: Metrics
     let server: HTTPServer
@@ -27,6 +27,8 @@ public final class Application: Sendable {
     /// Sends the outbox to the platform (issue 5): woken by a submission, resumed by a sign-in.
     let worker: UploadWorker
     let dataFolderLock: DataFolderLock
+    /// The drafts' store and files, also swept once at start.
+    let drafts: Drafts
 
     /// Opens the data folder and the database, compiles every template and builds the routes.
     /// Throws, with a message naming the file, when any of them cannot be used.
@@ -42,8 +44,8 @@ public final class Application: Sendable {
         DataFolder.removeContents(of: temporaryDirectory)
 
         try DataFolder.preparePrivateFile(dataDir + "/har.sqlite")
-        store = try DatabasePool(path: dataDir + "/har.sqlite", configuration: .init(migrations: AppMigrations.all))
-        try PlatformIdentity.check(PlatformIdentity.of(configuration), store: store, dataDir: dataDir)
+        stores = try Stores.sqlite(path: dataDir + "/har.sqlite")
+        try PlatformIdentity.check(PlatformIdentity.of(configuration), store: stores.instance, dataDir: dataDir)
         templates = try TemplateLibrary(directory: configuration.templatesDir)
         metrics = Metrics()
         benchmarkFixtures =
@@ -82,7 +84,7 @@ public final class Application: Sendable {
             throw error
         }
 
-        let outbox = OutboxStore(pool: store)
+        let outbox = stores.outbox
         let workerMetrics = WorkerMetrics()
         let worker = UploadWorker(
             store: outbox, client: workerClient, settings: WorkerSettings(configuration: configuration),
@@ -93,7 +95,7 @@ public final class Application: Sendable {
         var router = Router()
         router.errorPage = { status, request in pages.error(status: status, request: request) }
         router.serveStatic(prefix: "/static", directory: configuration.publicDir)
-        let health = Health(store: store)
+        let health = Health(store: stores.instance)
         router.getInline("/healthz") { _ in health.response() }
         let metrics = metrics
         let allowRemoteMetrics = configuration.metricsAllowRemote
@@ -114,11 +116,12 @@ public final class Application: Sendable {
             mapTileURL: configuration.mapTileURL, maxFileBytes: configuration.maxFileBytes,
             retentionSeconds: configuration.draftRetentionSeconds, onQueued: { worker.wake() })
         let web = Web(
-            store: store, templates: templates, catalog: messages, platform: platform, log: log,
+            stores: stores, templates: templates, catalog: messages, platform: platform, log: log,
             secure: configuration.tlsCert != nil || configuration.cookieSecure, photosDirectory: dataDir + "/photos",
             handlerDeadline: Double(configuration.handlerDeadlineSeconds),
             events: WebEvents(userSignedIn: { worker.userSignedIn(userID: $0) }, reportDeleting: { worker.wake() }))
-        WebRoutes.register(on: &router, web: web, drafts: draftOptions)
+        drafts = Drafts(web: web, options: draftOptions)
+        WebRoutes.register(on: &router, web: web, drafts: drafts)
 
         let accessLog = configuration.accessLog
         server = HTTPServer(
@@ -132,6 +135,7 @@ public final class Application: Sendable {
 
     /// Starts listening; throws with the address when it cannot.
     public func start() throws {
+        drafts.startUp(now: WallClock.now())
         try server.start()
         if configuration.workerEnabled { worker.start() }
     }
@@ -145,7 +149,7 @@ public final class Application: Sendable {
         server.stop(gracePeriod: gracePeriod)
         embeddedPlatform?.stop()
         benchmarkFixtures?.close()
-        store.close()
+        stores.close()
         dataFolderLock.release()
     }
 }

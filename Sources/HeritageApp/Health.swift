@@ -1,14 +1,11 @@
 import HTTPServer
-import Storage
 
 /// `GET /healthz`: whether the process answers and its store answers, for load balancers and operators.
 struct Health: Sendable {
-    let store: DatabasePool
+    let store: any InstanceStore
 
-    /// Whether a reader can run a query right now.
-    var storeIsHealthy: Bool {
-        (try? store.read { database in try database.scalar("SELECT count(*) FROM instance") }) != nil
-    }
+    /// Whether the store answers a read right now.
+    var storeIsHealthy: Bool { store.isHealthy() }
 
     func response() -> Response {
         let healthy = storeIsHealthy

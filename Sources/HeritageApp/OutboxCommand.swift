@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Storage
 
 /// `har outbox`: the queue from the command line, for coordinators and operators. Works on the
 /// database file of the data folder directly, also while `har serve` runs (WAL: readers never block,
@@ -45,16 +44,16 @@ enum OutboxCommand {
             return 66  // EX_NOINPUT
         }
         do {
-            let pool = try DatabasePool(path: path, configuration: .init(migrations: AppMigrations.all))
-            defer { pool.close() }
-            return try run(action, store: OutboxStore(pool: pool))
+            let stores = try Stores.sqlite(path: path)
+            defer { stores.close() }
+            return try run(action, store: stores.outbox)
         } catch {
             Command.printError("\(error)")
             return 1
         }
     }
 
-    static func run(_ action: [String], store: OutboxStore) throws -> Int32 {
+    static func run(_ action: [String], store: any OutboxStore) throws -> Int32 {
         switch (action.first, action.count) {
         case ("list", 1):
             print("local_id\tstate\tattempts\tphotos\tplatform_report_id\tlast_error")
@@ -67,7 +66,7 @@ enum OutboxCommand {
             }
             return 0
         case ("retry", 2) where action[1] == "--all":
-            let ids = try reportIDs(store, where: "state = 'needs_attention'", [])
+            let ids = try store.reportIDs(in: .needsAttention)
             for id in ids { try store.resume(id, from: [.needsAttention]) }
             print("\(ids.count) reports retried")
             return 0
@@ -75,10 +74,8 @@ enum OutboxCommand {
             return try change(
                 store, localID: action[1], to: "retried", from: [.needsAttention, .retryWait, .waitingSignIn])
         case ("hold", 2):
-            guard let id = try reportIDs(store, where: "local_id = ?", [.text(action[1])]).first else {
-                return notFound(action[1])
-            }
-            guard try hold(store, id) else {
+            guard let id = try store.reportID(localID: action[1]) else { return notFound(action[1]) }
+            guard try store.hold(id) else {
                 Command.printError("report \(action[1]) is not waiting to be sent; nothing held")
                 return 1
             }
@@ -92,12 +89,10 @@ enum OutboxCommand {
         }
     }
 
-    private static func change(_ store: OutboxStore, localID: String, to verb: String, from: [ReportState]) throws
+    private static func change(_ store: any OutboxStore, localID: String, to verb: String, from: [ReportState]) throws
         -> Int32
     {
-        guard let id = try reportIDs(store, where: "local_id = ?", [.text(localID)]).first else {
-            return notFound(localID)
-        }
+        guard let id = try store.reportID(localID: localID) else { return notFound(localID) }
         guard try store.resume(id, from: from) else {
             let states = from.map(\.rawValue).joined(separator: ", ")
             Command.printError("report \(localID) is not in \(states); nothing \(verb)")
@@ -112,46 +107,13 @@ enum OutboxCommand {
         return 1
     }
 
-    /// A report the worker would still send is held; one in flight stops at the worker's next step.
-    private static func hold(_ store: OutboxStore, _ id: Int64) throws -> Bool {
-        try store.pool.write { db in
-            try db.run(
-                """
-                UPDATE reports SET state = 'held', next_attempt_at = NULL, updated_at = ?
-                WHERE id = ? AND state IN (\(ReportState.activeSQL), 'needs_attention', 'waiting_signin')
-                """, .real(OutboxStore.now()), .integer(id)) == 1
-        }
-    }
-
-    private static func reportIDs(_ store: OutboxStore, where condition: String, _ parameters: [SQLValue]) throws
-        -> [Int64]
-    {
-        try store.pool.read { db in
-            try db.query("SELECT id FROM reports WHERE \(condition) ORDER BY id", parameters).compactMap {
-                try $0.int("id")
-            }
-        }
-    }
-
-    private static func listing(_ store: OutboxStore) throws -> [String] {
-        try store.pool.read { db in
-            try db.query(
-                """
-                SELECT r.local_id, r.state, r.attempts, r.platform_report_id, r.last_error,
-                    (SELECT count(*) FROM photos p WHERE p.report_id = r.id AND p.state = 'stored') AS sent,
-                    (SELECT count(*) FROM photos p WHERE p.report_id = r.id) AS total
-                FROM reports r WHERE r.state != 'draft' ORDER BY COALESCE(r.submitted_at, r.creation_time), r.id
-                """
-            ).map { row in
-                let error = (try row.string("last_error") ?? "").replacing("\t", with: " ").replacing("\n", with: " ")
-                return [
-                    try row.string("local_id") ?? "", try row.string("state") ?? "",
-                    String(try row.int("attempts") ?? 0),
-                    "\(try row.int("sent") ?? 0)/\(try row.int("total") ?? 0)",
-                    try row.string("platform_report_id") ?? "-",
-                    error,
-                ].joined(separator: "\t")
-            }
+    private static func listing(_ store: any OutboxStore) throws -> [String] {
+        try store.listing().map { row in
+            let error = (row.lastError ?? "").replacing("\t", with: " ").replacing("\n", with: " ")
+            return [
+                row.localID, row.state, String(row.attempts), "\(row.photosStored)/\(row.photoCount)",
+                row.platformReportID ?? "-", error,
+            ].joined(separator: "\t")
         }
     }
 }

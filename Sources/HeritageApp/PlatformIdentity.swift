@@ -1,5 +1,3 @@
-import Storage
-
 /// Which platform a data folder's reports belong to. Its report ids, sessions and outbox mean nothing
 /// to another platform: switched silently, the next list refresh would mark every stored report deleted
 /// and reports in transfer would fail. So the first platform is recorded, and a different one later is
@@ -11,22 +9,12 @@ enum PlatformIdentity {
         return url.hasSuffix("/") ? String(url.dropLast()) : url
     }
 
-    static func check(_ identity: String, store: DatabasePool, dataDir: String) throws {
-        try store.write { db in
-            let recorded = try db.scalar("SELECT value FROM instance WHERE key = 'platform'").string
-            if let recorded, recorded != identity {
-                let reports = try db.scalar("SELECT count(*) FROM reports WHERE state != 'draft'").int ?? 0
-                guard reports == 0 else {
-                    let name = { (value: String) in value == "embedded" ? "the embedded local platform" : value }
-                    throw ConfigurationError(
-                        "the reports in \(dataDir) belong to \(name(recorded)), but the platform is now \(name(identity)); "
-                            + "use another data folder (HAR_DATA_DIR) for another platform, or configure \(name(recorded)) again"
-                    )
-                }
-            }
-            try db.run(
-                "INSERT INTO instance (key, value) VALUES ('platform', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                .text(identity))
-        }
+    static func check(_ identity: String, store: any InstanceStore, dataDir: String) throws {
+        guard let recorded = try store.claimPlatform(identity) else { return }
+        let name = { (value: String) in value == "embedded" ? "the embedded local platform" : value }
+        throw ConfigurationError(
+            "the reports in \(dataDir) belong to \(name(recorded)), but the platform is now \(name(identity)); "
+                + "use another data folder (HAR_DATA_DIR) for another platform, or configure \(name(recorded)) again"
+        )
     }
 }

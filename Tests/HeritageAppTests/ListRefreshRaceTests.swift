@@ -5,7 +5,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// The list's refresh (`ReportListStore.merge`, what `POST /api/reports/refresh` does right after a
+/// The list's refresh (`ReportStore.merge`, what `POST /api/reports/refresh` does right after a
 /// Submit) racing the upload worker, driven step by step: the platform lists a report the worker is
 /// creating before the worker has recorded its id; a listing sent before the worker stored a report
 /// is merged after. Against the real local platform process where the platform is involved.
@@ -20,7 +20,9 @@ import Testing
         let session: PlatformSession
         let report: CapturedReport
         let platformReportID: String
-        var list: ReportListStore { ReportListStore(store: fixture.pool, photosDirectory: fixture.dataDir + "/photos") }
+        var list: ReportList {
+            ReportList(store: fixture.stores.reports, files: PhotoFiles(directory: fixture.dataDir + "/photos"))
+        }
     }
 
     func scene(email: String, sameKey: Bool) async throws -> Scene {
@@ -31,7 +33,7 @@ import Testing
         try fixture.addUser(email: email, session: session)
         try fixture.queueReports(1)
         let report = try #require(fixture.captured.first)
-        let store = OutboxStore(pool: fixture.pool)
+        let store = fixture.stores.outbox
         #expect(try store.beginCreate(report.id))
         let row = try #require(try store.report(id: report.id))
         let created = try await platform.client().createReport(
@@ -76,9 +78,9 @@ import Testing
     func expectStoredWithEveryPhoto(_ scene: Scene) throws {
         let state = try scene.fixture.state(of: scene.report.localID)
         #expect(state.state == "stored", "\(state)")
-        let photos = try OutboxStore(pool: scene.fixture.pool).photos(reportID: scene.report.id)
+        let photos = try scene.fixture.stores.outbox.photos(reportID: scene.report.id)
         #expect(photos.count == 3 && photos.allSatisfy { $0.state == .stored && $0.platformPhotoID != nil })
-        let row = try OutboxStore(pool: scene.fixture.pool).report(id: scene.report.id)
+        let row = try scene.fixture.stores.outbox.report(id: scene.report.id)
         #expect(row?.platformReportID == scene.platformReportID)
         #expect(try rowCount(scene.fixture, platformReportID: scene.platformReportID) == 1)
         try checkPlatformHolds([scene.report], platformDatabase: scene.platform.databasePath)
@@ -97,7 +99,7 @@ import Testing
             listed, userID: scene.fixture.userID, now: Date().timeIntervalSince1970,
             listingStartedAt: listingStartedAt)
         #expect(try rowCount(scene.fixture, platformReportID: scene.platformReportID) == 0, "no copy of it")
-        #expect(try scene.list.reports(userID: scene.fixture.userID).count == 1, "the list shows the one report")
+        #expect(try scene.list.store.reports(userID: scene.fixture.userID).count == 1, "the list shows the one report")
 
         try await runWorkerUntilSettled(scene)
         try expectStoredWithEveryPhoto(scene)
@@ -150,7 +152,7 @@ import Testing
         try fixture.addUser(
             email: "unit@example.org", session: PlatformSession(sessionID: "s", expirationTime: nil))
         try fixture.queueReports(3, photos: 1)
-        let store = OutboxStore(pool: fixture.pool)
+        let store = fixture.stores.outbox
         let (mine, other, third) = (fixture.captured[0].id, fixture.captured[1].id, fixture.captured[2].id)
         for id in [mine, other, third] { #expect(try store.beginCreate(id)) }
         let now = Date().timeIntervalSince1970
@@ -184,7 +186,7 @@ import Testing
         let fixture = try OutboxFixture(dataDir: folder + "/app")
         try fixture.addUser(
             email: "stale@example.org", session: PlatformSession(sessionID: "s", expirationTime: nil))
-        let list = ReportListStore(store: fixture.pool, photosDirectory: fixture.dataDir + "/photos")
+        let list = ReportList(store: fixture.stores.reports, files: PhotoFiles(directory: fixture.dataDir + "/photos"))
         let t0 = 1_800_000_000.0
         func add(_ platformID: String, state: String, updatedAt: Double) throws {
             try fixture.pool.write { db in

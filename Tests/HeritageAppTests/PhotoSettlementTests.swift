@@ -14,7 +14,7 @@ import Testing
         let fixture = try OutboxFixture(dataDir: folder + "/app")
         try fixture.addUser(email: "photos@example.org", session: PlatformSession(sessionID: "s", expirationTime: nil))
         try fixture.queueReports(1, photos: 4)
-        let all = try OutboxStore(pool: fixture.pool).photos(reportID: fixture.captured[0].id)
+        let all = try fixture.stores.outbox.photos(reportID: fixture.captured[0].id)
         var first = all[0]
         var second = all[1]
         var third = all[2]
@@ -95,7 +95,7 @@ import Testing
         let fixture = try OutboxFixture(dataDir: folder + "/app")
         try fixture.addUser(email: "noid@example.org", session: PlatformSession(sessionID: "s", expirationTime: nil))
         try fixture.queueReports(1, photos: 1)
-        let store = OutboxStore(pool: fixture.pool)
+        let store = fixture.stores.outbox
         let reportID = fixture.captured[0].id
         #expect(try store.beginCreate(reportID))
         #expect(try store.recordCreated(reportID, platformReportID: "R"))

@@ -144,6 +144,8 @@ final class OutboxFixture: @unchecked Sendable {
     let dataDir: String
     let pool: DatabasePool
     private(set) var userID: Int64 = 0
+    /// The application's stores on this fixture's database (the same pool).
+    var stores: Stores { Stores.sqlite(SQLiteDatabase(pool: pool)) }
     private(set) var captured: [CapturedReport] = []
 
     init(dataDir: String) throws {
@@ -244,7 +246,7 @@ final class OutboxFixture: @unchecked Sendable {
         }
     }
 
-    func states() throws -> [String: Int] { try OutboxStore(pool: pool).countsByState() }
+    func states() throws -> [String: Int] { try stores.outbox.countsByState() }
 
     func state(of localID: String) throws -> (state: String, lastError: String?) {
         try pool.read { db in
@@ -266,7 +268,7 @@ final class OutboxFixture: @unchecked Sendable {
         settings.retryCapSeconds = 1
         settings.pollSeconds = 0.2
         return UploadWorker(
-            store: OutboxStore(pool: pool), client: try platform.client(concurrentTransfers: reportsAtOnce + 1),
+            store: stores.outbox, client: try platform.client(concurrentTransfers: reportsAtOnce + 1),
             settings: settings, dataDirectory: dataDir, metrics: WorkerMetrics(), log: Log())
     }
 }

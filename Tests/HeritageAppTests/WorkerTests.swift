@@ -101,14 +101,26 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let platform = try PlatformProcess(folder: folder, faults: "latency_ms=250,drop=0.1,seed=3")
         let fixture = try OutboxFixture(dataDir: folder + "/app")
-        try fixture.addUser(
-            email: "delete@example.org", session: try await platform.signIn(email: "delete@example.org"))
+        let session = try await platform.signIn(email: "delete@example.org")
+        try fixture.addUser(email: "delete@example.org", session: session)
         try fixture.queueReports(12)
         let worker = try fixture.worker(platform: platform, reportsAtOnce: 4, photosAtOnce: 2)
         worker.start()
         try await waitUntil("some reports are mid-transfer") { try fixture.states()["uploading", default: 0] >= 2 }
-        let store = OutboxStore(pool: fixture.pool)
-        for report in fixture.captured { _ = try store.requestDeletion(report.id) }
+        // What the list's Delete does (`ReportListScreen.delete`): the store's plan, then the platform's
+        // DELETE for a report already stored there.
+        let list = ReportList(store: fixture.stores.reports, files: PhotoFiles(directory: fixture.dataDir + "/photos"))
+        let client = try platform.client()
+        for report in fixture.captured {
+            let now = Date().timeIntervalSince1970
+            switch try list.planDeletion(localID: report.localID, userID: fixture.userID, now: now) {
+            case .deleteOnPlatform(let reportID):
+                try await client.deleteReport(reportID: reportID, session: session)
+                try list.markDeleted(localID: report.localID, userID: fixture.userID, now: now)
+            case .cancelledLocally, .handedToWorker, .notFound:
+                break
+            }
+        }
         worker.wake()
         try await waitUntil("every report is deleted or cancelled") {
             let states = try fixture.states()
@@ -137,8 +149,7 @@ import Testing
         let message = try fixture.state(of: localID).lastError ?? ""
         #expect(message.contains("latitude"), "the platform's message: \(message)")
         // The list shows the platform's own message on the row (LST-03).
-        let rows = try ReportListStore(store: fixture.pool, photosDirectory: fixture.dataDir + "/photos")
-            .reports(userID: fixture.userID)
+        let rows = try fixture.stores.reports.reports(userID: fixture.userID)
         #expect(rows.first?.lastError == message)
         #expect(ReportListScreen.status(of: try #require(rows.first)).kind == "attention")
 

@@ -28,7 +28,7 @@ enum CreateScreen {
         let photos = try drafts.store.photos(reportID: draft.id)
         let data = PageData(
             draft: draft.localID, owner: draft.userID, photos: photos.map(PhotoData.init),
-            maxPhotos: DraftStore.maximumPhotos, maxFileBytes: drafts.options.maxFileBytes,
+            maxPhotos: Draft.maximumPhotos, maxFileBytes: drafts.options.maxFileBytes,
             retentionSeconds: drafts.options.retentionSeconds, tileURL: drafts.options.mapTileURL,
             messages: clientMessages(context.messages))
         var values = PhotoStrip.values(photos, draft: draft, back: "/reports/new", context: context)
@@ -36,7 +36,7 @@ enum CreateScreen {
         values["draftID"] = .string(draft.localID)
         values["draftJSON"] = .string(ScriptJSON.encode(data))
         values["photoCount"] = .int(photos.count)
-        values["full"] = .bool(photos.count >= DraftStore.maximumPhotos)
+        values["full"] = .bool(photos.count >= Draft.maximumPhotos)
         values["expiryNotice"] = MustacheValue(expiryNotice)
         return try web.render(
             "create", title: context.messages["create.title"], values, context: context,

@@ -1,13 +1,10 @@
 import Basics
 import HTTPServer
 
-/// Registers the creation, submission and photo routes (one line in `WebRoutes`). The photos folder is
-/// made here, and drafts abandoned while the server was down are swept once at start.
+/// Registers the creation, submission and photo routes (one line in `WebRoutes`); routes only: the
+/// photos folder and the start-up sweep are `Drafts.startUp`, which `Application.start` runs.
 enum DraftRoutes {
-    static func register(on router: inout Router, web: Web, options: DraftOptions) {
-        let drafts = Drafts(web: web, options: options)
-        do { try drafts.files.prepare() } catch { web.log.info("photos folder: \(error)") }
-        drafts.sweep(now: WallClock.now())
+    static func register(on router: inout Router, web: Web, drafts: Drafts) {
         CreateScreen.register(on: &router, web: web, drafts: drafts)
         SubmitScreen.register(on: &router, web: web, drafts: drafts)
         PhotoRoutes.register(on: &router, web: web, drafts: drafts)

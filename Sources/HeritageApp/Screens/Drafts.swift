@@ -17,13 +17,13 @@ struct DraftOptions: Sendable {
 
 /// The drafts' store, files and options, shared by the creation, submission and photo routes.
 struct Drafts: Sendable {
-    let store: DraftStore
+    let store: any DraftStore
     let files: PhotoFiles
     let options: DraftOptions
     let log: Log
 
     init(web: Web, options: DraftOptions) {
-        store = DraftStore(store: web.store)
+        store = web.stores.drafts
         files = PhotoFiles(directory: web.photosDirectory)
         self.options = options
         log = web.log
@@ -50,8 +50,15 @@ struct Drafts: Sendable {
         }
     }
 
+    /// What a server does once at start: makes the photos folder, and sweeps the drafts abandoned while
+    /// it was down.
+    func startUp(now: Double) {
+        do { try files.prepare() } catch { log.info("photos folder: \(error)") }
+        sweep(now: now)
+    }
+
     /// The draft of the creation and submission pages: the user's open one, or a new one. A new draft is
-    /// the moment to forget abandoned ones (and start-up, see DraftRoutes); the user's own, when past
+    /// the moment to forget abandoned ones (and start-up, see `startUp`); the user's own, when past
     /// its retention, is one of them.
     func open(userID: Int64, now: Double) throws -> (draft: Draft, isNew: Bool) {
         let (draft, isNew) = try store.openDraft(userID: userID, now: now, freshSince: retentionCutoff(now))

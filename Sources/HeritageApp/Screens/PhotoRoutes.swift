@@ -3,7 +3,6 @@ import FoundationEssentials
 import HTTPServer
 import Imaging
 import PlatformClient
-import Storage
 
 /// Photos of drafts: upload (CRE-05, the file-input fallback), removal (CRE-09, SUB-04) and serving to
 /// their owner only. Nothing uploaded is ever served as HTML or script: the type is the one libvips
@@ -134,7 +133,7 @@ struct DraftPhotoUpload {
         guard request.files.count == 1, let file = request.files.first else { return refuse("no_file", "noFile", 400) }
         guard file.size <= drafts.options.maxFileBytes else { return refuse("too_large", "tooLarge", 413) }
         guard file.size > 0 else { return refuse("not_image", "notImage", 415) }
-        guard try drafts.store.photoCount(reportID: draft.id) < DraftStore.maximumPhotos else {
+        guard try drafts.store.photoCount(reportID: draft.id) < Draft.maximumPhotos else {
             return refuse("full", "full", 409)
         }
         let sent: PhotoFix?
@@ -168,10 +167,10 @@ struct DraftPhotoUpload {
         let photo = NewPhoto(
             localID: localID, contentType: "image/" + info.format.rawValue, size: file.size, sha256: sha256,
             width: info.width, height: info.height, fix: fix, capturedAt: capturedAt)
-        let result: DraftStore.AddResult
+        let result: PhotoAddResult
         do {
             result = try drafts.store.addPhoto(photo, to: draft, now: now)
-        } catch let error as SQLiteError where error.isConstraintViolation {
+        } catch let error as StoreError where error.isConflict {
             // The same photo id raced in twice: the first one is kept; this copy's files are its files, so
             // nothing is removed. The page retries and is answered as a replay.
             return refuse("busy", "failed", 503)

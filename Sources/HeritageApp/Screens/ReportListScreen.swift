@@ -18,7 +18,7 @@ enum ReportListScreen {
     static let maximumShown = 5_000
 
     static func register(on router: inout Router, web: Web) {
-        let reports = ReportListStore(store: web.store, photosDirectory: web.photosDirectory)
+        let reports = ReportList(store: web.stores.reports, files: PhotoFiles(directory: web.photosDirectory))
         router.web("GET", "/reports", web, access: .page) { request, context in
             let user = try context.requireUser()
             let page = try reports.page(userID: user.id, limit: shown(request))
@@ -56,7 +56,7 @@ enum ReportListScreen {
 
     /// LST-06..09. JSON for the page's script; a redirect (or the list with the failure shown) without it.
     static func delete(
-        _ localID: String, _ context: WebContext, web: Web, reports: ReportListStore, shown: Int? = nil
+        _ localID: String, _ context: WebContext, web: Web, reports: ReportList, shown: Int? = nil
     ) async throws -> Response {
         let more = shown.map { $0 > pageSize ? "&show=\($0)" : "" } ?? ""
         let user = try context.requireUser()
@@ -110,13 +110,13 @@ enum ReportListScreen {
     }
 
     static func page(
-        _ web: Web, _ context: WebContext, _ page: (rows: [ListedReport], total: Int), notice: String?, failure: Bool
+        _ web: Web, _ context: WebContext, _ page: ReportPage, notice: String?, failure: Bool
     ) throws -> Response {
         let words = RowWords(context.messages)
         let values: [String: MustacheValue] = [
             "header": ["settings": true], "rows": .array(page.rows.map { rowValue($0, words) }),
             "notice": MustacheValue(notice), "deleteFailure": .bool(failure),
-            "pending": .bool(page.rows.contains { $0.state != "stored" }),
+            "pending": .bool(page.rows.contains { $0.state != .stored }),
             "shown": .int(page.rows.count), "more": moreValue(page, context.messages),
         ]
         return try web.render(
@@ -125,7 +125,7 @@ enum ReportListScreen {
     }
 
     /// The "Show more" line, or null when every report is shown.
-    static func moreValue(_ page: (rows: [ListedReport], total: Int), _ messages: Messages) -> MustacheValue {
+    static func moreValue(_ page: ReportPage, _ messages: Messages) -> MustacheValue {
         let shown = page.rows.count
         guard page.total > shown, shown < maximumShown else { return .null }
         let next = min(shown + pageSize, maximumShown, page.total)
@@ -139,7 +139,7 @@ enum ReportListScreen {
     /// `{"rows": [...], "html": "...", "moreHTML": "...", "shown": n, "total": n, "refreshed": true}`: the
     /// rows as data, and as the page renders them (rows, then the "Show more" line).
     static func rowsAnswer(
-        _ web: Web, _ context: WebContext, _ page: (rows: [ListedReport], total: Int), refreshed: Bool = true
+        _ web: Web, _ context: WebContext, _ page: ReportPage, refreshed: Bool = true
     ) throws -> Response {
         let rows = page.rows
         let words = RowWords(context.messages)
@@ -153,10 +153,11 @@ enum ReportListScreen {
             rows: rows.map { row in
                 RowJSON(
                     id: row.localID, name: row.name, formattedAddress: row.formattedAddress,
-                    creationTime: ISO8601.format(Date(timeIntervalSince1970: row.creationTime)), state: row.state,
+                    creationTime: ISO8601.format(Date(timeIntervalSince1970: row.creationTime)),
+                    state: row.state.rawValue,
                     status: status(of: row).kind, statusText: words.status(of: row).text)
             }, html: html, moreHTML: moreHTML, shown: rows.count, total: page.total, refreshed: refreshed,
-            pending: rows.contains { $0.state != "stored" })
+            pending: rows.contains { $0.state != .stored })
         return web.json(answer, context: context)
     }
 
@@ -171,7 +172,7 @@ enum ReportListScreen {
             // `kind` names the status class and the icon of the page's sprite (i-stored, i-queued, i-attention).
             "kind": .string(status.kind), "attention": .bool(status.kind == "attention"),
             "statusText": .string(status.text),
-            "detail": MustacheValue(row.state == "needs_attention" ? row.lastError : nil),
+            "detail": MustacheValue(row.state == .needsAttention ? row.lastError : nil),
             "deleteLabel": .string(Messages.fill(words.deleteLabel, ["name": name])),
         ]
     }
@@ -190,12 +191,12 @@ enum ReportListScreen {
     /// The kind and the message key of the row's status.
     static func status(of row: ListedReport) -> (kind: String, key: String) {
         switch row.state {
-        case "stored": ("stored", "list.status.stored")
-        case "uploading": ("queued", "list.status.uploading")
-        case "retry_wait": ("queued", "list.status.retrying")
-        case "held": ("queued", "list.status.held")
-        case "needs_attention": ("attention", "list.status.needsAttention")
-        case "waiting_signin": ("attention", "list.status.waitingSignin")
+        case .stored: ("stored", "list.status.stored")
+        case .uploading: ("queued", "list.status.uploading")
+        case .retryWait: ("queued", "list.status.retrying")
+        case .held: ("queued", "list.status.held")
+        case .needsAttention: ("attention", "list.status.needsAttention")
+        case .waitingSignIn: ("attention", "list.status.waitingSignin")
         default: ("queued", "list.status.queued")
         }
     }

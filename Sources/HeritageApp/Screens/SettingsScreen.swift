@@ -48,7 +48,7 @@ enum SettingsScreen {
             shown.user?.settings = settings  // re-show what was typed next to its message
             return try page(web, shown, errors: errors, saved: nil, typed: input, status: 422)
         }
-        try web.sessions.save(settings: settings, userID: user.id, now: WallClock.now())
+        try web.stores.settings.save(settings: settings, userID: user.id, now: WallClock.now())
         if context.wantsJSON {
             return web.json(
                 SavedSettings(

@@ -95,7 +95,7 @@ enum SubmitScreen {
         values["selects"] = form.selectValues(context.messages)
         values["maxName"] = .int(SubmitForm.maximumNameLength)
         values["suggestions"] = .array(try drafts.store.suggestions(draft: draft).map { .string($0) })
-        values["cameraTile"] = .bool(photos.count < DraftStore.maximumPhotos)
+        values["cameraTile"] = .bool(photos.count < Draft.maximumPhotos)
         values["submitJSON"] = .string(
             ScriptJSON.encode([
                 "draft": draft.localID, "removed": context.messages["photos.removed"],

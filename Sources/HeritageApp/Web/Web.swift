@@ -3,13 +3,12 @@ import FoundationEssentials
 import HTTPServer
 import Mustache
 import PlatformClient
-import Storage
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// What every screen needs, given once at start: the store, the templates and messages, the platform
+/// What every screen needs, given once at start: the stores, the templates and messages, the platform
 /// client, and whether cookies must be `Secure` (TLS). See docs/WEB.md for how a screen uses it.
 /// Things the screens tell the upload worker, so it acts now rather than at its next poll.
 struct WebEvents: Sendable {
@@ -20,8 +19,8 @@ struct WebEvents: Sendable {
 }
 
 final class Web: Sendable {
-    let store: DatabasePool
-    let sessions: SessionStore
+    let stores: Stores
+    let sessions: WebSessions
     let templates: TemplateLibrary
     let catalog: MessageCatalog
     let platform: PlatformClient
@@ -38,13 +37,13 @@ final class Web: Sendable {
     let events: WebEvents
 
     init(
-        store: DatabasePool, templates: TemplateLibrary, catalog: MessageCatalog, platform: PlatformClient, log: Log,
+        stores: Stores, templates: TemplateLibrary, catalog: MessageCatalog, platform: PlatformClient, log: Log,
         secure: Bool, photosDirectory: String, handlerDeadline: Double = 30, events: WebEvents = WebEvents()
     ) {
         self.events = events
         self.platformWait = max(1, min(handlerDeadline - 3, handlerDeadline * 0.9))
-        self.store = store
-        self.sessions = SessionStore(store: store)
+        self.stores = stores
+        self.sessions = WebSessions(users: stores.users)
         self.templates = templates
         self.catalog = catalog
         self.platform = platform
@@ -68,7 +67,7 @@ final class Web: Sendable {
 
     // MARK: - Context
 
-    /// Reads the session (one indexed SQLite read), the language and the CSRF token of a request.
+    /// Reads the session (one indexed read of the store), the language and the CSRF token of a request.
     func context(for request: Request) throws -> WebContext {
         let language = Language.negotiate(
             cookie: request.cookies[Self.languageCookieName], acceptLanguage: request.headers["Accept-Language"])

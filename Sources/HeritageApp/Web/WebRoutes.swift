@@ -3,7 +3,7 @@ import HTTPServer
 /// Every route of the screens, registered once from `Application`. A new screen adds one line here
 /// (its own `register`), see docs/WEB.md.
 enum WebRoutes {
-    static func register(on router: inout Router, web: Web, drafts: DraftOptions = DraftOptions()) {
+    static func register(on router: inout Router, web: Web, drafts: Drafts) {
         // "/" is the door: signed-out visitors see sign-in (LOG-01), signed-in ones their list.
         router.web("GET", "/", web, access: .anyone) { _, context in
             web.redirect(context.user == nil ? "/signin" : "/reports", context: context)
@@ -14,7 +14,7 @@ enum WebRoutes {
         SignInScreen.register(on: &router, web: web)
         ReportListScreen.register(on: &router, web: web)
         SettingsScreen.register(on: &router, web: web)
-        DraftRoutes.register(on: &router, web: web, options: drafts)
+        DraftRoutes.register(on: &router, web: web, drafts: drafts)
     }
 }
 

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Storage
 import Synchronization
 
 #if canImport(Glibc)
@@ -11,7 +10,7 @@ import Synchronization
 /// small). Each run looks only at what became removable since the last one; the first run, at start,
 /// looks at everything, so files left by a crash are not kept forever.
 final class PhotoSweep: Sendable {
-    let store: OutboxStore
+    let store: any OutboxStore
     let photosDirectory: String
     let retentionSeconds: Double
     /// Only touched from the store's queue (one run at a time), hence the lock is never contended.
@@ -22,7 +21,7 @@ final class PhotoSweep: Sendable {
         var endedBefore = 0.0
     }
 
-    init(store: OutboxStore, photosDirectory: String, retentionSeconds: Double) {
+    init(store: any OutboxStore, photosDirectory: String, retentionSeconds: Double) {
         self.store = store
         self.photosDirectory = photosDirectory
         self.retentionSeconds = retentionSeconds
@@ -32,17 +31,10 @@ final class PhotoSweep: Sendable {
     func run(now: Double) throws -> Int {
         let marks = sweptUntil.withLock { $0 }
         let cutoff = now - retentionSeconds
-        let names = try store.pool.read { db in
-            let stored = try db.query(
-                "SELECT local_id FROM photos WHERE state = 'stored' AND stored_at > ? AND stored_at <= ?",
-                .real(marks.storedBefore - 1), .real(cutoff))
-            let ended = try db.query(
-                """
-                SELECT p.local_id FROM photos p JOIN reports r ON r.id = p.report_id
-                WHERE r.state IN ('cancelled', 'deleted') AND r.updated_at > ? AND r.updated_at <= ?
-                """, .real(marks.endedBefore - 1), .real(now))
-            return try (stored + ended).compactMap { try $0.string("local_id") }
-        }
+        // Each window starts a second before the last one ended (lower bounds are excluded); one whose
+        // start passed its end is empty, written as (end, end] since a range cannot run backwards.
+        let names = try store.removablePhotos(
+            stored: min(marks.storedBefore - 1, cutoff)...cutoff, ended: min(marks.endedBefore - 1, now)...now)
         var removed = 0
         for name in names where Self.isSafeName(name) {
             if unlink(photosDirectory + "/" + name) == 0 { removed += 1 }

@@ -126,3 +126,31 @@ enum Reconciliation {
         return outcomes
     }
 }
+
+extension Reconciliation {
+    /// The listed reports (among those no row claims) that may be the user's reports in flight, which
+    /// the list's refresh must not copy: for each report with a create attempted and no platform id
+    /// (`inFlight`, in the order of their attempts), the listed report reconciliation would adopt for
+    /// it (same fields, created after the attempt less the clock slack, earliest first, one each).
+    static func heldBack(among unclaimed: [PlatformReport], inFlight: [OutboxReport], clockSlack: Double)
+        -> Set<String>
+    {
+        var held: Set<String> = []
+        for report in inFlight {
+            guard let attemptedAt = report.createAttemptedAt else { continue }
+            switch report.newReport() {
+            case .success(let body):
+                if let match = match(
+                    body, attemptedAt: attemptedAt, slack: clockSlack, in: unclaimed,
+                    isClaimed: { held.contains($0) })
+                {
+                    held.insert(match.reportID)
+                }
+            case .failure:
+                // A body the platform would refuse was never created there.
+                continue
+            }
+        }
+        return held
+    }
+}

@@ -7,7 +7,7 @@ import PlatformClient
 /// order received), then stored; or the platform deletion the user asked for. Every step re-reads
 /// the report, so a change made meanwhile (deleting, held) is seen before the next call.
 struct ReportUploader: Sendable {
-    let store: OutboxStore
+    let store: OutboxQueue
     let client: PlatformClient
     let settings: WorkerSettings
     let photosDirectory: String

@@ -14,7 +14,7 @@ import Synchronization
 /// A report left in creating has `create_attempted_at`, so it is reconciled before it is created
 /// again; photos left in uploading are looked up on the platform by SHA-256 before any is re-sent.
 final class UploadWorker: Sendable {
-    let store: OutboxStore
+    let store: OutboxQueue
     let metrics: WorkerMetrics
     private let settings: WorkerSettings
     private let uploader: ReportUploader
@@ -33,10 +33,11 @@ final class UploadWorker: Sendable {
     private let loopFinished = DispatchSemaphore(value: 0)
 
     init(
-        store: OutboxStore, client: PlatformClient, settings: WorkerSettings, dataDirectory: String,
+        store: any OutboxStore, client: PlatformClient, settings: WorkerSettings, dataDirectory: String,
         metrics: WorkerMetrics, log: Log
     ) {
-        self.store = store
+        let queue = OutboxQueue(store)
+        self.store = queue
         self.settings = settings
         self.log = log
         self.metrics = metrics
@@ -46,7 +47,7 @@ final class UploadWorker: Sendable {
             store: store, photosDirectory: dataDirectory + "/photos", retentionSeconds: settings.photoRetentionSeconds)
         let stopping = self.stopping
         uploader = ReportUploader(
-            store: store, client: client, settings: settings, photosDirectory: dataDirectory + "/photos",
+            store: queue, client: client, settings: settings, photosDirectory: dataDirectory + "/photos",
             photoLimiter: AsyncLimiter(limit: settings.photosAtOnce), createGate: KeyedGate(),
             failedSessions: failedSessions, metrics: metrics, log: log,
             isStopping: { stopping.isSet })
@@ -88,8 +89,8 @@ final class UploadWorker: Sendable {
 
     private func loop() async {
         if let counts = try? await store.run({ try $0.countsByState() }) {
-            let resuming = ["creating", "created", "uploading"].compactMap { state in
-                counts[state].map { "\($0) \(state)" }
+            let resuming = [ReportState.creating, .created, .uploading].compactMap { state in
+                counts[state.rawValue].map { "\($0) \(state.rawValue)" }
             }
             if !resuming.isEmpty { log.info("upload worker: resuming \(resuming.joined(separator: ", "))") }
         }
@@ -146,7 +147,7 @@ final class UploadWorker: Sendable {
 
     /// `/metrics` lines of the worker and the outbox.
     func metricsText() -> String {
-        let depth = (try? store.countsByState()) ?? [:]
+        let depth = (try? store.outbox.countsByState()) ?? [:]
         return metrics.text(depthByState: depth)
     }
 }

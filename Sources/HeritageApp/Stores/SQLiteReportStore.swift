@@ -2,41 +2,12 @@ import FoundationEssentials
 import PlatformClient
 import Storage
 
-#if canImport(Glibc)
-    import Glibc
-#endif
+/// `ReportStore` and `OutboxStore` on SQLite: the `reports` and `photos` tables. The list's side is
+/// here, the worker's in `+Outbox` (reads) and `+Transitions`.
+final class SQLiteReportStore: ReportStore, Sendable {
+    let database: SQLiteDatabase
 
-/// A row of the report list as the store has it.
-struct ListedReport: Sendable, Equatable {
-    var localID: String
-    var platformReportID: String?
-    var state: String
-    var name: String?
-    var formattedAddress: String?
-    var creationTime: Double
-    var lastError: String?
-    /// The report's photos, and how many the platform has: read for an `uploading` report only (0 otherwise).
-    var photoCount: Int
-    var photosStored: Int
-}
-
-/// What deleting a report needs from the platform, decided from its state (LST-06, LST-07).
-enum DeletionPlan: Sendable, Equatable {
-    /// Stored on the platform: DELETE har/report/{id} first, then mark it deleted here (LST-06).
-    case deleteOnPlatform(reportID: String)
-    /// Never reached the platform: cancelled here, no platform call, photo files removed (LST-07).
-    case cancelledLocally
-    /// Part-way through the transfer: marked `deleting`; the upload worker stops it and deletes what
-    /// already exists on the platform (LST-07).
-    case handedToWorker
-    /// Not this user's, or no longer listed.
-    case notFound
-}
-
-/// The list's reads and writes of `reports` (and the photo files of a cancelled report).
-struct ReportListStore: Sendable {
-    let store: DatabasePool
-    let photosDirectory: String
+    init(database: SQLiteDatabase) { self.database = database }
 
     /// States the list never shows.
     static let hiddenStates = "('draft', 'cancelled', 'deleted', 'deleting')"
@@ -45,15 +16,11 @@ struct ReportListStore: Sendable {
     /// report retrying after an unanswered create may exist there too, and goes to the worker).
     static let notYetSentStates = "('queued', 'retry_wait', 'needs_attention', 'waiting_signin', 'held')"
 
-    /// All of the user's listed reports, newest first.
-    func reports(userID: Int64) throws -> [ListedReport] {
-        try page(userID: userID, limit: nil).rows
-    }
-
-    /// The newest `limit` of the user's listed reports (all when nil), and how many there are in all,
-    /// read in one transaction so that the two agree.
-    func page(userID: Int64, limit: Int?) throws -> (rows: [ListedReport], total: Int) {
-        try store.read { db -> (rows: [ListedReport], total: Int) in
+    func page(userID: Int64, limit: Int?) throws -> ReportPage {
+        // No LIMIT at all for every row (`LIMIT -1` is SQLite's own spelling of none).
+        let limitClause = limit == nil ? "" : "LIMIT ?"
+        let parameters: [SQLValue] = [.integer(userID)] + (limit.map { [.integer(Int64($0))] } ?? [])
+        return try database.read { db -> ReportPage in
             let rows = try db.query(
                 """
                 SELECT r.local_id, r.platform_report_id, r.state, r.name, r.formatted_address, r.creation_time,
@@ -68,12 +35,14 @@ struct ReportListStore: Sendable {
                 FROM reports r
                 WHERE r.user_id = ? AND r.state NOT IN \(Self.hiddenStates)
                 ORDER BY r.creation_time DESC, r.id DESC
-                LIMIT ?
-                """, .integer(userID), .integer(Int64(limit ?? -1))
+                \(limitClause)
+                """, parameters
             ).compactMap { row -> ListedReport? in
                 // Columns by position, in the SELECT's order: by name is a hash lookup each (perf: a
                 // tenth of the list page's reads).
-                guard let localID = try row.string(0), let state = try row.string(2) else { return nil }
+                guard let localID = try row.string(0), let stateName = try row.string(2),
+                    let state = ReportState(rawValue: stateName)
+                else { return nil }
                 return ListedReport(
                     localID: localID, platformReportID: try row.string(1), state: state, name: try row.string(3),
                     formattedAddress: try row.string(4), creationTime: try row.double(5) ?? 0,
@@ -81,17 +50,17 @@ struct ReportListStore: Sendable {
                     photosStored: Int(try row.int(8) ?? 0))
             }
             // Fewer rows than asked for is every row: no second query.
-            guard let limit, rows.count >= limit else { return (rows, rows.count) }
+            guard let limit, rows.count >= limit else { return ReportPage(rows: rows, total: rows.count) }
             let total =
                 try db.query(
                     "SELECT COUNT(*) AS n FROM reports WHERE user_id = ? AND state NOT IN \(Self.hiddenStates)",
                     .integer(userID)
                 ).first?.int("n") ?? 0
-            return (rows, max(Int(total), rows.count))
+            return ReportPage(rows: rows, total: max(Int(total), rows.count))
         }
     }
 
-    /// LST-05: keeps a local copy of what the platform lists, matched by its report_id. Reports this
+    /// Keeps a local copy of what the platform lists, matched by its report_id. Reports this
     /// server is still sending keep their state (the worker says when they are stored).
     ///
     /// `listingStartedAt` is the moment the `GET har/report` was sent. The listing says nothing about
@@ -107,10 +76,9 @@ struct ReportListStore: Sendable {
     /// lost). Each such report holds back at most one listed report, the one reconciliation would
     /// adopt, so a lookalike made elsewhere is still shown.
     func merge(
-        _ listed: [PlatformReport], userID: Int64, now: Double, listingStartedAt: Double,
-        clockSlack: Double = WorkerSettings().clockSlackSeconds
+        _ listed: [PlatformReport], userID: Int64, now: Double, listingStartedAt: Double, clockSlack: Double
     ) throws {
-        try store.write { db in
+        try database.write { db in
             var unclaimed: [PlatformReport] = []
             for report in listed {
                 let changed = try db.run(
@@ -124,15 +92,20 @@ struct ReportListStore: Sendable {
                     .text(report.reportID), .integer(userID))
                 if changed == 0 { unclaimed.append(report) }
             }
-            let heldBack = try Self.inFlightMatches(db, userID: userID, among: unclaimed, clockSlack: clockSlack)
+            let heldBack =
+                unclaimed.isEmpty
+                ? []
+                : Reconciliation.heldBack(
+                    among: unclaimed, inFlight: try Self.inFlight(db, userID: userID), clockSlack: clockSlack)
             for report in unclaimed where !heldBack.contains(report.reportID) {
                 // Another user's row with that id would be a platform bug; the UNIQUE index refuses it.
                 try db.run(
                     """
-                    INSERT OR IGNORE INTO reports (user_id, local_id, platform_report_id, state, name, formatted_address,
+                    INSERT INTO reports (user_id, local_id, platform_report_id, state, name, formatted_address,
                         designation, condition, occupancy, priority_category, owner_type, grade,
                         latitude, longitude, accuracy, altitude, creation_time, updated_at)
                     VALUES (?, ?, ?, 'stored', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT DO NOTHING
                     """, .integer(userID), .text(UUID().uuidString.lowercased()), .text(report.reportID),
                     SQLValue(report.name), SQLValue(report.formattedAddress), SQLValue(report.designation),
                     SQLValue(report.condition), SQLValue(report.occupancy), SQLValue(report.priorityCategory),
@@ -156,15 +129,10 @@ struct ReportListStore: Sendable {
         }
     }
 
-    /// The listed reports (among those no row claims) that may be the user's reports in flight: for
-    /// each report with a create attempted and no platform id, in the order of their attempts, the
-    /// listed report reconciliation would adopt for it (same fields, created after the attempt less
-    /// the clock slack, earliest first, one each).
-    static func inFlightMatches(
-        _ db: Database, userID: Int64, among unclaimed: [PlatformReport], clockSlack: Double
-    ) throws -> Set<String> {
-        guard !unclaimed.isEmpty else { return [] }
-        let inFlight = try db.query(
+    /// The user's reports with a create attempted and no platform id, in the order of their attempts:
+    /// those a listed report may turn out to be.
+    private static func inFlight(_ db: Database, userID: Int64) throws -> [OutboxReport] {
+        try db.query(
             """
             SELECT \(OutboxReport.columns) FROM reports
             WHERE user_id = ? AND platform_report_id IS NULL AND create_attempted_at IS NOT NULL
@@ -172,38 +140,21 @@ struct ReportListStore: Sendable {
             ORDER BY create_attempted_at, id
             """, .integer(userID)
         ).map(OutboxReport.init(row:))
-        var held: Set<String> = []
-        for report in inFlight {
-            guard let attemptedAt = report.createAttemptedAt else { continue }
-            switch report.newReport() {
-            case .success(let body):
-                if let match = Reconciliation.match(
-                    body, attemptedAt: attemptedAt, slack: clockSlack, in: unclaimed,
-                    isClaimed: { held.contains($0) })
-                {
-                    held.insert(match.reportID)
-                }
-            case .failure:
-                // A body the platform would refuse was never created there.
-                continue
-            }
-        }
-        return held
     }
 
-    /// Decides how to delete, and does the local part at once in the same transaction, so the worker
-    /// (which changes states with conditional updates too) can never pick up a report being cancelled.
-    func planDeletion(localID: String, userID: Int64, now: Double) throws -> DeletionPlan {
-        let plan = try store.write { db -> (DeletionPlan, [String]) in
+    func planDeletion(localID: String, userID: Int64, now: Double) throws -> (plan: DeletionPlan, photos: [String]) {
+        try database.write { db -> (plan: DeletionPlan, photos: [String]) in
             let rows = try db.query(
                 "SELECT id, state, platform_report_id FROM reports WHERE local_id = ? AND user_id = ?",
                 .text(localID), .integer(userID))
-            guard let row = rows.first, let id = try row.int("id"), let state = try row.string("state") else {
+            guard let row = rows.first, let id = try row.int("id"),
+                let state = ReportState(rawValue: try row.string("state") ?? "")
+            else {
                 return (.notFound, [])
             }
             let platformID = try row.string("platform_report_id")
-            if state == "stored", let platformID { return (.deleteOnPlatform(reportID: platformID), []) }
-            if ["draft", "cancelled", "deleted", "deleting"].contains(state) { return (.notFound, []) }
+            if state == .stored, let platformID { return (.deleteOnPlatform(reportID: platformID), []) }
+            if [.draft, .cancelled, .deleted, .deleting].contains(state) { return (.notFound, []) }
             let cancelled = try db.run(
                 """
                 UPDATE reports SET state = 'cancelled', updated_at = ?
@@ -217,15 +168,10 @@ struct ReportListStore: Sendable {
             try db.run("UPDATE reports SET state = 'deleting', updated_at = ? WHERE id = ?", .real(now), .integer(id))
             return (.handedToWorker, [])
         }
-        // Files go after the commit: a crash in between leaves files of a cancelled report, never a
-        // live report without its files.
-        for photo in plan.1 { removePhotoFiles(photo) }
-        return plan.0
     }
 
-    /// LST-09: the platform deleted it (200): gone here too, with its files.
-    func markDeleted(localID: String, userID: Int64, now: Double) throws {
-        let photos = try store.write { db -> [String] in
+    func markDeleted(localID: String, userID: Int64, now: Double) throws -> [String] {
+        try database.write { db -> [String] in
             let rows = try db.query(
                 "SELECT id FROM reports WHERE local_id = ? AND user_id = ?", .text(localID), .integer(userID))
             guard let id = try rows.first?.int("id") else { return [] }
@@ -233,13 +179,5 @@ struct ReportListStore: Sendable {
             return try db.query("SELECT local_id FROM photos WHERE report_id = ?", .integer(id))
                 .compactMap { try $0.string("local_id") }
         }
-        for photo in photos { removePhotoFiles(photo) }
-    }
-
-    private func removePhotoFiles(_ photoLocalID: String) {
-        // Photo ids are UUIDs made here; anything else is not a file name we wrote.
-        guard !photoLocalID.isEmpty, photoLocalID.allSatisfy({ $0.isHexDigit || $0 == "-" }) else { return }
-        unlink(photosDirectory + "/" + photoLocalID)
-        unlink(photosDirectory + "/" + photoLocalID + ".thumb.jpg")
     }
 }

@@ -1,44 +1,17 @@
 import Basics
-import Dispatch
-import FoundationEssentials
 import Storage
 
-/// The worker's side of the store: every read and every state transition of the outbox, as SQL on
-/// the application's database. Each transition is one IMMEDIATE transaction committed with
-/// synchronous=FULL before the worker makes its next network call, and each is a compare-and-set on
-/// the state, so that a change made meanwhile by a screen (deleting) or by `har outbox` (hold) wins
-/// and the worker notices it at its next step.
-///
-/// What the platform answered (a report id, a photo id) is recorded whatever the state has become:
-/// it is a fact about the platform, and forgetting it would orphan what the platform holds.
-final class OutboxStore: Sendable {
-    let pool: DatabasePool
-    /// SQLite calls block (a commit waits for fsync): they run on this queue, never on the Swift
-    /// concurrency pool (two threads on this machine) nor on an MHD thread.
-    private let queue = DispatchQueue(label: "har.worker.store")
-
-    init(pool: DatabasePool) { self.pool = pool }
-
-    /// Runs blocking store work on the store's own queue and suspends the caller meanwhile.
-    func run<T: Sendable>(_ work: @escaping @Sendable (OutboxStore) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try work(self) }) }
-        }
-    }
-
-    static func now() -> Double { WallClock.now() }
-
-    // MARK: - Reading
-
+/// The worker's and `har outbox`'s reads of the outbox (`OutboxStore`).
+extension SQLiteReportStore: OutboxStore {
     func report(id: Int64) throws -> OutboxReport? {
-        try pool.read { db in
+        try database.read { db in
             try db.query("SELECT \(OutboxReport.columns) FROM reports WHERE id = ?", .integer(id)).first
                 .map(OutboxReport.init(row:))
         }
     }
 
     func photos(reportID: Int64) throws -> [OutboxPhoto] {
-        try pool.read { db in
+        try database.read { db in
             try db.query(
                 "SELECT \(OutboxPhoto.columns) FROM photos WHERE report_id = ? ORDER BY position, id",
                 .integer(reportID)
@@ -47,7 +20,7 @@ final class OutboxStore: Sendable {
     }
 
     func session(userID: Int64) throws -> OutboxSession? {
-        try pool.read { db in
+        try database.read { db in
             guard
                 let row = try db.query(
                     "SELECT platform_session_id, platform_session_expires_at FROM users WHERE id = ?",
@@ -63,7 +36,7 @@ final class OutboxStore: Sendable {
     /// first, leaving out those already being worked on.
     func dueReports(now: Double, excluding busy: Set<Int64>, limit: Int) throws -> [Int64] {
         guard limit > 0 else { return [] }
-        return try pool.read { db in
+        return try database.read { db in
             try db.query(
                 """
                 SELECT id FROM reports
@@ -78,7 +51,7 @@ final class OutboxStore: Sendable {
 
     /// The earliest moment a waiting report becomes due, for the worker's timer.
     func nextDueTime() throws -> Double? {
-        try pool.read { db in
+        try database.read { db in
             try db.scalar(
                 "SELECT MIN(next_attempt_at) FROM reports WHERE state IN ('retry_wait', 'deleting')"
             ).double
@@ -87,7 +60,7 @@ final class OutboxStore: Sendable {
 
     /// Users with reports waiting for sign-in, and the session each now has (nil: none or expired).
     func usersWaitingForSignIn(now: Double) throws -> [(userID: Int64, session: OutboxSession?)] {
-        try pool.read { db in
+        try database.read { db in
             try db.query(
                 """
                 SELECT DISTINCT u.id, u.platform_session_id, u.platform_session_expires_at FROM reports r
@@ -109,7 +82,7 @@ final class OutboxStore: Sendable {
     func claimedReportIDs(among ids: [String], userID: Int64) throws -> Set<String> {
         guard !ids.isEmpty else { return [] }
         let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
-        return try pool.read { db in
+        return try database.read { db in
             Set(
                 try db.query(
                     """
@@ -123,7 +96,7 @@ final class OutboxStore: Sendable {
 
     /// Platform photo ids already recorded for a report's photos.
     func claimedPhotoIDs(reportID: Int64) throws -> Set<String> {
-        try pool.read { db in
+        try database.read { db in
             Set(
                 try db.query(
                     "SELECT platform_photo_id FROM photos WHERE report_id = ? AND platform_photo_id IS NOT NULL",
@@ -134,12 +107,59 @@ final class OutboxStore: Sendable {
 
     /// How many reports are in each state (for `/metrics` and `har outbox counts`).
     func countsByState() throws -> [String: Int] {
-        try pool.read { db in
+        try database.read { db in
             var counts: [String: Int] = [:]
             for row in try db.query("SELECT state, count(*) AS n FROM reports GROUP BY state") {
                 counts[try row.string("state") ?? "?"] = Int(try row.int("n") ?? 0)
             }
             return counts
+        }
+    }
+
+    func reportID(localID: String) throws -> Int64? {
+        try database.read { db in
+            try db.scalar("SELECT id FROM reports WHERE local_id = ?", .text(localID)).int
+        }
+    }
+
+    func reportIDs(in state: ReportState) throws -> [Int64] {
+        try database.read { db in
+            try db.query("SELECT id FROM reports WHERE state = ? ORDER BY id", .text(state.rawValue)).compactMap {
+                try $0.int("id")
+            }
+        }
+    }
+
+    func listing() throws -> [OutboxListing] {
+        try database.read { db in
+            try db.query(
+                """
+                SELECT r.local_id, r.state, r.attempts, r.platform_report_id, r.last_error,
+                    (SELECT count(*) FROM photos p WHERE p.report_id = r.id AND p.state = 'stored') AS sent,
+                    (SELECT count(*) FROM photos p WHERE p.report_id = r.id) AS total
+                FROM reports r WHERE r.state != 'draft' ORDER BY COALESCE(r.submitted_at, r.creation_time), r.id
+                """
+            ).map { row in
+                OutboxListing(
+                    localID: try row.string("local_id") ?? "", state: try row.string("state") ?? "",
+                    attempts: Int(try row.int("attempts") ?? 0), photosStored: Int(try row.int("sent") ?? 0),
+                    photoCount: Int(try row.int("total") ?? 0), platformReportID: try row.string("platform_report_id"),
+                    lastError: try row.string("last_error"))
+            }
+        }
+    }
+
+    func removablePhotos(stored: ClosedRange<Double>, ended: ClosedRange<Double>) throws -> [String] {
+        try database.read { db in
+            let storedRows = try db.query(
+                "SELECT local_id FROM photos WHERE state = 'stored' AND stored_at > ? AND stored_at <= ?",
+                .real(stored.lowerBound), .real(stored.upperBound))
+            let endedRows = try db.query(
+                """
+                SELECT p.local_id FROM photos p JOIN reports r ON r.id = p.report_id
+                WHERE r.state IN ('cancelled', 'deleted') AND r.updated_at > ? AND r.updated_at <= ?
+                """, .real(ended.lowerBound), .real(ended.upperBound))
+            return try (storedRows + endedRows).compactMap { try $0.string("local_id") }
         }
     }
 }

@@ -1,7 +1,10 @@
 import Storage
 
 /// The application's schema, one numbered migration per change, applied at start in order. Never edit
-/// a migration that has shipped: add the next one. Times are Unix seconds (REAL), UTC.
+/// a migration that has shipped: add the next one. Times are Unix seconds, UTC, and coordinates degrees,
+/// both in REAL columns: 64-bit IEEE doubles (DOUBLE PRECISION in PostgreSQL), declared in
+/// `usersSessionsReportsPhotos` and `expiredDrafts`. A PostgreSQL backend has migrations of its own
+/// giving the same tables.
 enum AppMigrations {
     static let all: [Migration] = [
         Migration(

@@ -1,31 +1,13 @@
-import FoundationEssentials
 import Storage
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// The fields of a report as the submission form gives them, already checked (`SubmitForm`).
-struct ReportFields: Sendable {
-    var name: String
-    var designation: String
-    var condition: String
-    var occupancy: String
-    var priorityCategory: String
-    var ownerType: String
-    var grade: String
-}
-
-extension DraftStore {
-    enum SubmitResult: Equatable { case queued, alreadySubmitted, noPhotos, gone }
-
+extension SQLiteDraftStore {
     /// Queues the draft (SUB-06). The submit token makes it happen once: a replayed or double-clicked
     /// POST finds its token already used and changes nothing. The location is the best-accuracy fix
     /// among the photos (the first one with a fix when none says how accurate it is).
     func submit(draftLocalID: String, userID: Int64, fields: ReportFields, token: String, now: Double) throws
         -> SubmitResult
     {
-        try store.write { db in
+        try database.write { db in
             if try db.scalar("SELECT count(*) FROM reports WHERE submit_token = ?", .text(token)).int ?? 0 > 0 {
                 return .alreadySubmitted
             }
@@ -64,15 +46,8 @@ extension DraftStore {
         }
     }
 
-    /// Names of reports known here (the user's own, including those the platform listed and the list
-    /// keeps locally) within `radius` metres of any photo of the draft, nearest first.
-    func suggestions(draft: Draft, radius: Double = 250) throws -> [String] {
-        let points = try photos(reportID: draft.id).compactMap { photo -> (Double, Double)? in
-            guard let latitude = photo.latitude, let longitude = photo.longitude else { return nil }
-            return (latitude, longitude)
-        }
-        guard !points.isEmpty else { return [] }
-        let candidates: [(String, Double, Double)] = try store.read { db in
+    func namedPlaces(userID: Int64, limit: Int) throws -> [NamedPlace] {
+        try database.read { db in
             try db.query(
                 """
                 SELECT r.name, coalesce(r.latitude, p.latitude), coalesce(r.longitude, p.longitude)
@@ -80,32 +55,13 @@ extension DraftStore {
                 WHERE r.user_id = ? AND r.name IS NOT NULL AND r.name != ''
                   AND r.state NOT IN ('draft', 'cancelled', 'deleted', 'deleting')
                   AND coalesce(r.latitude, p.latitude) IS NOT NULL
-                LIMIT 5000
-                """, .integer(draft.userID)
+                LIMIT ?
+                """, .integer(userID), .integer(Int64(limit))
             ).compactMap { row in
                 guard let name = try row.string(0), let latitude = try row.double(1), let longitude = try row.double(2)
                 else { return nil }
-                return (name, latitude, longitude)
+                return NamedPlace(name: name, latitude: latitude, longitude: longitude)
             }
         }
-        var nearest: [String: Double] = [:]
-        for (name, latitude, longitude) in candidates {
-            let distance = points.map { Geo.distance($0.0, $0.1, latitude, longitude) }.min() ?? .infinity
-            if distance <= radius, distance < nearest[name, default: .infinity] { nearest[name] = distance }
-        }
-        return nearest.sorted { $0.value == $1.value ? $0.key < $1.key : $0.value < $1.value }.prefix(20).map(\.key)
-    }
-}
-
-enum Geo {
-    /// Great-circle distance in metres (haversine, mean Earth radius): ample for "within 250 m".
-    static func distance(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
-        let radians = Double.pi / 180
-        let dLat = (lat2 - lat1) * radians
-        let dLon = (lon2 - lon1) * radians
-        let a =
-            sin(dLat / 2) * sin(dLat / 2)
-            + cos(lat1 * radians) * cos(lat2 * radians) * sin(dLon / 2) * sin(dLon / 2)
-        return 2 * 6_371_000 * atan2(a.squareRoot(), (1 - a).squareRoot())
     }
 }

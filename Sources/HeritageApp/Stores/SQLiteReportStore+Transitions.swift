@@ -1,13 +1,19 @@
+import FoundationEssentials
 import Storage
 
-/// The state transitions of the worker. Each returns whether it took place; false means the report
-/// was changed meanwhile (deleted, held, …) and the worker re-reads it to see what to do.
-extension OutboxStore {
+/// The state transitions of the outbox (`OutboxStore`). Each is one IMMEDIATE transaction committed
+/// with synchronous=FULL, and a compare-and-set on the state.
+extension SQLiteReportStore {
+    /// SQL list of the active states, for `state IN (…)`.
+    static let activeSQL = ReportState.active.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+
+    private static func now() -> Double { Date().timeIntervalSince1970 }
+
     /// Before `POST har/report`: creating, with the moment of the first attempt (reconciliation adopts
     /// a platform report created after it).
     func beginCreate(_ id: Int64) throws -> Bool {
         let now = Self.now()
-        return try pool.write { db in
+        return try database.write { db in
             try db.run(
                 """
                 UPDATE reports SET state = 'creating', create_attempted_at = COALESCE(create_attempted_at, ?),
@@ -28,7 +34,7 @@ extension OutboxStore {
     /// photos go on. Returns false when the id is already another report's, a real one.
     func recordCreated(_ id: Int64, platformReportID: String) throws -> Bool {
         let now = Self.now()
-        return try pool.write { db in
+        return try database.write { db in
             guard
                 let row = try db.query(
                     "SELECT user_id, platform_report_id FROM reports WHERE id = ?", .integer(id)
@@ -59,7 +65,7 @@ extension OutboxStore {
                 """
                 UPDATE reports SET platform_report_id = ?, attempts = 0, last_error = NULL, next_attempt_at = NULL,
                     formatted_address = COALESCE(formatted_address, ?),
-                    state = CASE WHEN state IN (\(ReportState.activeSQL)) THEN 'created'
+                    state = CASE WHEN state IN (\(Self.activeSQL)) THEN 'created'
                                  WHEN state = 'cancelled' THEN 'deleting' ELSE state END,
                     updated_at = ?
                 WHERE id = ? AND platform_report_id IS NULL
@@ -82,7 +88,7 @@ extension OutboxStore {
     /// Before a photo's upload: the report uploading and the photo uploading, in one commit.
     func beginPhoto(_ photoID: Int64, reportID: Int64) throws -> Bool {
         let now = Self.now()
-        return try pool.write { db in
+        return try database.write { db in
             let changed = try db.run(
                 """
                 UPDATE reports SET state = 'uploading', next_attempt_at = NULL, updated_at = ?
@@ -101,7 +107,7 @@ extension OutboxStore {
     /// when it was the last one, if the report is still active.
     func recordPhotoStored(_ photoID: Int64, reportID: Int64, platformPhotoID: String?) throws {
         let now = Self.now()
-        try pool.write { db in
+        try database.write { db in
             _ = try db.run(
                 """
                 UPDATE photos SET state = 'stored', platform_photo_id = ?, stored_at = ?
@@ -116,7 +122,7 @@ extension OutboxStore {
 
     /// A photo whose upload surely did not happen (or was not found on the platform): send it again.
     func resetPhoto(_ photoID: Int64) throws {
-        try pool.write { db in
+        try database.write { db in
             _ = try db.run(
                 "UPDATE photos SET state = 'pending' WHERE id = ? AND state = 'uploading'", .integer(photoID))
         }
@@ -125,7 +131,7 @@ extension OutboxStore {
     /// A report with every photo stored (or none at all) becomes stored.
     func storeIfComplete(_ reportID: Int64) throws {
         let now = Self.now()
-        try pool.write { db in try Self.storeIfComplete(db, reportID: reportID, now: now) }
+        try database.write { db in try Self.storeIfComplete(db, reportID: reportID, now: now) }
     }
 
     private static func storeIfComplete(_ db: Database, reportID: Int64, now: Double) throws {
@@ -133,7 +139,7 @@ extension OutboxStore {
             """
             UPDATE reports SET state = 'stored', attempts = 0, last_error = NULL, next_attempt_at = NULL,
                 updated_at = ?
-            WHERE id = ? AND platform_report_id IS NOT NULL AND state IN (\(ReportState.activeSQL))
+            WHERE id = ? AND platform_report_id IS NOT NULL AND state IN (\(Self.activeSQL))
               AND NOT EXISTS (SELECT 1 FROM photos WHERE report_id = ? AND state != 'stored')
             """, .real(now), .integer(reportID), .integer(reportID))
     }
@@ -141,30 +147,37 @@ extension OutboxStore {
     /// A retryable failure: retry_wait until `nextAttemptAt` (a deletion stays deleting, with the time).
     func recordRetry(_ id: Int64, error: String, nextAttemptAt: Double) throws {
         let now = Self.now()
-        try pool.write { db in
+        try database.write { db in
             _ = try db.run(
                 """
                 UPDATE reports SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, updated_at = ?,
                     state = CASE WHEN state = 'deleting' THEN 'deleting' ELSE 'retry_wait' END
-                WHERE id = ? AND state IN (\(ReportState.activeSQL), 'deleting')
+                WHERE id = ? AND state IN (\(Self.activeSQL), 'deleting')
                 """, .text(error), .real(nextAttemptAt), .real(now), .integer(id))
         }
     }
 
     /// A refusal a retry cannot fix: needs attention, with the platform's message.
     func recordNeedsAttention(_ id: Int64, message: String) throws {
-        try setState(id, to: .needsAttention, from: ReportState.activeSQL + ", 'deleting'", error: message)
+        try setState(id, to: .needsAttention, from: Self.activeSQL + ", 'deleting'", error: message)
     }
 
     /// The user's platform session expired: waiting for sign-in.
     func recordWaitingForSignIn(_ id: Int64) throws {
-        try setState(id, to: .waitingSignIn, from: ReportState.activeSQL, error: "platform session expired")
+        try setState(id, to: .waitingSignIn, from: Self.activeSQL, error: "platform session expired")
     }
 
     /// A deletion finished: `deleted` when the platform had it, `cancelled` when it never did.
     func finishDeletion(_ id: Int64, wasOnPlatform: Bool) throws {
         try setState(id, to: wasOnPlatform ? .deleted : .cancelled, from: "'deleting', 'cancelled'", error: nil)
     }
+
+    /// The one "back to work" change of state, for one report (`resume`) or for all of a user's waiting
+    /// for sign-in (`resumeWaitingForSignIn`).
+    private static let resumed = """
+        state = CASE WHEN platform_report_id IS NULL THEN 'queued' ELSE 'uploading' END, \
+        attempts = 0, next_attempt_at = NULL
+        """
 
     /// Back to work: the state the worker resumes from, derived from what is known (a report the
     /// platform has goes on with its photos; one that may have been created is reconciled first).
@@ -173,30 +186,22 @@ extension OutboxStore {
     func resume(_ id: Int64, from states: [ReportState]) throws -> Bool {
         let now = Self.now()
         let from = states.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-        return try pool.write { db in
+        return try database.write { db in
             try db.run(
                 """
-                UPDATE reports SET state = CASE WHEN platform_report_id IS NULL THEN 'queued' ELSE 'uploading' END,
-                    attempts = 0, next_attempt_at = NULL, updated_at = ?
+                UPDATE reports SET \(Self.resumed), updated_at = ?
                 WHERE id = ? AND state IN (\(from))
                 """, .real(now), .integer(id)) == 1
         }
     }
 
-    /// The user deleted a report (LST-07), what the list's delete does: one never sent (no create
-    /// attempted, no platform id) is cancelled at once; any other becomes deleting, and the worker,
-    /// at its next step, stops sending it and deletes it on the platform (reconciling first when a
-    /// create may have gone through unanswered). False when it was already deleted.
-    func requestDeletion(_ id: Int64) throws -> Bool {
+    func hold(_ id: Int64) throws -> Bool {
         let now = Self.now()
-        return try pool.write { db in
+        return try database.write { db in
             try db.run(
                 """
-                UPDATE reports SET state = CASE
-                        WHEN platform_report_id IS NULL AND create_attempted_at IS NULL AND state != 'creating'
-                        THEN 'cancelled' ELSE 'deleting' END,
-                    attempts = 0, next_attempt_at = NULL, updated_at = ?
-                WHERE id = ? AND state NOT IN ('deleting', 'cancelled', 'deleted')
+                UPDATE reports SET state = 'held', next_attempt_at = NULL, updated_at = ?
+                WHERE id = ? AND state IN (\(Self.activeSQL), 'needs_attention', 'waiting_signin')
                 """, .real(now), .integer(id)) == 1
         }
     }
@@ -204,11 +209,10 @@ extension OutboxStore {
     /// A user signed in again: every report of theirs waiting for it goes back to work.
     func resumeWaitingForSignIn(userID: Int64) throws -> Int {
         let now = Self.now()
-        return try pool.write { db in
+        return try database.write { db in
             try db.run(
                 """
-                UPDATE reports SET state = CASE WHEN platform_report_id IS NULL THEN 'queued' ELSE 'uploading' END,
-                    attempts = 0, next_attempt_at = NULL, last_error = NULL, updated_at = ?
+                UPDATE reports SET \(Self.resumed), last_error = NULL, updated_at = ?
                 WHERE user_id = ? AND state = 'waiting_signin'
                 """, .real(now), .integer(userID))
         }
@@ -216,7 +220,7 @@ extension OutboxStore {
 
     private func setState(_ id: Int64, to state: ReportState, from: String, error: String?) throws {
         let now = Self.now()
-        try pool.write { db in
+        try database.write { db in
             _ = try db.run(
                 """
                 UPDATE reports SET state = ?, last_error = ?, next_attempt_at = NULL, updated_at = ?

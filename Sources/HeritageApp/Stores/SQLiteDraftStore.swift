@@ -1,65 +1,14 @@
 import FoundationEssentials
 import Storage
 
-/// A report being made (state 'draft') and its photos, as the creation and submission pages see them.
-struct Draft: Sendable {
-    var id: Int64
-    var localID: String
-    var userID: Int64
-    var updatedAt: Double
-}
+/// `DraftStore` on SQLite: rows of `reports` in state 'draft', their `photos`, and `expired_drafts`.
+struct SQLiteDraftStore: DraftStore {
+    let database: SQLiteDatabase
 
-struct DraftPhoto: Sendable, Encodable {
-    var localID: String
-    var position: Int
-    var contentType: String
-    var latitude: Double?
-    var longitude: Double?
-    var accuracy: Double?
-
-    enum CodingKeys: String, CodingKey {
-        case localID = "id"
-        case position, contentType, latitude, longitude, accuracy
-    }
-}
-
-/// What a new photo row holds (its files are already in place).
-struct NewPhoto: Sendable {
-    var localID: String
-    var contentType: String
-    var size: Int
-    var sha256: String
-    var width: Int
-    var height: Int
-    var fix: PhotoFix?
-    var capturedAt: String
-}
-
-/// Where a photo was taken: from the browser's fix or from the file's EXIF GPS.
-struct PhotoFix: Sendable, Equatable {
-    var latitude: Double
-    var longitude: Double
-    var accuracy: Double?
-    var altitude: Double?
-}
-
-/// Every SQL statement about drafts (the store is the only code that writes SQL, design.md).
-struct DraftStore: Sendable {
-    let store: DatabasePool
-
-    /// Most photos in one report (CRE-11).
-    static let maximumPhotos = 20
-
-    enum AddResult {
-        case added(position: Int)
-        case full, gone
-    }
-
-    /// The user's open draft (the newest one touched since `freshSince`), or a new one. The bool says
-    /// whether it was made now. A draft past its retention is not taken up again, even before the sweep
-    /// has removed it: the retention is the same whichever request comes first.
+    /// A draft past its retention is not taken up again, even before the sweep has removed it: the
+    /// retention is the same whichever request comes first.
     func openDraft(userID: Int64, now: Double, freshSince cutoff: Double) throws -> (Draft, Bool) {
-        try store.write { db in
+        try database.write { db in
             if let row = try db.query(
                 """
                 SELECT id, local_id, updated_at FROM reports WHERE user_id = ? AND state = 'draft' AND updated_at >= ?
@@ -83,7 +32,7 @@ struct DraftStore: Sendable {
     /// The draft of that id when it belongs to the user and is still a draft; nil otherwise (a 404:
     /// another user's draft is indistinguishable from one that does not exist).
     func draft(localID: String, userID: Int64) throws -> Draft? {
-        try store.read { db in
+        try database.read { db in
             guard
                 let row = try db.query(
                     "SELECT id, updated_at FROM reports WHERE local_id = ? AND user_id = ? AND state = 'draft'",
@@ -95,7 +44,7 @@ struct DraftStore: Sendable {
     }
 
     func photos(reportID: Int64) throws -> [DraftPhoto] {
-        try store.read { db in
+        try database.read { db in
             try db.query(
                 "SELECT local_id, position, content_type, latitude, longitude, accuracy FROM photos WHERE report_id = ? ORDER BY position",
                 .integer(reportID)
@@ -111,7 +60,7 @@ struct DraftStore: Sendable {
     /// A photo of this draft by its id, for a replayed upload; nil when there is none. `ownedElsewhere`
     /// is true when the id is taken by a photo of another report.
     func photo(localID: String, draft: Draft) throws -> (photo: DraftPhoto?, ownedElsewhere: Bool) {
-        try store.read { db in
+        try database.read { db in
             let rows = try db.query(
                 "SELECT report_id, local_id, position, content_type, latitude, longitude, accuracy FROM photos WHERE local_id = ?",
                 .text(localID))
@@ -127,20 +76,20 @@ struct DraftStore: Sendable {
     }
 
     func photoCount(reportID: Int64) throws -> Int {
-        try store.read { db in
+        try database.read { db in
             Int(try db.scalar("SELECT count(*) FROM photos WHERE report_id = ?", .integer(reportID)).int ?? 0)
         }
     }
 
     /// Adds the photo at the end of the row, unless the report already has its 20 (checked inside the
     /// write transaction: two uploads racing for the 20th place cannot both win).
-    func addPhoto(_ photo: NewPhoto, to draft: Draft, now: Double) throws -> AddResult {
-        try store.write { db in
+    func addPhoto(_ photo: NewPhoto, to draft: Draft, now: Double) throws -> PhotoAddResult {
+        try database.write { db in
             guard try db.scalar("SELECT state FROM reports WHERE id = ?", .integer(draft.id)).string == "draft" else {
                 return .gone
             }
             let count = try db.scalar("SELECT count(*) FROM photos WHERE report_id = ?", .integer(draft.id)).int ?? 0
-            guard count < Self.maximumPhotos else { return .full }
+            guard count < Draft.maximumPhotos else { return .full }
             let position = Int(
                 try db.scalar(
                     "SELECT coalesce(max(position), -1) + 1 FROM photos WHERE report_id = ?", .integer(draft.id)
@@ -164,7 +113,7 @@ struct DraftStore: Sendable {
 
     /// Removes the photo's row when it belongs to this draft; true when a row went.
     func deletePhoto(localID: String, draft: Draft, now: Double) throws -> Bool {
-        try store.write { db in
+        try database.write { db in
             // Only while the report is still a draft: once submitted, its photos belong to the outbox (a
             // removal racing a Submit must not take a photo from a queued report).
             let removed = try db.run(
@@ -193,15 +142,17 @@ struct DraftStore: Sendable {
     private func deleteDrafts(
         where condition: String, _ parameter: SQLValue, expiredAt: Double?, also: (Database) throws -> Void = { _ in }
     ) throws -> [String] {
-        try store.write { db in
+        try database.write { db in
             try also(db)
             if let expiredAt {
                 // In the same transaction as the deletion: a draft is never gone without its tombstone.
                 _ = try db.run(
                     """
-                    INSERT OR REPLACE INTO expired_drafts (local_id, user_id, photo_count, expired_at)
+                    INSERT INTO expired_drafts (local_id, user_id, photo_count, expired_at)
                     SELECT r.local_id, r.user_id, (SELECT count(*) FROM photos p WHERE p.report_id = r.id), ?
                     FROM reports r WHERE r.state = 'draft' AND r.\(condition)
+                    ON CONFLICT (local_id) DO UPDATE SET user_id = excluded.user_id,
+                        photo_count = excluded.photo_count, expired_at = excluded.expired_at, announced_at = NULL
                     """, .real(expiredAt), parameter)
             }
             let ids = try db.query(
@@ -218,7 +169,7 @@ struct DraftStore: Sendable {
 
     /// The stored content type of a photo of this user's, or nil (someone else's, or none).
     func ownedPhotoType(localID: String, userID: Int64) throws -> String? {
-        try store.read { db in
+        try database.read { db in
             try db.scalar(
                 "SELECT p.content_type FROM photos p JOIN reports r ON r.id = p.report_id WHERE p.local_id = ? AND r.user_id = ?",
                 .text(localID), .integer(userID)

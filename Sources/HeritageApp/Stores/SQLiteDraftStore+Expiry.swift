@@ -1,17 +1,10 @@
 import Storage
 
-/// A draft the sweep removed, as `expired_drafts` remembers it.
-struct ExpiredDraft: Sendable, Equatable {
-    var localID: String
-    var photoCount: Int
-    var expiredAt: Double
-}
-
-extension DraftStore {
+extension SQLiteDraftStore {
     /// The user's expired draft of that id; nil for an id never seen, forgotten, or another user's
     /// (which must read exactly like an unknown one).
     func expiredDraft(localID: String, userID: Int64) throws -> ExpiredDraft? {
-        try store.read { db in
+        try database.read { db in
             guard
                 let row = try db.query(
                     "SELECT photo_count, expired_at FROM expired_drafts WHERE local_id = ? AND user_id = ?",
@@ -27,7 +20,7 @@ extension DraftStore {
     /// told (with every other one of theirs): a page that opens a new draft says once what became of
     /// the last one. An empty draft going is not worth a word.
     func announceExpiry(userID: Int64, now: Double) throws -> ExpiredDraft? {
-        try store.write { db in
+        try database.write { db in
             let row = try db.query(
                 """
                 SELECT local_id, photo_count, expired_at FROM expired_drafts
@@ -46,7 +39,7 @@ extension DraftStore {
 
     /// Marks one expired draft told (its page said so through its own link).
     func markAnnounced(localID: String, userID: Int64, now: Double) throws {
-        try store.write { db in
+        try database.write { db in
             _ = try db.run(
                 "UPDATE expired_drafts SET announced_at = ? WHERE local_id = ? AND user_id = ? AND announced_at IS NULL",
                 .real(now), .text(localID), .integer(userID))

@@ -1,0 +1,48 @@
+import Storage
+
+/// The rows `bench/run` reads through `/bench/rows`, in a database of their own (never the app's).
+protocol BenchmarkStore: Sendable {
+    /// The first 50 sample rows, by id.
+    func sampleRows() throws -> [SampleRow]
+    func close()
+}
+
+struct SampleRow: Sendable, Equatable {
+    var name: String
+    var address: String
+    var created: String
+}
+
+/// `BenchmarkStore` on SQLite: 50 rows made by its one migration.
+struct SQLiteBenchmarkStore: BenchmarkStore {
+    let database: SQLiteDatabase
+
+    init(path: String) throws {
+        database = try SQLiteDatabase(
+            path: path,
+            migrations: [
+                Migration(
+                    version: 1, name: "sample_rows",
+                    sql: """
+                        CREATE TABLE sample_rows (
+                            id INTEGER PRIMARY KEY, name TEXT NOT NULL, address TEXT NOT NULL, created TEXT NOT NULL
+                        ) STRICT;
+                        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50)
+                        INSERT INTO sample_rows (name, address, created)
+                        SELECT 'Chapel of St Ninian & <Friends> no. ' || i, i || ' Church Lane, Whithorn',
+                               strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-' || i || ' days') FROM n;
+                        """)
+            ])
+    }
+
+    func sampleRows() throws -> [SampleRow] {
+        try database.read { db in
+            try db.query("SELECT name, address, created FROM sample_rows ORDER BY id LIMIT 50") { row in
+                SampleRow(
+                    name: try row.string(0) ?? "", address: try row.string(1) ?? "", created: try row.string(2) ?? "")
+            }
+        }
+    }
+
+    func close() { database.close() }
+}

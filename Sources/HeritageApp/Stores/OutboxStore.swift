@@ -1,0 +1,81 @@
+/// The reports' aggregate as the upload worker and `har outbox` see it: every read of the outbox and
+/// every state transition, one per state change. Each transition is atomic and durable before it
+/// returns, and each is a compare-and-set on the state: it returns false (or changes nothing) when the
+/// report was changed meanwhile (deleted by the list, held by `har outbox`), and the caller re-reads.
+///
+/// What the platform answered (a report id, a photo id) is recorded whatever the state has become: it
+/// is a fact about the platform, and forgetting it would orphan what the platform holds.
+protocol OutboxStore: Sendable {
+    // MARK: Reading
+
+    func report(id: Int64) throws -> OutboxReport?
+    func photos(reportID: Int64) throws -> [OutboxPhoto]
+    /// The platform session of the user (nil: none recorded), for the worker's calls.
+    func session(userID: Int64) throws -> OutboxSession?
+    /// Reports the worker should take up now: active ones (retry_wait once due) and deletions once
+    /// due, oldest first, at most `limit`, leaving out `busy`.
+    func dueReports(now: Double, excluding busy: Set<Int64>, limit: Int) throws -> [Int64]
+    /// The earliest moment a waiting report (retry_wait, deleting) becomes due.
+    func nextDueTime() throws -> Double?
+    /// Users with reports waiting for sign-in, and the session each now has (nil: none or expired).
+    func usersWaitingForSignIn(now: Double) throws -> [(userID: Int64, session: OutboxSession?)]
+    /// Which of these platform report ids another local report already has (a copy the list made of
+    /// the platform's listing for `userID` does not count: `recordCreated` absorbs it).
+    func claimedReportIDs(among ids: [String], userID: Int64) throws -> Set<String>
+    /// Platform photo ids already recorded for a report's photos.
+    func claimedPhotoIDs(reportID: Int64) throws -> Set<String>
+    /// How many reports are in each state, by the state's stored name (`/metrics`, `har outbox counts`).
+    func countsByState() throws -> [String: Int]
+    /// The row id of the report with that local id.
+    func reportID(localID: String) throws -> Int64?
+    /// The row ids of every report in `state`, in row order.
+    func reportIDs(in state: ReportState) throws -> [Int64]
+    /// Every report but drafts, oldest submission first, for `har outbox list`.
+    func listing() throws -> [OutboxListing]
+    /// Photo ids whose files may go: stored with `stored_at` in `stored` (lower bound excluded), or of a
+    /// report cancelled or deleted last changed in `ended` (lower bound excluded).
+    func removablePhotos(stored: ClosedRange<Double>, ended: ClosedRange<Double>) throws -> [String]
+
+    // MARK: Transitions
+
+    /// Before `POST har/report`: creating, with the moment of the first attempt.
+    func beginCreate(_ id: Int64) throws -> Bool
+    /// The platform's report id, from a create's answer or adopted by reconciliation (absorbing the
+    /// list's copy of that same report). False when the id is already another report's.
+    func recordCreated(_ id: Int64, platformReportID: String) throws -> Bool
+    /// Before a photo's upload: the report uploading and the photo uploading, in one commit.
+    func beginPhoto(_ photoID: Int64, reportID: Int64) throws -> Bool
+    /// A photo the platform holds; the report becomes stored when it was the last one.
+    func recordPhotoStored(_ photoID: Int64, reportID: Int64, platformPhotoID: String?) throws
+    /// A photo whose upload surely did not happen: pending again.
+    func resetPhoto(_ photoID: Int64) throws
+    /// A report with every photo stored (or none at all) becomes stored.
+    func storeIfComplete(_ reportID: Int64) throws
+    /// A retryable failure: retry_wait until `nextAttemptAt` (a deletion stays deleting, with the time).
+    func recordRetry(_ id: Int64, error: String, nextAttemptAt: Double) throws
+    /// A refusal a retry cannot fix: needs attention, with the message.
+    func recordNeedsAttention(_ id: Int64, message: String) throws
+    /// The user's platform session expired: waiting for sign-in.
+    func recordWaitingForSignIn(_ id: Int64) throws
+    /// A deletion finished: `deleted` when the platform had it, `cancelled` when it never did.
+    func finishDeletion(_ id: Int64, wasOnPlatform: Bool) throws
+    /// Back to work from one of `states` (after a sign-in, `har outbox retry` and `release`).
+    @discardableResult
+    func resume(_ id: Int64, from states: [ReportState]) throws -> Bool
+    /// Every report of the user waiting for sign-in goes back to work; returns how many.
+    func resumeWaitingForSignIn(userID: Int64) throws -> Int
+    /// `har outbox hold`: a report the worker would still send is held; one in flight stops at the
+    /// worker's next step. False when it is in no such state.
+    func hold(_ id: Int64) throws -> Bool
+}
+
+/// A line of `har outbox list`.
+struct OutboxListing: Sendable, Equatable {
+    var localID: String
+    var state: String
+    var attempts: Int
+    var photosStored: Int
+    var photoCount: Int
+    var platformReportID: String?
+    var lastError: String?
+}

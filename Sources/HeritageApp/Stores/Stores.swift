@@ -1,0 +1,61 @@
+// Stores: every SQL statement of the application lives in this folder, and nowhere else. Each
+// aggregate has one store behind a protocol (`UserStore`, `SettingsStore`, `DraftStore`,
+// `ReportStore` with `OutboxStore`, `InstanceStore`, and `BenchmarkStore` for bench/run's fixtures);
+// the `SQLite…` types implement them on the data folder's database (`SQLiteDatabase`, migrations in
+// `AppMigrations`). Screens, routes, the worker and the commands get the protocols, never a SQLite
+// type or error: a failure leaves a store as a `StoreError`. A second backend (PostgreSQL) implements
+// the same protocols and runs the same tests (Tests/HeritageAppTests/StoreConformanceTests.swift).
+
+/// The application's stores, opened once and handed to whatever needs them.
+struct Stores: Sendable {
+    var users: any UserStore
+    var settings: any SettingsStore
+    var drafts: any DraftStore
+    /// The list's side of the reports' aggregate.
+    var reports: any ReportStore
+    /// The worker's and `har outbox`'s side of the same aggregate.
+    var outbox: any OutboxStore
+    var instance: any InstanceStore
+    /// Closes the backend; later calls throw `StoreError`.
+    var close: @Sendable () -> Void
+}
+
+extension Stores {
+    /// The stores on the SQLite file at `path` (created and migrated when needed).
+    static func sqlite(path: String) throws -> Stores {
+        sqlite(try SQLiteDatabase(path: path, migrations: AppMigrations.all))
+    }
+
+    static func sqlite(_ database: SQLiteDatabase) -> Stores {
+        let reports = SQLiteReportStore(database: database)
+        return Stores(
+            users: SQLiteUserStore(database: database), settings: SQLiteSettingsStore(database: database),
+            drafts: SQLiteDraftStore(database: database), reports: reports, outbox: reports,
+            instance: SQLiteInstanceStore(database: database), close: { database.close() })
+    }
+}
+
+/// A store's failure, by what the caller can do about it. Carries the backend's description (for the
+/// log: the statement, never a bound value) and nothing of the backend's types.
+struct StoreError: Error, CustomStringConvertible, Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
+        /// A uniqueness (or other) constraint refused the change: the row is someone else's already.
+        case conflict
+        /// Another writer held the database longer than the store waits.
+        case busy
+        /// The database cannot be opened or used (missing, not a database, closed, disk full, …).
+        case unavailable
+        /// Something the store expected to hold did not (a row missing after its insert, …).
+        case invariant
+    }
+
+    let kind: Kind
+    let description: String
+
+    init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+
+    var isConflict: Bool { kind == .conflict }
+}

@@ -1,0 +1,56 @@
+/// Users and our own web sessions. A session is stored by the SHA-256 of its cookie token only
+/// (`WebSessions` makes tokens and hashes them; this store never sees a token).
+protocol UserStore: Sendable {
+    /// Upserts the user (by e-mail) with the platform session, deletes the session the browser had
+    /// (`record.replacingTokenHash`) and every expired one, and inserts the new session, in one
+    /// transaction. Returns the user's id.
+    func signIn(_ record: SignInRecord, now: Double) throws -> Int64
+
+    /// The unexpired session of that token hash, with its user.
+    func session(tokenHash: [UInt8], now: Double) throws -> StoredSession?
+
+    /// Records that the session was used at `now`.
+    func touchSession(tokenHash: [UInt8], now: Double) throws
+
+    /// Deletes one session (sign-out).
+    func deleteSession(tokenHash: [UInt8]) throws
+
+    /// The platform ended the user's session: every web session of the user goes, and the platform
+    /// session is forgotten. Reports are not touched.
+    func endPlatformSession(userID: Int64) throws
+}
+
+/// What a sign-in records.
+struct SignInRecord: Sendable {
+    var email: String
+    var accountID: String?
+    var fullname: String?
+    var platformSessionID: String
+    var platformSessionExpiresAt: Double
+    var tokenHash: [UInt8]
+    var csrfToken: String
+    var replacingTokenHash: [UInt8]?
+}
+
+/// A live session as the store has it.
+struct StoredSession: Sendable {
+    var session: WebSession
+    var user: WebUser
+    var lastSeenAt: Double
+}
+
+/// The users' settings (SET-01..03), kept on the user's row.
+protocol SettingsStore: Sendable {
+    func save(settings: UserSettings, userID: Int64, now: Double) throws
+}
+
+/// What the data folder as a whole records: which platform its reports belong to, and whether the
+/// store answers at all.
+protocol InstanceStore: Sendable {
+    /// Records `identity` as the folder's platform, unless another one is recorded and the folder holds
+    /// reports other than drafts: then nothing changes and the recorded identity is returned.
+    func claimPlatform(_ identity: String) throws -> String?
+
+    /// Whether a read answers right now (`/healthz`).
+    func isHealthy() -> Bool
+}
