@@ -26,14 +26,16 @@ let package = Package(
         .target(name: "Imaging", dependencies: ["CVips"]),
         .executableTarget(name: "har", dependencies: ["HeritageApp"]),
 
-        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
-        .testTarget(name: "MustacheTests", dependencies: ["Mustache"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "PlatformTests", dependencies: ["Platform", "HTTPServer", "Storage"]),
+        // Shared by every test target: scratch folders, paths, hex, polling, child processes, the HTTP client.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
+        .testTarget(name: "MustacheTests", dependencies: ["Mustache", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform", "HTTPServer", "Storage", "TestSupport"]),
         .testTarget(
             name: "HeritageAppTests",
-            dependencies: ["HeritageApp", "Platform", "HTTPServer", "Storage", "Imaging", "CVips"]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+            dependencies: ["HeritageApp", "Platform", "HTTPServer", "Storage", "Imaging", "CVips", "TestSupport"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
