@@ -1,4 +1,5 @@
 import Foundation
+@_exported import TestSupport
 
 /// Paths and helpers shared by the tests.
 enum TestSupport {
@@ -12,27 +13,10 @@ enum TestSupport {
         packageRoot.appendingPathComponent("../shared/vectors/signature.json").standardizedFileURL
     }
 
-    static func bytes(hex: String) -> [UInt8] {
-        var out: [UInt8] = []
-        var iterator = hex.utf8.makeIterator()
-        while let high = iterator.next(), let low = iterator.next() {
-            out.append(UInt8(nibble(high) << 4 | nibble(low)))
-        }
-        return out
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8 {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        default: c - UInt8(ascii: "A") + 10
-        }
-    }
+    static func bytes(hex: String) -> [UInt8] { Hex.bytes(hex) ?? [] }
 
     /// A fresh temporary directory for one test.
     static func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "platform-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        try TestPaths.temporaryDirectory(prefix: "har-platform-test")
     }
 }
