@@ -70,6 +70,14 @@ final class TestServer {
         .filter { $0.hasPrefix(scratch.path) }
     }
 
+    /// Waits (bounded) until no temporary file or descriptor of a finished request is left: they go when
+    /// the request completes, which may be just after its answer reached the client. Polled, not slept for.
+    func waitUntilNothingIsLeft() async throws {
+        try await waitUntil("the requests' temporary files and descriptors are gone", timeout: 10, interval: 0.01) {
+            leftoverTemporaryFiles().isEmpty && openTemporaryDescriptors().isEmpty
+        }
+    }
+
     func stop() {
         server.stop(gracePeriod: 2)
         scratch.remove()
