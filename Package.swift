@@ -33,18 +33,22 @@ let package = Package(
         .target(name: "Imaging", dependencies: ["Basics", "CVips"]),
         .executableTarget(name: "har", dependencies: ["HeritageApp"]),
 
-        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
-        .testTarget(name: "MustacheTests", dependencies: ["Mustache"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "BasicsTests", dependencies: ["Basics"]),
+        // Shared by every test target: scratch folders, paths, hex, polling, child processes, the HTTP client.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
+        .testTarget(name: "MustacheTests", dependencies: ["Mustache", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "BasicsTests", dependencies: ["Basics", "TestSupport"]),
         .testTarget(
-            name: "PlatformTests", dependencies: ["Basics", "PlatformClient", "LocalPlatform", "HTTPServer", "Storage"]),
+            name: "PlatformTests",
+            dependencies: ["Basics", "PlatformClient", "LocalPlatform", "HTTPServer", "Storage", "TestSupport"]),
         .testTarget(
             name: "HeritageAppTests",
             dependencies: [
                 "HeritageApp", "Basics", "PlatformClient", "LocalPlatform", "HTTPServer", "Storage", "Imaging", "CVips",
+                "TestSupport",
             ]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging"]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

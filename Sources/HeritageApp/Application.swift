@@ -55,49 +55,57 @@ public final class Application: Sendable {
         let messages = try MessageCatalog(directory: configuration.templatesDir)
 
         // Last of what can fail, so that nothing after it can leave the child running.
-        let platformConfiguration: PlatformConfiguration
-        if let url = configuration.platformURL, let key = configuration.consumerKey,
-            let secret = configuration.consumerSecret
-        {
-            embeddedPlatform = nil
-            platformConfiguration = PlatformConfiguration(baseURL: url, consumerKey: key, consumerSecret: secret)
-        } else {
-            let embedded = try EmbeddedPlatform(configuration: configuration, log: log, executable: platformExecutable)
-            embeddedPlatform = embedded
-            platformConfiguration = PlatformConfiguration(
-                baseURL: embedded.baseURL, consumerKey: embedded.consumerKey, consumerSecret: embedded.consumerSecret)
-        }
-        var clientConfiguration = platformConfiguration
-        clientConfiguration.connectTimeout = configuration.platformConnectTimeout
-        clientConfiguration.totalTimeout = configuration.platformTimeout
-        clientConfiguration.proxy = configuration.platformProxy
-        // The worker has a client (and transfer threads) of its own, so that a sign-in never queues
-        // behind photo uploads.
-        var workerClientConfiguration = clientConfiguration
-        workerClientConfiguration.concurrentTransfers = configuration.workerReportsAtOnce + 1
-        let workerClient: PlatformClient
-        do {
-            platform = try PlatformClient(configuration: clientConfiguration, log: { log.info($0) })
-            workerClient = try PlatformClient(configuration: workerClientConfiguration)
-        } catch {
-            embeddedPlatform?.stop()
-            throw error
-        }
+        let clients = try PlatformClients(configuration: configuration, log: log, executable: platformExecutable)
+        embeddedPlatform = clients.embedded
+        platform = clients.web
 
         let outbox = stores.outbox
         let workerMetrics = WorkerMetrics()
         let worker = UploadWorker(
-            store: outbox, client: workerClient, settings: WorkerSettings(configuration: configuration),
+            store: outbox, client: clients.worker, settings: WorkerSettings(configuration: configuration),
             dataDirectory: dataDir, metrics: workerMetrics, log: log)
         self.worker = worker
 
-        let pages = Pages(templates: templates, catalog: messages)
+        let (router, drafts) = Self.router(
+            configuration: configuration, log: log,
+            parts: RouterParts(
+                stores: stores, outbox: outbox, templates: templates, messages: messages, metrics: metrics,
+                workerMetrics: workerMetrics, worker: worker, platform: platform, benchmarkFixtures: benchmarkFixtures))
+        self.drafts = drafts
+
+        let (accessLog, metrics) = (configuration.accessLog, metrics)
+        server = HTTPServer(
+            configuration: ServerConfiguration(application: configuration, temporaryDirectory: temporaryDirectory),
+            router: router,
+            accessLog: { entry in
+                metrics.record(entry)
+                if accessLog { log.access(entry) }
+            })
+    }
+
+    /// What the routes are built from, besides the configuration and the log.
+    struct RouterParts {
+        let stores: Stores
+        let outbox: any OutboxStore
+        let templates: TemplateLibrary
+        let messages: MessageCatalog
+        let metrics: Metrics
+        let workerMetrics: WorkerMetrics
+        let worker: UploadWorker
+        let platform: PlatformClient
+        let benchmarkFixtures: BenchmarkFixtures?
+    }
+
+    /// Every route: static files, health and metrics, the benchmark fixtures when enabled, the screens;
+    /// and the drafts the screens share, which `start` sweeps.
+    static func router(configuration: Configuration, log: Log, parts: RouterParts) -> (Router, Drafts) {
+        let pages = Pages(templates: parts.templates, catalog: parts.messages)
         var router = Router()
         router.errorPage = { status, request in pages.error(status: status, request: request) }
         router.serveStatic(prefix: "/static", directory: configuration.publicDir)
-        let health = Health(store: stores.instance)
+        let health = Health(store: parts.stores.instance)
         router.getInline("/healthz") { _ in health.response() }
-        let metrics = metrics
+        let (metrics, outbox, workerMetrics) = (parts.metrics, parts.outbox, parts.workerMetrics)
         let allowRemoteMetrics = configuration.metricsAllowRemote
         router.getInline("/metrics") { request in
             // Direct connections from this machine only: a request that came through a proxy (it carries a
@@ -110,27 +118,22 @@ public final class Application: Sendable {
             let depth = (try? outbox.countsByState()) ?? [:]
             return metrics.response(health: health, extra: workerMetrics.text(depthByState: depth))
         }
-        benchmarkFixtures?.addRoutes(to: &router)
+        parts.benchmarkFixtures?.addRoutes(to: &router)
         // The creation page's photo limit and map; a submission wakes the upload worker at once.
+        let worker = parts.worker
         let draftOptions = DraftOptions(
             mapTileURL: configuration.mapTileURL, maxFileBytes: configuration.maxFileBytes,
             retentionSeconds: configuration.draftRetentionSeconds, onQueued: { worker.wake() })
         let web = Web(
-            stores: stores, templates: templates, catalog: messages, platform: platform, log: log,
-            secure: configuration.tlsCert != nil || configuration.cookieSecure, photosDirectory: dataDir + "/photos",
+            stores: parts.stores, templates: parts.templates, catalog: parts.messages, platform: parts.platform,
+            log: log,
+            secure: configuration.tlsCert != nil || configuration.cookieSecure,
+            photosDirectory: configuration.dataDir + "/photos",
             handlerDeadline: Double(configuration.handlerDeadlineSeconds),
             events: WebEvents(userSignedIn: { worker.userSignedIn(userID: $0) }, reportDeleting: { worker.wake() }))
-        drafts = Drafts(web: web, options: draftOptions)
+        let drafts = Drafts(web: web, options: draftOptions)
         WebRoutes.register(on: &router, web: web, drafts: drafts)
-
-        let accessLog = configuration.accessLog
-        server = HTTPServer(
-            configuration: ServerConfiguration(application: configuration, temporaryDirectory: temporaryDirectory),
-            router: router,
-            accessLog: { entry in
-                metrics.record(entry)
-                if accessLog { log.access(entry) }
-            })
+        return (router, drafts)
     }
 
     /// Starts listening; throws with the address when it cannot.
@@ -151,6 +154,54 @@ public final class Application: Sendable {
         benchmarkFixtures?.close()
         stores.close()
         dataFolderLock.release()
+    }
+}
+
+/// The application as `har serve` runs it and as tests build it in-process: one entry for both.
+/// `platformExecutable` is the `har` binary that runs the embedded platform (default: this process's own
+/// executable; a test process names the built `har`).
+public func buildApplication(configuration: Configuration, log: Log = Log(), platformExecutable: String? = nil)
+    throws -> Application
+{
+    try Application(configuration: configuration, log: log, platformExecutable: platformExecutable)
+}
+
+/// The application's two clients of the platform, the upstream one configured or the embedded local
+/// platform (started here, as a child process, and stopped again if a client cannot be made).
+struct PlatformClients {
+    let embedded: EmbeddedPlatform?
+    /// The screens' client (sign-in, listings).
+    let web: PlatformClient
+    /// The worker's client, with transfer threads of its own so that a sign-in never queues behind
+    /// photo uploads.
+    let worker: PlatformClient
+
+    init(configuration: Configuration, log: Log, executable: String?) throws {
+        let platformConfiguration: PlatformConfiguration
+        if let url = configuration.platformURL, let key = configuration.consumerKey,
+            let secret = configuration.consumerSecret
+        {
+            embedded = nil
+            platformConfiguration = PlatformConfiguration(baseURL: url, consumerKey: key, consumerSecret: secret)
+        } else {
+            let embedded = try EmbeddedPlatform(configuration: configuration, log: log, executable: executable)
+            self.embedded = embedded
+            platformConfiguration = PlatformConfiguration(
+                baseURL: embedded.baseURL, consumerKey: embedded.consumerKey, consumerSecret: embedded.consumerSecret)
+        }
+        var clientConfiguration = platformConfiguration
+        clientConfiguration.connectTimeout = configuration.platformConnectTimeout
+        clientConfiguration.totalTimeout = configuration.platformTimeout
+        clientConfiguration.proxy = configuration.platformProxy
+        var workerClientConfiguration = clientConfiguration
+        workerClientConfiguration.concurrentTransfers = configuration.workerReportsAtOnce + 1
+        do {
+            web = try PlatformClient(configuration: clientConfiguration, log: { log.info($0) })
+            worker = try PlatformClient(configuration: workerClientConfiguration)
+        } catch {
+            embedded?.stop()
+            throw error
+        }
     }
 }
 

@@ -4,7 +4,7 @@ enum Serve {
         let log = Log()
         let application: Application
         do {
-            application = try Application(configuration: configuration, log: log)
+            application = try buildApplication(configuration: configuration, log: log)
         } catch {
             Command.printError("\(error)")
             return 1

@@ -111,7 +111,7 @@ import Testing
         }
         #expect(statuses[0] == 200, "\(server.log.errors)")
         #expect(statuses.allSatisfy { $0 == 200 || $0 == 400 || $0 == 413 }, "\(statuses)")
-        try await Task.sleep(nanoseconds: 200_000_000)
+        try await server.waitUntilNothingIsLeft()
         #expect(server.leftoverTemporaryFiles().isEmpty)
         #expect(server.openTemporaryDescriptors().isEmpty)
     }

@@ -1,7 +1,8 @@
-// Helpers: a server on 127.0.0.1 port 0 with its own temporary folders, a raw POSIX socket client
-// that shows exactly what went over the wire, and curl as a subprocess.
 import Foundation
 import Glibc
+// Helpers: a server on 127.0.0.1 port 0 with its own temporary folders, a raw POSIX socket client
+// that shows exactly what went over the wire, and curl as a subprocess.
+@_exported import TestSupport
 
 @testable import HTTPServer
 
@@ -14,9 +15,7 @@ struct TestError: Error, CustomStringConvertible {
 final class ScratchDirectory {
     let path: String
     init() throws {
-        var template = Array((NSTemporaryDirectory() + "/har-http-test-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestError("mkdtemp failed") }
-        path = String(cString: made)
+        path = try TestPaths.temporaryDirectory(prefix: "har-http-test")
     }
     func remove() { try? FileManager.default.removeItem(atPath: path) }
     deinit { remove() }
@@ -69,6 +68,14 @@ final class TestServer {
             try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)
         }
         .filter { $0.hasPrefix(scratch.path) }
+    }
+
+    /// Waits (bounded) until no temporary file or descriptor of a finished request is left: they go when
+    /// the request completes, which may be just after its answer reached the client. Polled, not slept for.
+    func waitUntilNothingIsLeft() async throws {
+        try await waitUntil("the requests' temporary files and descriptors are gone", timeout: 10, interval: 0.01) {
+            leftoverTemporaryFiles().isEmpty && openTemporaryDescriptors().isEmpty
+        }
     }
 
     func stop() {
@@ -235,14 +242,3 @@ func curlStatus(_ arguments: [String]) throws -> (status: Int, body: String) {
 }
 
 let securityHeaderNames = ["Content-Security-Policy", "X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options"]
-
-/// Runs blocking socket or subprocess work on a thread of its own. The tests' clients block; on the
-/// cooperative pool (two threads on this machine) they would starve the very handler tasks they wait for.
-func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread {
-            do { continuation.resume(returning: try work()) } catch { continuation.resume(throwing: error) }
-        }
-        thread.start()
-    }
-}

@@ -63,7 +63,7 @@ func peakResidentKiB() -> Int {
         #expect(result.status == 200)
         #expect(result.body == "file big.bin \(200 << 20) \(expected) hello")
         #expect(growth < 100 * 1024, "peak RSS grew by \(growth) KiB")
-        try await Task.sleep(nanoseconds: 200_000_000)
+        try await server.waitUntilNothingIsLeft()
         #expect(server.leftoverTemporaryFiles().isEmpty)
         #expect(server.openTemporaryDescriptors().isEmpty)
     }
@@ -111,7 +111,7 @@ func peakResidentKiB() -> Int {
             return connection.isClosedByPeer()
         }
         #expect(closed)
-        try await Task.sleep(nanoseconds: 200_000_000)
+        try await server.waitUntilNothingIsLeft()
         #expect(server.leftoverTemporaryFiles().isEmpty)
         #expect(server.openTemporaryDescriptors().isEmpty)
         // The pool survives: the next request is answered.
@@ -130,7 +130,7 @@ func peakResidentKiB() -> Int {
             try curlStatus(["-H", "Transfer-Encoding: chunked", "-F", "f=@\(big)", "http://127.0.0.1:\(port)/small"])
         }
         #expect(result.status == 413)
-        try await Task.sleep(nanoseconds: 200_000_000)
+        try await server.waitUntilNothingIsLeft()
         #expect(server.leftoverTemporaryFiles().isEmpty)
         #expect(server.openTemporaryDescriptors().isEmpty)
     }
@@ -156,7 +156,7 @@ func peakResidentKiB() -> Int {
         #expect(tooLarge == 413)
         #expect(tooMany == 413)
         #expect(fine.status == 200 && fine.body == "files=2")
-        try await Task.sleep(nanoseconds: 200_000_000)
+        try await server.waitUntilNothingIsLeft()
         #expect(server.leftoverTemporaryFiles().isEmpty)
         #expect(server.openTemporaryDescriptors().isEmpty)
     }
@@ -182,7 +182,7 @@ func peakResidentKiB() -> Int {
             ]
         }
         #expect(statuses == [400, 400, 400, 400, 200])
-        try await Task.sleep(nanoseconds: 200_000_000)
+        try await server.waitUntilNothingIsLeft()
         #expect(server.leftoverTemporaryFiles().isEmpty)
         #expect(server.openTemporaryDescriptors().isEmpty)
     }
@@ -193,7 +193,7 @@ func peakResidentKiB() -> Int {
         let port = server.port
         let result = try await blocking { try curlStatus(["-d", "a=1&b=2", "http://127.0.0.1:\(port)/spool"]) }
         #expect(result.body == "raw=7 field=1")
-        try await Task.sleep(nanoseconds: 200_000_000)
+        try await server.waitUntilNothingIsLeft()
         #expect(server.leftoverTemporaryFiles().isEmpty)
         #expect(server.openTemporaryDescriptors().isEmpty)
     }

@@ -2,60 +2,59 @@ import Foundation
 import Testing
 
 /// Issue 9, item 9: the data at rest is private to the server's user, and security events are logged
-/// with the client's address and never a secret (real `har serve`, real files).
+/// with the client's address and never a secret (real `har serve` processes, real files).
 @Suite struct AtRestAndLogTests {
     private func mode(_ path: String) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
     }
 
-    @Test func theDataFolderAndDatabaseAreTheServersAlone() throws {
-        let server = try RunningServer()
-        let dataDir = server.dataDir
-        #expect(server.stop().status == 0)
-        #expect(try mode(dataDir + "/har.sqlite") == 0o600)
+    /// What `har serve` printed when it refused to start (empty when it started, and then the folder
+    /// is gone: a ServeProcess removes its data folder when it goes).
+    private func refusal(dataDir: String) async -> String {
+        do {
+            let server = try await ServeProcess(dataDir: dataDir)
+            _ = await server.stop()
+            return ""
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test func theDataFolderAndDatabaseAreTheServersAlone() async throws {
         let fresh = try TestPaths.temporaryDirectory() + "/data"
-        let again = try RunningServer(dataDir: fresh)
-        #expect(again.stop().status == 0)
+        let server = try await ServeProcess(dataDir: fresh)
+        #expect(await server.stop().status == 0)
         #expect(try mode(fresh) == 0o700)
         #expect(try mode(fresh + "/har.sqlite") == 0o600)
     }
 
-    @Test func aWorldWritableDataFolderOrDatabaseStopsStartWithTheFix() throws {
-        let folder = try TestPaths.temporaryDirectory()
+    @Test func aWorldWritableDataFolderOrDatabaseStopsStartWithTheFix() async throws {
+        let folder = try TestPaths.temporaryDirectory() + "/data"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         chmod(folder, 0o777)
-        var refusal = ""
-        do {
-            _ = try RunningServer(dataDir: folder)
-        } catch let failure as RunningServer.StartFailure {
-            refusal = failure.stderr
-        }
-        #expect(refusal.contains("can be written by every user of this machine (mode 777)"))
-        #expect(refusal.contains("chmod o-w"))
+        let refused = await refusal(dataDir: folder)
+        #expect(refused.contains("can be written by every user of this machine (mode 777)"))
+        #expect(refused.contains("chmod o-w"))
 
         chmod(folder, 0o700)
-        let server = try RunningServer(dataDir: folder)
-        #expect(server.stop().status == 0)
+        let server = try await ServeProcess(dataDir: folder)
+        #expect(await server.stop().status == 0)
         chmod(folder + "/har.sqlite", 0o666)
-        refusal = ""
-        do {
-            _ = try RunningServer(dataDir: folder)
-        } catch let failure as RunningServer.StartFailure {
-            refusal = failure.stderr
-        }
-        #expect(refusal.contains("database \(folder)/har.sqlite can be written by every user"))
+        #expect(await refusal(dataDir: folder).contains("database \(folder)/har.sqlite can be written by every user"))
+        withExtendedLifetime(server) {}  // a ServeProcess removes its data folder when it goes
     }
 
-    @Test func signInsAndCSRFRefusalsAreSecurityEventsWithoutSecrets() throws {
-        let server = try RunningServer()
+    @Test func signInsAndCSRFRefusalsAreSecurityEventsWithoutSecrets() async throws {
+        let server = try await ServeProcess()
         let client = try WebClient(server)
         let email = uniqueEmail()
-        _ = try client.signIn(email, "a password of the volunteer")
+        _ = try await client.signIn(email, "a password of the volunteer")
         let session = client.cookie("har_session") ?? "none"
-        _ = try WebClient(server).signIn(email, "another password tried")
-        let forged = try client.post("/signout", [("_csrf", "0123456789abcdef")])
+        _ = try await WebClient(server).signIn(email, "another password tried")
+        let forged = try await client.post("/signout", [("_csrf", "0123456789abcdef")])
         #expect(forged.status == 403)
-        let log = server.stop().stderr
+        let log = await server.stop().stderr
         let events = log.split(separator: "\n").filter { $0.contains(" security event=") }
 
         let success = events.filter { $0.contains("event=signin.success") }
@@ -73,12 +72,12 @@ import Testing
         }
     }
 
-    @Test func aSignInLimitHitIsAnEvent() throws {
-        let server = try RunningServer()
+    @Test func aSignInLimitHitIsAnEvent() async throws {
+        let server = try await ServeProcess()
         let email = uniqueEmail()
-        _ = try WebClient(server).signIn(email, "the right one")
-        for _ in 0..<11 { _ = try WebClient(server).signIn(email, "wrong") }
-        let log = server.stop().stderr
+        _ = try await WebClient(server).signIn(email, "the right one")
+        for _ in 0..<11 { _ = try await WebClient(server).signIn(email, "wrong") }
+        let log = await server.stop().stderr
         #expect(log.contains("security event=signin.limited client=127.0.0.1 email=sha256:"))
     }
 }

@@ -2,29 +2,26 @@ import CVips
 import Foundation
 import Imaging
 import Storage
+import Testing
 
-/// A signed-in browser without JavaScript: curl with a cookie jar, against a RunningServer.
+/// A signed-in browser without JavaScript: the test client with its cookie jar, against a server.
 final class SignedInClient {
-    let server: RunningServer
-    let jar: String
+    let server: any ServerUnderTest
+    let http: HTTPClient
     let email: String
     private(set) var csrf = ""
 
-    init(_ server: RunningServer, email: String = "volunteer.\(UUID().uuidString.prefix(8).lowercased())@example.org")
-        throws
-    {
+    init(
+        _ server: some ServerUnderTest,
+        email: String = "volunteer.\(UUID().uuidString.prefix(8).lowercased())@example.org"
+    ) async throws {
         self.server = server
         self.email = email
-        jar = try TestPaths.temporaryDirectory() + "/cookies"
-        let signin = try get("/signin")
+        http = try HTTPClient(baseURL: server.baseURL)
+        let signin = try await http.get("/signin")
         let anonymous = try Self.csrf(in: signin.body)
-        let answer = try curl(
-            server.baseURL + "/signin",
-            [
-                "-b", jar, "-c", jar, "--data-urlencode", "email=\(email)", "--data-urlencode",
-                "password=correct horse",
-                "--data-urlencode", "_csrf=\(anonymous)",
-            ])
+        let answer = try await http.post(
+            "/signin", form: [("email", email), ("password", "correct horse"), ("_csrf", anonymous)])
         guard answer.status == 303, answer.headers["location"] == "/reports" else {
             throw TestFailure("sign-in failed: \(answer.status) \(answer.body.prefix(300))")
         }
@@ -37,20 +34,20 @@ final class SignedInClient {
         return String(html[range].dropFirst(20).dropLast())
     }
 
-    func get(_ path: String, _ extra: [String] = []) throws -> CurlResponse {
-        try curl(server.baseURL + path, ["-b", jar, "-c", jar] + extra)
+    /// A GET; `extra` in curl's words (`-H`, …).
+    func get(_ path: String, _ extra: [String] = []) async throws -> CurlResponse {
+        try await http.curl(path, extra)
     }
 
-    func post(_ path: String, _ extra: [String] = [], csrf send: Bool = true) throws -> CurlResponse {
-        try curl(
-            server.baseURL + path,
-            ["-b", jar, "-c", jar, "-X", "POST"] + (send ? ["-H", "X-CSRF-Token: \(csrf)"] : []) + extra)
+    /// A POST with the page's CSRF token in its header (unless `csrf` is false); `extra` in curl's words.
+    func post(_ path: String, _ extra: [String] = [], csrf send: Bool = true) async throws -> CurlResponse {
+        try await http.curl(path, ["-X", "POST"] + (send ? ["-H", "X-CSRF-Token: \(csrf)"] : []) + extra)
     }
 
     /// Opens the creation page (starts or resumes the draft); returns the draft's id.
     @discardableResult
-    func openDraft() throws -> String {
-        let page = try get("/reports/new")
+    func openDraft() async throws -> String {
+        let page = try await get("/reports/new")
         guard page.status == 200 else { throw TestFailure("GET /reports/new: \(page.status)") }
         csrf = try Self.csrf(in: page.body)
         guard let range = page.body.range(of: #"data-draft="[0-9a-f-]{36}""#, options: .regularExpression) else {
@@ -59,12 +56,12 @@ final class SignedInClient {
         return String(page.body[range].dropFirst(12).dropLast())
     }
 
-    func upload(_ draft: String, file: String, fields: [String: String] = [:], type: String = "image/jpeg") throws
-        -> CurlResponse
+    func upload(_ draft: String, file: String, fields: [String: String] = [:], type: String = "image/jpeg")
+        async throws -> CurlResponse
     {
         var arguments = ["-F", "photo=@\(file);type=\(type)", "-H", "Accept: application/json"]
         for (name, value) in fields.sorted(by: { $0.key < $1.key }) { arguments += ["-F", "\(name)=\(value)"] }
-        return try post("/api/drafts/\(draft)/photos", arguments)
+        return try await post("/api/drafts/\(draft)/photos", arguments)
     }
 
     /// The id of an accepted upload.
@@ -151,17 +148,26 @@ enum TestImages {
 }
 
 /// Reads the server's database (WAL: readers see committed rows while it runs).
-func queryRows(_ server: RunningServer, _ sql: String) throws -> [[SQLValue]] {
+func queryRows(_ server: some ServerUnderTest, _ sql: String) throws -> [[SQLValue]] {
     let database = try Database(path: server.dataDir + "/har.sqlite", mode: .readOnly, create: false)
     defer { database.close() }
     return try database.query(sql).map { row in try (0..<row.count).map { try row.value(at: $0) } }
 }
 
-func scalarValue(_ server: RunningServer, _ sql: String) throws -> SQLValue {
+func scalarValue(_ server: some ServerUnderTest, _ sql: String) throws -> SQLValue {
     try queryRows(server, sql).first?.first ?? .null
 }
 
 /// Names in a folder of the data dir (photos/, tmp/).
-func files(in server: RunningServer, _ folder: String) -> [String] {
+func files(in server: some ServerUnderTest, _ folder: String) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: server.dataDir + "/" + folder)) ?? []).sorted()
+}
+
+/// Waits until folders of the data dir are empty. A spooled upload is removed when its request completes,
+/// which may be just after its answer reached the client: polled (bounded), never slept for.
+func waitUntilEmpty(_ server: some ServerUnderTest, _ folders: String...) async throws {
+    try await waitUntil("\(folders.joined(separator: ", ")) hold no file", timeout: 10) {
+        folders.allSatisfy { files(in: server, $0).isEmpty }
+    }
+    for folder in folders { #expect(files(in: server, folder).isEmpty) }
 }

@@ -21,19 +21,19 @@ import Testing
         return (object ?? [:]).compactMapValues { $0 as? String }
     }
 
-    @Test func anExpiredDraftIsExplainedToFetchCallsAndPages() throws {
+    @Test func anExpiredDraftIsExplainedToFetchCallsAndPages() async throws {
         let server = try RunningServer()
-        let client = try SignedInClient(server)
-        let draft = try client.openDraft()
-        let photo = try client.photoID(
+        let client = try await SignedInClient(server)
+        let draft = try await client.openDraft()
+        let photo = try await client.photoID(
             client.upload(draft, file: try TestImages.jpeg(), fields: ["latitude": "51", "longitude": "0"]))
         // The submission form, opened before the draft expired.
-        let submitPage = try client.get("/reports/new/submit").body
+        let submitPage = try await client.get("/reports/new/submit").body
         let token = try #require(submitPage.firstMatch(#"name="submit_token" value="([0-9a-f]{64})""#))
         try age(server, draft)
 
         // A tab left open uploads to it: the draft goes now (not revived), and the page's fetch is told why.
-        let upload = try client.upload(draft, file: try TestImages.jpeg())
+        let upload = try await client.upload(draft, file: try TestImages.jpeg())
         #expect(upload.status == 410)
         #expect(try json(upload) == ["error": "draft_expired", "message": Self.expiredWords])
         #expect(try scalarValue(server, "SELECT count(*) FROM reports WHERE local_id = '\(draft)'").int == 0)
@@ -41,16 +41,16 @@ import Testing
         #expect(!files(in: server, "photos").contains(photo))
         #expect(try scalarValue(server, "SELECT photo_count FROM expired_drafts WHERE local_id = '\(draft)'").int == 1)
 
-        let remove = try client.post(
+        let remove = try await client.post(
             "/api/drafts/\(draft)/photos/\(photo)", ["-X", "DELETE", "-H", "Accept: application/json"])
         #expect(remove.status == 410)
         #expect(try json(remove)["message"] == Self.expiredWords)
-        let suggestions = try client.get("/api/drafts/\(draft)/suggestions", ["-H", "Accept: application/json"])
+        let suggestions = try await client.get("/api/drafts/\(draft)/suggestions", ["-H", "Accept: application/json"])
         #expect(suggestions.status == 410)
         #expect(try json(suggestions)["error"] == "draft_expired")
 
         // Without JavaScript: the X's form and the submission form land on the creation page, which says it.
-        let formRemove = try client.post(
+        let formRemove = try await client.post(
             "/api/drafts/\(draft)/photos/\(photo)/delete",
             ["--data-urlencode", "_csrf=\(client.csrf)", "--data-urlencode", "back=/reports/new/submit"], csrf: false)
         #expect(formRemove.status == 303)
@@ -62,67 +62,68 @@ import Testing
         for (name, value) in SubmitTests.good.sorted(by: { $0.key < $1.key }) {
             submit += ["--data-urlencode", "\(name)=\(value)"]
         }
-        let submitted = try client.post("/reports/new/submit", submit, csrf: false)
+        let submitted = try await client.post("/reports/new/submit", submit, csrf: false)
         #expect(submitted.status == 303)
         #expect(submitted.headers["location"] == "/reports/new?expired=\(draft)")
         #expect(try scalarValue(server, "SELECT count(*) FROM reports WHERE state != 'draft'").int == 0)
 
         // Coming back to the creation page: a new draft, and the message, once.
-        let page = try client.get("/reports/new")
+        let page = try await client.get("/reports/new")
         #expect(page.status == 200)
         #expect(page.body.contains(Self.expiredWords))
         #expect(page.body.firstMatch(#"data-draft="([0-9a-f-]{36})""#) != draft)
-        #expect(!(try client.get("/reports/new").body.contains(Self.expiredWords)))
+        #expect(!(try await client.get("/reports/new").body.contains(Self.expiredWords)))
         // The link a refused request sent the user to still says it, in the user's language.
-        let linked = try client.get("/reports/new?expired=\(draft)")
+        let linked = try await client.get("/reports/new?expired=\(draft)")
         #expect(linked.body.contains(Self.expiredWords))
-        let french = try client.get("/reports/new/submit?expired=\(draft)", ["-H", "Accept-Language: fr"])
+        let french = try await client.get("/reports/new/submit?expired=\(draft)", ["-H", "Accept-Language: fr"])
         #expect(
             french.body.contains(
                 "Ce brouillon de signalement n’a pas été utilisé pendant 7 jours et a été supprimé. Ses photos ont été effacées."
             ))
     }
 
-    @Test func anotherUsersDraftReadsLikeAnUnknownIdEvenOnceExpired() throws {
+    @Test func anotherUsersDraftReadsLikeAnUnknownIdEvenOnceExpired() async throws {
         let server = try RunningServer()
-        let owner = try SignedInClient(server)
-        let stranger = try SignedInClient(server)
-        let draft = try owner.openDraft()
-        _ = try owner.upload(draft, file: try TestImages.jpeg())
-        _ = try stranger.openDraft()
+        let owner = try await SignedInClient(server)
+        let stranger = try await SignedInClient(server)
+        let draft = try await owner.openDraft()
+        _ = try await owner.upload(draft, file: try TestImages.jpeg())
+        _ = try await stranger.openDraft()
         let unknown = UUID().uuidString.lowercased()
 
-        func answers(_ id: String) throws -> [String] {
-            let upload = try stranger.upload(id, file: try TestImages.jpeg())
-            let suggestions = try stranger.get("/api/drafts/\(id)/suggestions", ["-H", "Accept: application/json"])
-            let page = try stranger.get("/reports/new?expired=\(id)")
+        func answers(_ id: String) async throws -> [String] {
+            let upload = try await stranger.upload(id, file: try TestImages.jpeg())
+            let suggestions = try await stranger.get(
+                "/api/drafts/\(id)/suggestions", ["-H", "Accept: application/json"])
+            let page = try await stranger.get("/reports/new?expired=\(id)")
             let notice = page.body.contains("draft-expired") ? "notice" : "no notice"
             return ["\(upload.status) \(upload.body)", "\(suggestions.status) \(suggestions.body)", notice]
         }
-        let forUnknown = try answers(unknown)
+        let forUnknown = try await answers(unknown)
         #expect(forUnknown.first?.hasPrefix("404 ") == true)
-        #expect(try answers(draft) == forUnknown)
+        #expect(try await answers(draft) == forUnknown)
         // Expired by the sweep that anyone's new draft starts.
         try age(server, draft)
-        _ = try SignedInClient(server).openDraft()
+        _ = try await SignedInClient(server).openDraft()
         #expect(try scalarValue(server, "SELECT count(*) FROM expired_drafts WHERE local_id = '\(draft)'").int == 1)
-        #expect(try answers(draft) == forUnknown)
+        #expect(try await answers(draft) == forUnknown)
         // …while its owner is told.
-        let mine = try owner.upload(draft, file: try TestImages.jpeg())
+        let mine = try await owner.upload(draft, file: try TestImages.jpeg())
         #expect(mine.status == 410)
         #expect(try json(mine)["message"] == Self.expiredWords)
     }
 
-    @Test func anEmptyDraftGoesWithoutAWordOnTheNextPage() throws {
+    @Test func anEmptyDraftGoesWithoutAWordOnTheNextPage() async throws {
         let server = try RunningServer()
-        let client = try SignedInClient(server)
-        let draft = try client.openDraft()
+        let client = try await SignedInClient(server)
+        let draft = try await client.openDraft()
         try age(server, draft)
-        let page = try client.get("/reports/new")
+        let page = try await client.get("/reports/new")
         #expect(!page.body.contains("draft-expired"))
         #expect(page.body.firstMatch(#"data-draft="([0-9a-f-]{36})""#) != draft)
         // A tab still open on it is told, without the words about photos.
-        let upload = try client.upload(draft, file: try TestImages.jpeg())
+        let upload = try await client.upload(draft, file: try TestImages.jpeg())
         #expect(upload.status == 410)
         #expect(try json(upload)["message"] == "This draft report was not used for 7 days and has been removed.")
     }

@@ -27,7 +27,7 @@ import Testing
 
     func scene(email: String, sameKey: Bool) async throws -> Scene {
         let folder = try TestPaths.temporaryDirectory()
-        let platform = try PlatformProcess(folder: folder)
+        let platform = try await PlatformProcess(folder: folder)
         let fixture = try OutboxFixture(dataDir: folder + "/app")
         let session = try await platform.signIn(email: email)
         try fixture.addUser(email: email, session: session)
@@ -108,7 +108,7 @@ import Testing
             try await scene.platform.client().listReports(session: scene.session), userID: scene.fixture.userID,
             now: Date().timeIntervalSince1970, listingStartedAt: Date().timeIntervalSince1970)
         try expectStoredWithEveryPhoto(scene)
-        scene.platform.stop()
+        await scene.platform.stop()
     }
 
     /// Bug 1 (b), after a lost answer on a platform that ignores Idempotency-Key: a copy of the report
@@ -124,7 +124,7 @@ import Testing
             try db.scalar("SELECT formatted_address FROM reports WHERE id = ?", .integer(scene.report.id)).string
         }
         #expect(address == "1 Church Lane", "what the copy knew is kept")
-        scene.platform.stop()
+        await scene.platform.stop()
     }
 
     /// Bug 1 (b), the create answered (the platform honours the key, so creating again answers the
@@ -140,7 +140,7 @@ import Testing
             "UPDATE reports SET create_attempted_at = create_attempted_at + 3600 WHERE id = \(scene.report.id)")
         try await runWorkerUntilSettled(scene)
         try expectStoredWithEveryPhoto(scene)
-        scene.platform.stop()
+        await scene.platform.stop()
     }
 
     /// `recordCreated` on its own: a copy (stored or deleted, never submitted, no create attempted,

@@ -4,16 +4,18 @@ import Testing
 
 /// A photo upload retried after a lost answer is the same photo, never a second one.
 @Suite struct PhotoReplayTests {
-    @Test func aRetriedUploadWithTheSamePhotoIDKeepsOnePhoto() throws {
+    @Test func aRetriedUploadWithTheSamePhotoIDKeepsOnePhoto() async throws {
         let server = try RunningServer()
-        let client = try SignedInClient(server)
-        let draft = try client.openDraft()
+        let client = try await SignedInClient(server)
+        let draft = try await client.openDraft()
         let image = try TestImages.jpeg()
         let id = UUID().uuidString.lowercased()
-        let first = try client.upload(draft, file: image, fields: ["photo_id": id, "latitude": "51", "longitude": "0"])
+        let first = try await client.upload(
+            draft, file: image, fields: ["photo_id": id, "latitude": "51", "longitude": "0"])
         #expect(first.status == 201)
         #expect(try client.photoID(first) == id)
-        let again = try client.upload(draft, file: image, fields: ["photo_id": id, "latitude": "51", "longitude": "0"])
+        let again = try await client.upload(
+            draft, file: image, fields: ["photo_id": id, "latitude": "51", "longitude": "0"])
         #expect(again.status == 200)
         #expect(again.body.contains(#""replayed":true"#))
         #expect(try scalarValue(server, "SELECT count(*) FROM photos").int == 1)
@@ -21,17 +23,17 @@ import Testing
         #expect(Set(files) == [id, id + ".thumb.jpg"])
     }
 
-    @Test func aPhotoIDIsCheckedAndCannotTakeAnotherUsersPhoto() throws {
+    @Test func aPhotoIDIsCheckedAndCannotTakeAnotherUsersPhoto() async throws {
         let server = try RunningServer()
-        let alice = try SignedInClient(server)
-        let aliceDraft = try alice.openDraft()
+        let alice = try await SignedInClient(server)
+        let aliceDraft = try await alice.openDraft()
         let id = UUID().uuidString.lowercased()
-        #expect(try alice.upload(aliceDraft, file: try TestImages.jpeg(), fields: ["photo_id": id]).status == 201)
-        let bob = try SignedInClient(server)
-        let bobDraft = try bob.openDraft()
-        let taken = try bob.upload(bobDraft, file: try TestImages.jpeg(), fields: ["photo_id": id])
+        #expect(try await alice.upload(aliceDraft, file: try TestImages.jpeg(), fields: ["photo_id": id]).status == 201)
+        let bob = try await SignedInClient(server)
+        let bobDraft = try await bob.openDraft()
+        let taken = try await bob.upload(bobDraft, file: try TestImages.jpeg(), fields: ["photo_id": id])
         #expect(taken.status == 409)
-        let bad = try bob.upload(bobDraft, file: try TestImages.jpeg(), fields: ["photo_id": "../../har.sqlite"])
+        let bad = try await bob.upload(bobDraft, file: try TestImages.jpeg(), fields: ["photo_id": "../../har.sqlite"])
         #expect(bad.status == 400)
         #expect(bad.body.contains("not valid"))
         #expect(try scalarValue(server, "SELECT count(*) FROM photos").int == 1)

@@ -31,9 +31,9 @@ import Testing
         #expect(process.terminationStatus == 0)
     }
 
-    @Test func aBadFaultSpecificationIsNamed() throws {
+    @Test func aBadFaultSpecificationIsNamed() async throws {
         let dataDir = try TestPaths.temporaryDirectory()
-        let result = try runHar(
+        let result = try await runHar(
             ["platform"],
             environment: [
                 "HAR_PLATFORM_APPS": "k:s", "HAR_DATA_DIR": dataDir, "HAR_PLATFORM_FAULTS": "fail5xx=lots",
@@ -42,40 +42,37 @@ import Testing
         #expect(result.stderr.contains("platform_faults"))
     }
 
-    @Test func serveStartsTheEmbeddedPlatformWithPrivateCredentialsAndStopsIt() throws {
-        let server = try RunningServer()
+    @Test func serveStartsTheEmbeddedPlatformWithPrivateCredentialsAndStopsIt() async throws {
+        let server = try await ServeProcess()
         let keyFile = server.dataDir + "/platform-app.json"
         let attributes = try FileManager.default.attributesOfItem(atPath: keyFile)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         let children = try childPIDs(of: server.process.processIdentifier)
         #expect(children.count == 1)
-        let (status, stderr) = server.stop()
+        let (status, stderr) = await server.stop()
         #expect(status == 0)
         #expect(!stderr.contains(String(decoding: try Data(contentsOf: URL(fileURLWithPath: keyFile)), as: UTF8.self)))
         for child in children { #expect(kill(child, 0) != 0, "embedded platform \(child) still running") }
     }
 
-    @Test func theEmbeddedPlatformDiesWithAKilledServer() throws {
-        let server = try RunningServer()
+    @Test func theEmbeddedPlatformDiesWithAKilledServer() async throws {
+        let server = try await ServeProcess()
         let children = try childPIDs(of: server.process.processIdentifier)
         #expect(children.count == 1)
-        kill(server.process.processIdentifier, SIGKILL)
-        server.process.waitUntilExit()
+        await server.harProcess.killHard()
         for child in children {
-            let deadline = Date().addingTimeInterval(20)
-            while kill(child, 0) == 0 && Date() < deadline { usleep(50_000) }
-            #expect(kill(child, 0) != 0, "embedded platform \(child) outlived its parent")
+            try await waitUntil("embedded platform \(child) ends with its parent", timeout: 20) { kill(child, 0) != 0 }
         }
     }
 
-    @Test func theSameCredentialsAreKeptAcrossRestarts() throws {
-        let first = try RunningServer()
+    @Test func theSameCredentialsAreKeptAcrossRestarts() async throws {
+        let first = try RunningServer(dataDir: try TestPaths.temporaryDirectory())
         let keyFile = first.dataDir + "/platform-app.json"
         let before = try Data(contentsOf: URL(fileURLWithPath: keyFile))
-        _ = first.stop()
+        await first.stop()
         let second = try RunningServer(dataDir: first.dataDir)
         #expect(try Data(contentsOf: URL(fileURLWithPath: keyFile)) == before)
-        #expect(second.stop().status == 0)
+        await second.stop()
     }
 
     /// Children of a process, from /proc.
@@ -106,11 +103,11 @@ final class RunningPlatform: @unchecked Sendable {
         var text = ""
         while !text.contains("\n") {
             let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { throw RunningServer.StartFailure(status: -1, stderr: "har platform exited: \(text)") }
+            if chunk.isEmpty { throw TestFailure("har platform exited: \(text)") }
             text += String(decoding: chunk, as: UTF8.self)
         }
         guard let range = text.range(of: #"http://[0-9.]+:\d+"#, options: .regularExpression) else {
-            throw RunningServer.StartFailure(status: -1, stderr: text)
+            throw TestFailure("har platform printed no address: \(text)")
         }
         baseURL = String(text[range])
     }

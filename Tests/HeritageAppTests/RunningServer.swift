@@ -1,130 +1,126 @@
 import Foundation
+import Storage
+@_exported import TestSupport
 
-/// A real `har serve` process on a free loopback port, with a data folder of its own.
-final class RunningServer: @unchecked Sendable {
-    let process = Process()
+@testable import HeritageApp
+
+/// A response as the test client read it (the name from when curl read them).
+typealias CurlResponse = HTTPResponse
+
+/// A server under test: its address and its data folder.
+protocol ServerUnderTest: AnyObject {
+    var baseURL: String { get }
+    var dataDir: String { get }
+}
+
+/// The application `har serve` builds (`buildApplication`), built and started inside the test process
+/// on a free loopback port, with a data folder of its own. The embedded platform is the built `har`
+/// started as a child, as in production. Access lines are off (they would go to the test's output).
+final class RunningServer: ServerUnderTest, @unchecked Sendable {
+    let application: Application
     let dataDir: String
-    private(set) var port = 0
-    private let errors = Pipe()
-    private let output = Pipe()
-    private var stderrText = ""
+    let port: Int
+    private let lock = NSLock()
+    private var stopped = false
 
-    /// Starts `har serve` and waits until it says where it listens. Throws with what it printed when
-    /// it exits first.
-    init(environment extra: [String: String] = [:], arguments: [String] = [], dataDir: String? = nil) throws {
-        self.dataDir = try dataDir ?? TestPaths.temporaryDirectory()
-        process.executableURL = URL(fileURLWithPath: TestPaths.harExecutable)
-        process.arguments = ["serve"] + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: TestPaths.packageRoot)
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HAR_") }
-        environment["HAR_PORT"] = "0"
-        environment["HAR_DATA_DIR"] = self.dataDir
-        for (key, value) in extra { environment[key] = value }
-        process.environment = environment
-        process.standardError = errors
-        process.standardOutput = output
-        try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let chunk = errors.fileHandleForReading.availableData
-            if chunk.isEmpty {
-                process.waitUntilExit()
-                throw StartFailure(status: process.terminationStatus, stderr: stderrText)
-            }
-            stderrText += String(decoding: chunk, as: UTF8.self)
-            if let range = stderrText.range(of: #"listening on https?://[^:]+:(\d+)"#, options: .regularExpression) {
-                let match = String(stderrText[range])
-                port = Int(match.split(separator: ":").last ?? "") ?? 0
-                return
-            }
+    /// Builds and starts the application; `environment` holds `HAR_` variables as `har serve` reads them.
+    init(environment extra: [String: String] = [:], dataDir: String? = nil) throws {
+        let folder = try dataDir ?? TestPaths.temporaryDirectory()
+        var environment = [
+            "HAR_PORT": "0", "HAR_DATA_DIR": folder, "HAR_ACCESS_LOG": "false",
+            "HAR_TEMPLATES_DIR": TestPaths.packageRoot + "/Templates",
+            "HAR_PUBLIC_DIR": TestPaths.packageRoot + "/Public",
+        ]
+        environment.merge(extra) { $1 }
+        self.dataDir = environment["HAR_DATA_DIR"] ?? folder
+        let configuration = try Configuration.load(file: nil, environment: environment)
+        application = try buildApplication(configuration: configuration, platformExecutable: TestPaths.harExecutable)
+        do {
+            try application.start()
+        } catch {
+            application.stop(gracePeriod: 0)
+            throw error
         }
-        process.terminate()
-        throw StartFailure(status: -1, stderr: stderrText)
+        port = application.port
     }
 
-    struct StartFailure: Error, CustomStringConvertible {
-        let status: Int32
-        let stderr: String
-        var description: String { "har serve exited \(status): \(stderr)" }
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Stops as SIGTERM makes `har serve` stop (requests in flight finish), off the concurrency pool.
+    func stop() async {
+        let application = application
+        let first = lock.withLock { () -> Bool in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        _ = try? await blocking { application.stop(gracePeriod: 10) }
+    }
+
+    deinit {
+        if !stopped { application.stop(gracePeriod: 2) }
+        try? FileManager.default.removeItem(atPath: dataDir)
+    }
+}
+
+/// A real `har serve` process on a free loopback port, for what needs a process: its exit status,
+/// its signals, its standard error and access log, its embedded platform child.
+final class ServeProcess: ServerUnderTest, @unchecked Sendable {
+    let harProcess: HarProcess
+    let dataDir: String
+    let port: Int
+    var process: Process { harProcess.process }
+
+    init(environment extra: [String: String] = [:], arguments: [String] = [], dataDir: String? = nil) async throws {
+        self.dataDir = try dataDir ?? TestPaths.temporaryDirectory()
+        var environment = ["HAR_PORT": "0", "HAR_DATA_DIR": self.dataDir, "HAR_ACCESS_LOG": "true"]
+        environment.merge(extra) { $1 }
+        // The process's output goes beside the data folder, not into it: a test may look at what the
+        // server made there, or start it on a folder that does not exist yet.
+        harProcess = try HarProcess(
+            ["serve"] + arguments, environment: environment, folder: try TestPaths.temporaryDirectory())
+        port = try await harProcess.waitForPort()
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Sends SIGTERM and waits; returns the exit status and everything printed on standard error.
-    func stop() -> (status: Int32, stderr: String) {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        process.waitUntilExit()
-        stderrText += String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationStatus, stderrText)
+    func stop() async -> (status: Int32, stderr: String) {
+        await harProcess.terminate()
+        return (process.terminationStatus, harProcess.errors)
     }
 
-    /// Standard output so far (the access log), after the process ended.
-    func accessLog() -> String { String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+    /// Standard output so far (the access log).
+    func accessLog() -> String { harProcess.output }
 
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(atPath: dataDir)
-    }
+    deinit { try? FileManager.default.removeItem(atPath: dataDir) }
 }
 
-/// Runs `har` to completion with arguments and environment; returns its status and standard error.
-func runHar(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (
-    status: Int32, stderr: String, stdout: String
-) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: TestPaths.harExecutable)
-    process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: TestPaths.packageRoot)
-    var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HAR_") }
-    for (key, value) in extra { environment[key] = value }
-    process.environment = environment
-    let errors = Pipe()
-    let output = Pipe()
-    process.standardError = errors
-    process.standardOutput = output
-    try process.run()
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    let errData = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (
-        process.terminationStatus, String(decoding: errData, as: UTF8.self), String(decoding: outData, as: UTF8.self)
-    )
+/// One request without cookies: a fresh test client for `http://` (curl-style options, see
+/// `CurlArguments`); the curl program for `https://` or `-k`, which the test client does not speak.
+func curl(_ url: String, _ extra: [String] = []) async throws -> CurlResponse {
+    if url.hasPrefix("https://") || extra.contains("-k") { return try await curlProcess(url, extra) }
+    let client = try HTTPClient(baseURL: url)
+    let path = url.dropFirst("http://".count).drop { $0 != "/" }
+    return try await client.curl(path.isEmpty ? "/" : String(path), extra)
 }
 
-/// A response as curl saw it.
-struct CurlResponse {
-    let status: Int
-    let headers: [String: String]
-    let body: String
-}
-
-/// One request with /usr/bin/curl (a real client on a real socket).
-func curl(_ url: String, _ extra: [String] = []) throws -> CurlResponse {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-    let headerFolder = try TestPaths.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(atPath: headerFolder) }
-    let headerFile = headerFolder + "/headers"
-    process.arguments = ["-sS", "-D", headerFile, "--max-time", "30"] + extra + [url]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let body = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let headerText = (try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? ""
-    var status = 0
-    var headers: [String: String] = [:]
-    for line in headerText.components(separatedBy: "\r\n") {
-        if line.hasPrefix("HTTP/") {
-            status = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-            headers = [:]
-        } else if let colon = line.firstIndex(of: ":") {
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
-                in: .whitespaces)
-        }
-    }
-    return CurlResponse(status: status, headers: headers, body: String(decoding: body, as: UTF8.self))
+/// Runs SQL on a server's database in this process (the server keeps running: WAL, busy timeout);
+/// answers as the sqlite3 shell prints: rows on lines, columns between `|`.
+@discardableResult
+func sqlite(_ dataDir: String, _ sql: String) throws -> String {
+    let database = try Database(path: dataDir + "/har.sqlite", create: false)
+    defer { database.close() }
+    let rows = try database.query(sql)
+    return try rows.map { row in
+        try (0..<row.count).map { index -> String in
+            switch try row.value(at: index) {
+            case .null: ""
+            case .integer(let value): String(value)
+            case .real(let value): String(value)
+            case .text(let value): value
+            case .blob(let value): String(decoding: value, as: UTF8.self)
+            }
+        }.joined(separator: "|")
+    }.joined(separator: "\n")
 }

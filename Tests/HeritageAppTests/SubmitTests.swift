@@ -10,14 +10,15 @@ import Testing
         "priority_category": "C", "owner_type": "religious_organization", "grade": "II*",
     ]
 
-    func submitPage(_ client: SignedInClient) throws -> (token: String, draft: String, body: String) {
-        let page = try client.get("/reports/new/submit")
+    func submitPage(_ client: SignedInClient) async throws -> (token: String, draft: String, body: String) {
+        let page = try await client.get("/reports/new/submit")
         let token = try #require(page.body.firstMatch(#"name="submit_token" value="([0-9a-f]{64})""#))
         let draft = try #require(page.body.firstMatch(#"name="draft" value="([0-9a-f-]{36})""#))
         return (token, draft, page.body)
     }
 
-    func post(_ client: SignedInClient, _ fields: [String: String], token: String, draft: String) throws -> CurlResponse
+    func post(_ client: SignedInClient, _ fields: [String: String], token: String, draft: String) async throws
+        -> CurlResponse
     {
         var arguments = [
             "--data-urlencode", "_csrf=\(client.csrf)", "--data-urlencode", "submit_token=\(token)",
@@ -26,22 +27,22 @@ import Testing
         for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
             arguments += ["--data-urlencode", "\(name)=\(value)"]
         }
-        return try client.post("/reports/new/submit", arguments, csrf: false)
+        return try await client.post("/reports/new/submit", arguments, csrf: false)
     }
 
-    @Test func eachBadInputReshowsTheFormKeepingValuesAndPhotos() throws {
+    @Test func eachBadInputReshowsTheFormKeepingValuesAndPhotos() async throws {
         let server = try RunningServer()
-        let client = try SignedInClient(server)
-        let draftID = try client.openDraft()
-        let page = try submitPage(client)
+        let client = try await SignedInClient(server)
+        let draftID = try await client.openDraft()
+        let page = try await submitPage(client)
         // Empty draft first.
-        let empty = try post(client, Self.good, token: page.token, draft: page.draft)
+        let empty = try await post(client, Self.good, token: page.token, draft: page.draft)
         #expect(empty.status == 422)
         #expect(empty.body.contains("Add at least one photo"))
         #expect(
             empty.body.contains("value=\"St Mary&#39;s Church\"")
                 || empty.body.contains("value=\"St Mary&#x27;s Church\""))
-        let photo = try client.photoID(
+        let photo = try await client.photoID(
             client.upload(draftID, file: try TestImages.jpeg(), fields: ["latitude": "51", "longitude": "0"]))
         let cases: [(String, String, String)] = [
             ("name", "", "cannot be left empty"),
@@ -57,7 +58,7 @@ import Testing
         for (field, value, message) in cases {
             var fields = Self.good
             fields[field] = value
-            let answer = try post(client, fields, token: page.token, draft: page.draft)
+            let answer = try await post(client, fields, token: page.token, draft: page.draft)
             #expect(answer.status == 422, "\(field)=\(value)")
             #expect(answer.body.contains(message), "\(field): \(message)")
             #expect(answer.body.contains("/photos/\(photo)/thumb"))
@@ -67,22 +68,22 @@ import Testing
         #expect(try scalarValue(server, "SELECT state FROM reports").string == "draft")
     }
 
-    @Test func doubleSubmitQueuesOneReportWithTheBestFix() throws {
+    @Test func doubleSubmitQueuesOneReportWithTheBestFix() async throws {
         let server = try RunningServer()
-        let client = try SignedInClient(server)
-        let draftID = try client.openDraft()
-        _ = try client.upload(
+        let client = try await SignedInClient(server)
+        let draftID = try await client.openDraft()
+        _ = try await client.upload(
             draftID, file: try TestImages.jpeg(), fields: ["latitude": "51", "longitude": "0", "accuracy": "15"])
-        _ = try client.upload(
+        _ = try await client.upload(
             draftID, file: try TestImages.jpeg(),
             fields: ["latitude": "51.001", "longitude": "0.001", "accuracy": "4", "altitude": "12"])
-        let page = try submitPage(client)
+        let page = try await submitPage(client)
         #expect(page.body.contains("Listed place of worship"))
         #expect(page.body.contains("id=\"camera-tile\""))
-        let first = try post(client, Self.good, token: page.token, draft: page.draft)
+        let first = try await post(client, Self.good, token: page.token, draft: page.draft)
         #expect(first.status == 303)
         #expect(first.headers["location"] == "/reports")
-        let replay = try post(client, Self.good, token: page.token, draft: page.draft)
+        let replay = try await post(client, Self.good, token: page.token, draft: page.draft)
         #expect(replay.status == 303)
         #expect(replay.headers["location"] == "/reports")
         let rows = try queryRows(
@@ -101,39 +102,40 @@ import Testing
         #expect(rows.first?[7].double != nil)
         #expect(rows.first?[8].string == page.token)
         // The next visit to creation starts a new draft.
-        #expect(try client.openDraft() != draftID)
+        #expect(try await client.openDraft() != draftID)
     }
 
-    @Test func submitWithoutCsrfIsRefused() throws {
+    @Test func submitWithoutCsrfIsRefused() async throws {
         let server = try RunningServer()
-        let client = try SignedInClient(server)
-        let draftID = try client.openDraft()
-        _ = try client.upload(draftID, file: try TestImages.jpeg())
-        let page = try submitPage(client)
+        let client = try await SignedInClient(server)
+        let draftID = try await client.openDraft()
+        _ = try await client.upload(draftID, file: try TestImages.jpeg())
+        let page = try await submitPage(client)
         var arguments = ["--data-urlencode", "submit_token=\(page.token)", "--data-urlencode", "draft=\(page.draft)"]
         for (name, value) in Self.good { arguments += ["--data-urlencode", "\(name)=\(value)"] }
-        let answer = try client.post("/reports/new/submit", arguments, csrf: false)
+        let answer = try await client.post("/reports/new/submit", arguments, csrf: false)
         #expect(answer.status == 403)
         #expect(try scalarValue(server, "SELECT state FROM reports").string == "draft")
     }
 
-    @Test func suggestionsAreNamesOfReportsWithin250Metres() throws {
+    @Test func suggestionsAreNamesOfReportsWithin250Metres() async throws {
         let server = try RunningServer()
-        let client = try SignedInClient(server)
+        let client = try await SignedInClient(server)
         // Two queued reports: one 100 m away, one 2 km away.
         for (name, latitude) in [("Old Mill", "51.0009"), ("Far Tower", "51.018")] {
-            let draft = try client.openDraft()
-            _ = try client.upload(draft, file: try TestImages.jpeg(), fields: ["latitude": latitude, "longitude": "0"])
-            let page = try submitPage(client)
+            let draft = try await client.openDraft()
+            _ = try await client.upload(
+                draft, file: try TestImages.jpeg(), fields: ["latitude": latitude, "longitude": "0"])
+            let page = try await submitPage(client)
             var fields = Self.good
             fields["name"] = name
-            #expect(try post(client, fields, token: page.token, draft: page.draft).status == 303)
+            #expect(try await post(client, fields, token: page.token, draft: page.draft).status == 303)
         }
-        let draft = try client.openDraft()
-        _ = try client.upload(draft, file: try TestImages.jpeg(), fields: ["latitude": "51", "longitude": "0"])
-        let answer = try client.get("/api/drafts/\(draft)/suggestions")
+        let draft = try await client.openDraft()
+        _ = try await client.upload(draft, file: try TestImages.jpeg(), fields: ["latitude": "51", "longitude": "0"])
+        let answer = try await client.get("/api/drafts/\(draft)/suggestions")
         #expect(answer.body == #"{"names":["Old Mill"]}"#)
-        #expect(try submitPage(client).body.contains(#"<option value="Old Mill">"#))
+        #expect(try await submitPage(client).body.contains(#"<option value="Old Mill">"#))
     }
 }
 

@@ -7,68 +7,6 @@ import Testing
 
 @testable import HeritageApp
 
-/// A `har` process of the built binary (`platform` or `serve`), its output in files (a pipe nobody
-/// drains would block it), killed with SIGKILL at the end if still running.
-final class HarProcess: @unchecked Sendable {
-    let process = Process()
-    let outputPath: String
-    let errorPath: String
-
-    init(_ arguments: [String], environment extra: [String: String], folder: String) throws {
-        outputPath = folder + "/\(arguments[0])-\(UUID().uuidString).out"
-        errorPath = outputPath + ".err"
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: TestPaths.harExecutable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: TestPaths.packageRoot)
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HAR_") }
-        environment["HAR_ACCESS_LOG"] = "false"
-        for (key, value) in extra { environment[key] = value }
-        process.environment = environment
-        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
-        process.standardError = FileHandle(forWritingAtPath: errorPath)
-        try process.run()
-    }
-
-    /// The port from the "listening on http://127.0.0.1:PORT" line (stdout for `platform`, stderr for `serve`).
-    func waitForPort(timeout: Double = 30) throws -> Int {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            for path in [outputPath, errorPath] {
-                let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-                if let range = text.range(of: #"listening on https?://127\.0\.0\.1:\d+"#, options: .regularExpression),
-                    let port = Int(text[range].split(separator: ":").last ?? "")
-                {
-                    return port
-                }
-            }
-            if !process.isRunning { break }
-            usleep(20_000)
-        }
-        throw TestFailure("har \(process.arguments ?? []) did not start: \(errors)")
-    }
-
-    var errors: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
-
-    func terminate() {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        process.waitUntilExit()
-    }
-
-    func killHard() {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
-
-    deinit { killHard() }
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// The local platform as its own process, with its own data folder and SQLite file, on a port that
 /// can be reused after a restart (test 3 stops it and starts it again).
 final class PlatformProcess: @unchecked Sendable {
@@ -80,27 +18,27 @@ final class PlatformProcess: @unchecked Sendable {
     private(set) var port = 0
     private var running: HarProcess?
 
-    init(folder: String, faults: String? = nil, sessionTTL: Int = 86_400) throws {
+    init(folder: String, faults: String? = nil, sessionTTL: Int = 86_400) async throws {
         self.folder = folder + "/platform"
         self.faults = faults
         self.sessionTTL = sessionTTL
         try FileManager.default.createDirectory(atPath: self.folder, withIntermediateDirectories: true)
-        try start()
+        try await start()
     }
 
-    func start() throws {
+    func start() async throws {
         var environment = [
             "HAR_PLATFORM_PORT": String(port), "HAR_PLATFORM_APPS": "\(Self.key):\(Self.secret)",
             "HAR_DATA_DIR": folder, "HAR_PLATFORM_SESSION_TTL": String(sessionTTL),
         ]
         if let faults { environment["HAR_PLATFORM_FAULTS"] = faults }
         let process = try HarProcess(["platform"], environment: environment, folder: folder)
-        port = try process.waitForPort()
+        port = try await process.waitForPort()
         running = process
     }
 
-    func stop() {
-        running?.terminate()
+    func stop() async {
+        await running?.terminate()
         running = nil
     }
 
@@ -127,7 +65,12 @@ final class PlatformProcess: @unchecked Sendable {
         throw TestFailure("sign-in never succeeded")
     }
 
-    deinit { running?.killHard() }
+    deinit {
+        if let process = running?.process, process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
 }
 
 /// One report as captured, for the final check against the platform's database.
@@ -273,17 +216,6 @@ final class OutboxFixture: @unchecked Sendable {
     }
 }
 
-/// Waits for a condition, checking every 100 ms; throws after `timeout` seconds (generous: this is
-/// not a timing assertion, only a bound on a hung test).
-func waitUntil(_ what: String, timeout: Double = 120, _ condition: () async throws -> Bool) async throws {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(100))
-    }
-    throw TestFailure("timed out waiting until \(what)")
-}
-
 /// The invariant, read from the platform's own database: exactly one live report per captured one
 /// (matched by place name), holding exactly its photos, byte-identical by SHA-256; nothing else.
 func checkPlatformHolds(_ captured: [CapturedReport], platformDatabase: String) throws {
@@ -321,8 +253,8 @@ func serveEnvironment(dataDir: String, platform: PlatformProcess, workerEnabled:
     ]
 }
 
-/// A person at a browser without JavaScript, submitting reports through the web endpoints of a
-/// `har serve` process (curl with a cookie jar): sign in once, then for each report open the
+/// A person at a browser without JavaScript, submitting reports through the web endpoints of the
+/// application (the test client, with its cookie jar): sign in once, then for each report open the
 /// creation page (a draft), upload its photos (multipart, as the file input sends them) and post
 /// the submission form with its one-time token. Each photo is a real JPEG written by libvips, of a
 /// size of its own and with a comment segment of its own, so no two photos have the same bytes; the
@@ -330,7 +262,7 @@ func serveEnvironment(dataDir: String, platform: PlatformProcess, workerEnabled:
 final class WebReporter {
     let baseURL: String
     let folder: String
-    let jar: String
+    let http: HTTPClient
     private(set) var csrf = ""
     private(set) var signInAttempts = 0
     private var photosMade = 0
@@ -339,28 +271,29 @@ final class WebReporter {
         self.baseURL = baseURL
         self.folder = folder + "/web-reporter"
         try FileManager.default.createDirectory(atPath: self.folder, withIntermediateDirectories: true)
-        jar = self.folder + "/cookies"
+        http = try HTTPClient(baseURL: baseURL)
         Imaging.initialize()
     }
 
-    func get(_ path: String) throws -> CurlResponse { try curl(baseURL + path, ["-b", jar, "-c", jar]) }
+    func get(_ path: String) async throws -> CurlResponse { try await http.get(path) }
 
-    func post(_ path: String, _ arguments: [String]) throws -> CurlResponse {
-        try curl(baseURL + path, ["-b", jar, "-c", jar] + arguments)
+    /// A POST; `arguments` in curl's words (`--data-urlencode`, `-F`, `-H`).
+    func post(_ path: String, _ arguments: [String]) async throws -> CurlResponse {
+        try await http.curl(path, arguments)
     }
 
     /// Signs in through the application, which asks the platform. With faults on, the platform may
     /// fail the call: the page then says to try again (503, or 502 for a garbled answer), and the
     /// user does, a bounded number of times. Each attempt counts against the sign-in rate limit
     /// (10 per 5 minutes), hence one sign-in for the whole test and at most `attempts` tries.
-    func signIn(email: String, password: String = "correct horse battery", attempts: Int = 8) throws {
+    func signIn(email: String, password: String = "correct horse battery", attempts: Int = 8) async throws {
         var last = ""
         for attempt in 1...attempts {
             signInAttempts = attempt
-            let page = try get("/signin")
+            let page = try await get("/signin")
             guard page.status == 200 else { throw TestFailure("GET /signin: \(page.status)") }
             let token = try SignedInClient.csrf(in: page.body)
-            let answer = try post(
+            let answer = try await post(
                 "/signin",
                 [
                     "--data-urlencode", "email=\(email)", "--data-urlencode", "password=\(password)",
@@ -369,7 +302,7 @@ final class WebReporter {
             if answer.status == 303, answer.headers["location"] == "/reports" { return }
             last = "\(answer.status) \(answer.body.prefix(300))"
             guard answer.status == 503 || answer.status == 502 else { throw TestFailure("sign-in refused: \(last)") }
-            usleep(300_000)
+            try await Task.sleep(for: .milliseconds(300))
         }
         throw TestFailure("sign-in failed \(attempts) times; last: \(last)")
     }
@@ -396,10 +329,10 @@ final class WebReporter {
 
     /// One report through the web endpoints: creation page, `photos` uploads, the submission form.
     /// Returns the draft's id (the report's local id) and the SHA-256 of each photo sent, in order.
-    func submitReport(name: String, photos: Int, latitude: Double, longitude: Double) throws
+    func submitReport(name: String, photos: Int, latitude: Double, longitude: Double) async throws
         -> (localID: String, hashes: [String])
     {
-        let creation = try get("/reports/new")
+        let creation = try await get("/reports/new")
         guard creation.status == 200 else { throw TestFailure("GET /reports/new: \(creation.status)") }
         csrf = try SignedInClient.csrf(in: creation.body)
         guard let draft = creation.body.firstMatch(#"data-draft="([0-9a-f-]{36})""#) else {
@@ -413,7 +346,7 @@ final class WebReporter {
                 throw TestFailure("cannot write \(path)")
             }
             defer { try? FileManager.default.removeItem(atPath: path) }
-            let answer = try post(
+            let answer = try await post(
                 "/api/drafts/\(draft)/photos",
                 [
                     "-H", "X-CSRF-Token: \(csrf)", "-H", "Accept: application/json", "-F",
@@ -425,7 +358,7 @@ final class WebReporter {
             }
             hashes.append(SHA256Stream.hash(bytes))
         }
-        let page = try get("/reports/new/submit")
+        let page = try await get("/reports/new/submit")
         guard let token = page.body.firstMatch(#"name="submit_token" value="([0-9a-f]{64})""#),
             page.body.firstMatch(#"name="draft" value="([0-9a-f-]{36})""#) == draft
         else { throw TestFailure("submission page: \(page.status), no token or another draft") }
@@ -440,7 +373,7 @@ final class WebReporter {
         for (field, code) in codes.sorted(by: { $0.key < $1.key }) {
             arguments += ["--data-urlencode", "\(field)=\(code)"]
         }
-        let submitted = try post("/reports/new/submit", arguments)
+        let submitted = try await post("/reports/new/submit", arguments)
         guard submitted.status == 303, submitted.headers["location"] == "/reports" else {
             throw TestFailure("submission: \(submitted.status) \(submitted.body.prefix(300))")
         }
@@ -448,10 +381,10 @@ final class WebReporter {
     }
 
     /// `count` reports of `photos` photos each, recorded in `fixture` for the final check.
-    func submitReports(_ count: Int, photos: Int = 3, tag: String, into fixture: OutboxFixture) throws {
+    func submitReports(_ count: Int, photos: Int = 3, tag: String, into fixture: OutboxFixture) async throws {
         for index in 0..<count {
             let name = "Chapel \(tag) \(index + 1) \(UUID().uuidString.prefix(8).lowercased())"
-            let (localID, hashes) = try submitReport(
+            let (localID, hashes) = try await submitReport(
                 name: name, photos: photos, latitude: 51.5, longitude: -0.12 - Double(index) / 1000)
             // The application recorded the hash of exactly the bytes sent (it keeps the original file).
             let recorded = try fixture.recordedHashes(of: localID)

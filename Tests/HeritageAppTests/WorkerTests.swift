@@ -10,32 +10,29 @@ import Testing
 /// they share two cores with the platform processes they start.
 @Suite(.serialized) struct WorkerTests {
     /// 1. 30% 5xx, 10% dropped after processing, 200 ms latency: 50 reports of 3 photos, submitted
-    /// through the web endpoints of a real `har serve` (sign-in through the faulty platform, draft,
+    /// through the web endpoints of the application `har serve` builds, in-process (sign-in through the faulty platform, draft,
     /// photo uploads, submission form), all end stored, and the platform holds exactly them,
     /// byte-identical to the bytes uploaded, with no duplicate.
     @Test func faultsEveryReportStoredExactlyOnce() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let platform = try PlatformProcess(folder: folder, faults: "fail5xx=0.3,drop=0.1,latency_ms=200,seed=7")
+        let platform = try await PlatformProcess(folder: folder, faults: "fail5xx=0.3,drop=0.1,latency_ms=200,seed=7")
         let fixture = try OutboxFixture(dataDir: folder + "/app")
-        let serve = try HarProcess(
-            ["serve"], environment: serveEnvironment(dataDir: fixture.dataDir, platform: platform), folder: folder)
-        let port = try serve.waitForPort()
-        let browser = try WebReporter(baseURL: "http://127.0.0.1:\(port)", folder: folder)
-        try browser.signIn(email: "faults@example.org")
+        let serve = try RunningServer(environment: serveEnvironment(dataDir: fixture.dataDir, platform: platform))
+        let browser = try WebReporter(baseURL: serve.baseURL, folder: folder)
+        try await browser.signIn(email: "faults@example.org")
         // The worker sends while the rest are still being submitted: each submission wakes it.
-        try browser.submitReports(50, tag: "faults", into: fixture)
+        try await browser.submitReports(50, tag: "faults", into: fixture)
         #expect(Set(fixture.captured.flatMap(\.photoHashes)).count == 150, "150 distinct photos sent")
         try await waitUntil("all 50 reports are stored", timeout: 240) { try fixture.states()["stored"] == 50 }
-        let metrics = try curl("http://127.0.0.1:\(port)/metrics")
+        let metrics = try await curl(serve.baseURL + "/metrics")
         #expect(metrics.body.contains("har_outbox_reports{state=\"stored\"} 50"))
         // Connections were dropped after processing (the reconciliation path ran), not only 5xx.
         #expect(metrics.body.contains("har_worker_failures_total{kind=\"outcome_unknown\"} "))
         #expect(!metrics.body.contains("har_worker_failures_total{kind=\"outcome_unknown\"} 0\n"))
-        serve.terminate()
-        #expect(serve.process.terminationStatus == 0, "\(serve.errors)")
+        await serve.stop()
         try checkPlatformHolds(fixture.captured, platformDatabase: platform.databasePath)
-        platform.stop()
+        await platform.stop()
     }
 
     /// 3. The platform process stopped for a while, then back on the same port: the queue drains and
@@ -43,24 +40,24 @@ import Testing
     @Test func platformDownThenBackDrains() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let platform = try PlatformProcess(folder: folder, faults: "latency_ms=100")
+        let platform = try await PlatformProcess(folder: folder, faults: "latency_ms=100")
         let fixture = try OutboxFixture(dataDir: folder + "/app")
         try fixture.addUser(email: "down@example.org", session: try await platform.signIn(email: "down@example.org"))
         try fixture.queueReports(20)
         let worker = try fixture.worker(platform: platform, reportsAtOnce: 4, photosAtOnce: 2)
         worker.start()
         try await waitUntil("a few reports are stored") { try fixture.states()["stored", default: 0] >= 2 }
-        platform.stop()
+        await platform.stop()
         try await waitUntil("reports wait to retry while the platform is down") {
             try fixture.states()["retry_wait", default: 0] >= 3
         }
         try await Task.sleep(for: .seconds(2))
-        try platform.start()
+        try await platform.start()
         try await waitUntil("the queue is drained", timeout: 180) { try fixture.states()["stored"] == 20 }
         worker.stop()
         #expect(try fixture.states()["needs_attention"] == nil)
         try checkPlatformHolds(fixture.captured, platformDatabase: platform.databasePath)
-        platform.stop()
+        await platform.stop()
     }
 
     /// 4. The platform session expires mid-queue: reports wait for sign-in; a real sign-in (the
@@ -68,7 +65,7 @@ import Testing
     @Test func sessionExpiringMidQueueResumesAfterSignIn() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let platform = try PlatformProcess(folder: folder, faults: "latency_ms=150", sessionTTL: 3)
+        let platform = try await PlatformProcess(folder: folder, faults: "latency_ms=150", sessionTTL: 3)
         let fixture = try OutboxFixture(dataDir: folder + "/app")
         let email = "expiry@example.org"
         try fixture.addUser(email: email, session: try await platform.signIn(email: email))
@@ -91,7 +88,7 @@ import Testing
         worker.stop()
         #expect(signIns >= 1)
         try checkPlatformHolds(fixture.captured, platformDatabase: platform.databasePath)
-        platform.stop()
+        await platform.stop()
     }
 
     /// 5. Deleted during transfer (LST-07): the worker stops, deletes what it created, and nothing
@@ -99,7 +96,7 @@ import Testing
     @Test func deleteDuringTransferLeavesNothingOnThePlatform() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let platform = try PlatformProcess(folder: folder, faults: "latency_ms=250,drop=0.1,seed=3")
+        let platform = try await PlatformProcess(folder: folder, faults: "latency_ms=250,drop=0.1,seed=3")
         let fixture = try OutboxFixture(dataDir: folder + "/app")
         let session = try await platform.signIn(email: "delete@example.org")
         try fixture.addUser(email: "delete@example.org", session: session)
@@ -129,7 +126,7 @@ import Testing
         worker.stop()
         #expect(try fixture.states()["deleted", default: 0] >= 2)
         try checkPlatformHolds([], platformDatabase: platform.databasePath)
-        platform.stop()
+        await platform.stop()
     }
 
     /// 6. A refusal with a message: needs attention with the platform's message; after the field is
@@ -137,7 +134,7 @@ import Testing
     @Test func refusalNeedsAttentionThenRetryAfterFix() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let platform = try PlatformProcess(folder: folder)
+        let platform = try await PlatformProcess(folder: folder)
         let fixture = try OutboxFixture(dataDir: folder + "/app")
         try fixture.addUser(
             email: "refused@example.org", session: try await platform.signIn(email: "refused@example.org"))
@@ -154,13 +151,13 @@ import Testing
         #expect(ReportListScreen.status(of: try #require(rows.first)).kind == "attention")
 
         try fixture.execute("UPDATE reports SET latitude = 51.5")
-        let retry = try runHar(["outbox", "retry", localID], environment: ["HAR_DATA_DIR": fixture.dataDir])
+        let retry = try await runHar(["outbox", "retry", localID], environment: ["HAR_DATA_DIR": fixture.dataDir])
         #expect(retry.status == 0, "\(retry.stderr)")
         try await waitUntil("the report is stored") { try fixture.state(of: localID).state == "stored" }
         worker.stop()
-        let counts = try runHar(["outbox", "counts"], environment: ["HAR_DATA_DIR": fixture.dataDir])
+        let counts = try await runHar(["outbox", "counts"], environment: ["HAR_DATA_DIR": fixture.dataDir])
         #expect(counts.stdout.contains("stored\t1"))
         try checkPlatformHolds(fixture.captured, platformDatabase: platform.databasePath)
-        platform.stop()
+        await platform.stop()
     }
 }

@@ -1,46 +1,9 @@
 import CVips
 import Glibc
 import Imaging
+@_exported import TestSupport
 
-/// A fresh directory under /tmp, removed (with its files) when the value is released.
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/har-imaging-test-XXXXXX".utf8CString)
-        let created = template.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
-        }
-        path = created ?? "/tmp/har-imaging-test-fallback"
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    deinit { _ = system("rm -rf '\(path)'") }
-
-    @discardableResult
-    func write(_ bytes: [UInt8], to name: String) -> String {
-        let target = file(name)
-        if let file = fopen(target, "wb") {
-            _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
-            fclose(file)
-        }
-        return target
-    }
-
-    func read(_ name: String) -> [UInt8] {
-        guard let file = fopen(self.file(name), "rb") else { return [] }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let got = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-            if got <= 0 { break }
-            bytes += chunk.prefix(got)
-        }
-        return bytes
-    }
-
+extension TemporaryDirectory {
     /// A gradient image written by libvips (JPEG without metadata, PNG or WebP).
     @discardableResult
     func image(_ name: String, width: Int, height: Int, format: ImageFormat, alpha: Bool = false) -> String {

@@ -1,28 +1,24 @@
-import Glibc
+import Foundation
+import TestSupport
 import Testing
 
 @testable import Mustache
 
 /// A directory of template files under /tmp, removed afterwards.
 final class TemplateDirectory {
-    let path: String
+    let scratch = TemporaryDirectory(prefix: "har-mustache-test")
+    var path: String { scratch.path }
 
     init(_ files: [String: String]) {
-        var template = Array("/tmp/har-mustache-test-XXXXXX".utf8CString)
-        path =
-            template.withUnsafeMutableBufferPointer { buffer in
-                buffer.baseAddress.flatMap { mkdtemp($0) }.map { String(cString: $0) }
-            } ?? "/tmp/har-mustache-test-fallback"
         for (name, contents) in files {
-            let file = path + "/" + name
-            if let slash = file.lastIndex(of: "/") { _ = system("mkdir -p '\(file[..<slash])'") }
-            guard let handle = fopen(file, "wb") else { continue }
-            fputs(contents, handle)
-            fclose(handle)
+            let file = scratch.file(name)
+            if let slash = file.lastIndex(of: "/") {
+                try? FileManager.default.createDirectory(
+                    atPath: String(file[..<slash]), withIntermediateDirectories: true)
+            }
+            scratch.write(Array(contents.utf8), to: name)
         }
     }
-
-    deinit { _ = system("rm -rf '\(path)'") }
 }
 
 @Suite struct TemplateDirectoryTests {

@@ -2,6 +2,7 @@
 // curl against a closed port), the local platform's handlers as plain functions, and the two together
 // over real loopback sockets with the SQLite and in-memory stores.
 import Foundation
+@_exported import TestSupport
 
 /// Paths and helpers shared by the tests.
 enum TestSupport {
@@ -15,10 +16,10 @@ enum TestSupport {
         packageRoot.appendingPathComponent("../shared/vectors/signature.json").standardizedFileURL
     }
 
+    static func bytes(hex: String) -> [UInt8] { Hex.bytes(hex) ?? [] }
+
     /// A fresh temporary directory for one test.
     static func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "platform-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        try TestPaths.temporaryDirectory(prefix: "har-platform-test")
     }
 }

@@ -11,8 +11,10 @@ enum PhotoRoutes {
     static func register(on router: inout Router, web: Web, drafts: Drafts) {
         // The body limit of this route is one photo plus its few text fields.
         let upload = RouteOptions(maxBodyBytes: drafts.options.maxFileBytes + 64 * 1024)
+        // Decoding and fsync block: two uploads at a time on threads of their own, the rest wait their turn.
+        let work = BlockingWork(label: "har.photo-uploads", limit: 2)
         router.webAsync("POST", "/api/drafts/:id/photos", web, access: .api, options: upload) { request, context in
-            try await DraftPhotoUpload(web: web, drafts: drafts).answer(request, context)
+            try await DraftPhotoUpload(web: web, drafts: drafts, work: work).answer(request, context)
         }
         router.web("DELETE", "/api/drafts/:id/photos/:photo", web, access: .api) { request, context in
             try remove(request, context, web: web, drafts: drafts)
@@ -80,11 +82,14 @@ enum PhotoRoutes {
     }
 }
 
-/// One photo upload: checks, hash, thumbnail, files into place, row. Runs in the async handler's Task,
-/// never on an MHD poll thread (decoding and hashing a large photo takes a while).
+/// One photo upload, in four steps: validate (the draft, a replayed photo id, the file, the fix),
+/// inspect (type, size, hash, EXIF position), install (thumbnail, files into place, fsync) and record
+/// (the row). Runs in the async handler's Task, never on an MHD poll thread; inspect and install block
+/// (decoding, hashing, fsync), so they run on `work`'s threads, off the Swift concurrency pool.
 struct DraftPhotoUpload {
     let web: Web
     let drafts: Drafts
+    let work: BlockingWork
 
     struct Answer: Encodable {
         var id: String
@@ -99,98 +104,180 @@ struct DraftPhotoUpload {
         var replayed = false
     }
 
+    /// Either the next step's input, or the answer that ends the upload early.
+    enum Step<Value> {
+        case next(Value)
+        case done(Response)
+    }
+
+    /// What validation let through.
+    struct Validated {
+        let userID: Int64
+        let draft: Draft
+        let file: UploadedFile
+        let requestedID: String?
+        /// The browser's fix from the form, if any.
+        let sent: PhotoFix?
+    }
+
+    /// What the file turned out to be.
+    struct Inspected: Sendable {
+        let info: ImageInfo
+        let sha256: String
+        let exif: GPSFix?
+    }
+
     func answer(_ request: Request, _ context: WebContext) async throws -> Response {
+        let upload: Validated
+        switch try validate(request, context) {
+        case .done(let response): return response
+        case .next(let value): upload = value
+        }
+        let inspected: Inspected
+        switch try await inspect(upload, context) {
+        case .done(let response): return response
+        case .next(let value): inspected = value
+        }
+        // A picked photo's own EXIF position wins; a captured frame has none and takes the browser's fix.
+        let fix =
+            inspected.exif.map {
+                PhotoFix(latitude: $0.latitude, longitude: $0.longitude, accuracy: nil, altitude: $0.altitude)
+            } ?? upload.sent
+        let now = WallClock.now()
+        let capturedAt = inspected.exif?.capturedAt ?? Self.clientTime(request) ?? ISO8601.utc(seconds: now)
+        let localID = upload.requestedID ?? UUID().uuidString.lowercased()
+        if let refused = try await install(upload, as: localID, context) { return refused }
+        let photo = NewPhoto(
+            localID: localID, contentType: "image/" + inspected.info.format.rawValue, size: upload.file.size,
+            sha256: inspected.sha256, width: inspected.info.width, height: inspected.info.height, fix: fix,
+            capturedAt: capturedAt)
+        return try await record(
+            photo, of: upload, now: now,
+            locationSource: inspected.exif != nil ? "exif" : (upload.sent != nil ? "browser" : "none"),
+            context)
+    }
+
+    private func refuse(_ code: String, _ key: String, _ status: Int, _ context: WebContext) -> Response {
+        web.jsonError(code, context.messages["photos.errors.\(key)"], status: status, context: context)
+    }
+
+    /// A draft that is not open: its user is told when it expired; anything else is not found.
+    private func missing(_ id: String, userID: Int64, _ context: WebContext) throws -> Response {
+        try drafts.expiredAnswer(localID: id, userID: userID, json: true, web: web, context: context)
+            ?? refuse("not_found", "draftNotFound", 404, context)
+    }
+
+    /// The draft is the user's and open; a photo id already kept is answered as a replay; one file, of
+    /// an allowed size, in a draft with room; a fix in range.
+    func validate(_ request: Request, _ context: WebContext) throws -> Step<Validated> {
         let user = try context.requireUser()
-        let messages = context.messages
-        func refuse(_ code: String, _ key: String, _ status: Int) -> Response {
-            web.jsonError(code, messages["photos.errors.\(key)"], status: status, context: context)
+        guard let id = request.parameters["id"] else {
+            return .done(refuse("not_found", "draftNotFound", 404, context))
         }
-        // A draft that is not open: its user is told when it expired; anything else is not found.
-        func missing(_ id: String) throws -> Response {
-            try drafts.expiredAnswer(localID: id, userID: user.id, json: true, web: web, context: context)
-                ?? refuse("not_found", "draftNotFound", 404)
-        }
-        guard let id = request.parameters["id"] else { return refuse("not_found", "draftNotFound", 404) }
         guard let draft = try drafts.current(localID: id, userID: user.id, now: WallClock.now()) else {
-            return try missing(id)
+            return .done(try missing(id, userID: user.id, context))
         }
         // The page names each photo (a UUID made when it was taken) so that a retry after a lost answer
         // (a dropped connection, a 503 past the deadline while the photo was being kept) is the same
         // photo again, not a second one.
         let requestedID = request.formValue("photo_id")
         if let requestedID {
-            guard PhotoFiles.isValidID(requestedID) else { return refuse("bad_id", "badID", 400) }
+            guard PhotoFiles.isValidID(requestedID) else { return .done(refuse("bad_id", "badID", 400, context)) }
             let existing = try drafts.store.photo(localID: requestedID, draft: draft)
-            if existing.ownedElsewhere { return refuse("bad_id", "badID", 409) }
+            if existing.ownedElsewhere { return .done(refuse("bad_id", "badID", 409, context)) }
             if let photo = existing.photo {
                 let answer = Answer(
                     id: photo.localID, position: photo.position, thumb: "/photos/\(photo.localID)/thumb",
                     latitude: photo.latitude, longitude: photo.longitude, accuracy: photo.accuracy,
                     count: try drafts.store.photoCount(reportID: draft.id), locationSource: "kept", replayed: true)
-                return web.json(answer, status: 200, context: context)
+                return .done(web.json(answer, status: 200, context: context))
             }
         }
-        guard request.files.count == 1, let file = request.files.first else { return refuse("no_file", "noFile", 400) }
-        guard file.size <= drafts.options.maxFileBytes else { return refuse("too_large", "tooLarge", 413) }
-        guard file.size > 0 else { return refuse("not_image", "notImage", 415) }
+        guard request.files.count == 1, let file = request.files.first else {
+            return .done(refuse("no_file", "noFile", 400, context))
+        }
+        guard file.size <= drafts.options.maxFileBytes else {
+            return .done(refuse("too_large", "tooLarge", 413, context))
+        }
+        guard file.size > 0 else { return .done(refuse("not_image", "notImage", 415, context)) }
         guard try drafts.store.photoCount(reportID: draft.id) < Draft.maximumPhotos else {
-            return refuse("full", "full", 409)
+            return .done(refuse("full", "full", 409, context))
         }
-        let sent: PhotoFix?
         switch Self.fix(from: request) {
-        case .failure: return refuse("bad_location", "badLocation", 400)
-        case .success(let fix): sent = fix
+        case .failure: return .done(refuse("bad_location", "badLocation", 400, context))
+        case .success(let sent):
+            return .next(Validated(userID: user.id, draft: draft, file: file, requestedID: requestedID, sent: sent))
         }
+    }
 
-        let info: ImageInfo
-        do {
-            info = try Imaging.inspect(path: file.path)
-        } catch {
-            if case .tooLarge = error { return refuse("too_many_pixels", "tooManyPixels", 415) }
-            return refuse("not_image", "notImage", 415)
+    /// What libvips recognises (JPEG, PNG or WebP within the pixel limit), the SHA-256 of the bytes and
+    /// the EXIF position; off the concurrency pool.
+    func inspect(_ upload: Validated, _ context: WebContext) async throws -> Step<Inspected> {
+        let path = upload.file.path
+        let inspected = try await work.run { () throws -> Result<Inspected, ImageError> in
+            let info: ImageInfo
+            do {
+                info = try Imaging.inspect(path: path)
+            } catch let error as ImageError {
+                return .failure(error)
+            }
+            let sha256 = try SHA256Stream.hashFile(at: path)
+            return .success(Inspected(info: info, sha256: sha256, exif: Imaging.gpsFix(path: path)))
         }
-        let sha256 = try SHA256Stream.hashFile(at: file.path)
-        // A picked photo's own EXIF position wins; a captured frame has none and takes the browser's fix.
-        let exif = Imaging.gpsFix(path: file.path)
-        let fix =
-            exif.map { PhotoFix(latitude: $0.latitude, longitude: $0.longitude, accuracy: nil, altitude: $0.altitude) }
-            ?? sent
-        let now = WallClock.now()
-        let capturedAt = exif?.capturedAt ?? Self.clientTime(request) ?? ISO8601.utc(seconds: now)
-        let localID = requestedID ?? UUID().uuidString.lowercased()
-        do {
-            try drafts.files.install(upload: file.path, as: localID)
-        } catch let error as ImageError {
-            web.log.info("photo refused at thumbnail: \(error)")
-            return refuse("not_image", "notImage", 415)
+        switch inspected {
+        case .success(let value): return .next(value)
+        case .failure(.tooLarge): return .done(refuse("too_many_pixels", "tooManyPixels", 415, context))
+        case .failure: return .done(refuse("not_image", "notImage", 415, context))
         }
-        let photo = NewPhoto(
-            localID: localID, contentType: "image/" + info.format.rawValue, size: file.size, sha256: sha256,
-            width: info.width, height: info.height, fix: fix, capturedAt: capturedAt)
+    }
+
+    /// The thumbnail made and both files moved into place and flushed; off the concurrency pool. Nil
+    /// when installed, else the refusal.
+    func install(_ upload: Validated, as localID: String, _ context: WebContext) async throws -> Response? {
+        let (files, path) = (drafts.files, upload.file.path)
+        let refused = try await work.run { () throws -> ImageError? in
+            do {
+                try files.install(upload: path, as: localID)
+                return nil
+            } catch let error as ImageError {
+                return error
+            }
+        }
+        guard let refused else { return nil }
+        web.log.info("photo refused at thumbnail: \(refused)")
+        return refuse("not_image", "notImage", 415, context)
+    }
+
+    /// The row, at the next position of the draft (its files removed again when there is none); off
+    /// the concurrency pool, as the commit waits for the disk.
+    func record(
+        _ photo: NewPhoto, of upload: Validated, now: Double, locationSource: String, _ context: WebContext
+    ) async throws -> Response {
+        let (store, files, draft, localID) = (drafts.store, drafts.files, upload.draft, photo.localID)
         let result: PhotoAddResult
         do {
-            result = try drafts.store.addPhoto(photo, to: draft, now: now)
+            result = try await work.run { try store.addPhoto(photo, to: draft, now: now) }
         } catch let error as StoreError where error.isConflict {
             // The same photo id raced in twice: the first one is kept; this copy's files are its files, so
             // nothing is removed. The page retries and is answered as a replay.
-            return refuse("busy", "failed", 503)
+            return refuse("busy", "failed", 503, context)
         } catch {
-            drafts.files.remove(localID)
+            files.remove(localID)
             throw error
         }
         switch result {
         case .full:
-            drafts.files.remove(localID)
-            return refuse("full", "full", 409)
+            files.remove(localID)
+            return refuse("full", "full", 409, context)
         case .gone:
-            drafts.files.remove(localID)
-            return try missing(draft.localID)
+            files.remove(localID)
+            return try missing(draft.localID, userID: upload.userID, context)
         case .added(let position):
-            let count = try drafts.store.photoCount(reportID: draft.id)
+            let count = try store.photoCount(reportID: draft.id)
             let answer = Answer(
-                id: localID, position: position, thumb: "/photos/\(localID)/thumb", latitude: fix?.latitude,
-                longitude: fix?.longitude, accuracy: fix?.accuracy, count: count,
-                locationSource: exif != nil ? "exif" : (sent != nil ? "browser" : "none"))
+                id: localID, position: position, thumb: "/photos/\(localID)/thumb", latitude: photo.fix?.latitude,
+                longitude: photo.fix?.longitude, accuracy: photo.fix?.accuracy, count: count,
+                locationSource: locationSource)
             return web.json(answer, status: 201, context: context)
         }
     }
