@@ -261,7 +261,7 @@ def test_axe_report_creation(driver, server, lang, width):
 @pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
 def test_axe_report_creation_without_camera_and_with_a_held_photo(driver, server, lang, width):
     # No camera: the file picker instead (the fallback of CRE-02); on cellular with "wireless only"
-    # (SET-03): the network notice and a photo waiting on the device, as create.js draws it.
+    # (SET-03): the network notice and a photo waiting on the device, as create/holding.js draws it.
     account = as_visitor(driver, server, lang, width, user="creator")
     scripts = [driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})["identifier"]
                for source in (FAKE_CONNECTION, "navigator.mediaDevices.getUserMedia = function () {"
