@@ -97,6 +97,24 @@ def default_size(driver):
     driver.set_window_size(412, 860)
 
 
+# ---- The check itself
+
+def test_axe_finds_what_is_there(driver, server):
+    # A field without a label and grey words on white, added to a page for this test: the check must
+    # name both, or it could not fail.
+    as_visitor(driver, server, "en", "phone")
+    open_page(driver, server, "/signin", "en")
+    driver.execute_script("""
+        var input = document.createElement('input'); input.id = 'axe-probe-field';
+        document.getElementById('signin-form').appendChild(input);
+        var faint = document.createElement('p'); faint.id = 'axe-probe-faint'; faint.textContent = 'faint words';
+        faint.style.color = '#BBBBBB';  // through the CSSOM, which the CSP allows (style attributes it refuses)
+        document.querySelector('.signin').appendChild(faint);""")
+    found = {rule["id"]: [node["target"] for node in rule["nodes"]] for rule in axe_violations(driver)}
+    assert "#axe-probe-field" in found.get("label", []), found
+    assert "#axe-probe-faint" in found.get("color-contrast", []), found
+
+
 # ---- Signed out
 
 @pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
