@@ -1,6 +1,6 @@
 // Photos held on the device for a wireless network (SET-03): one IndexedDB record per photo,
 // {id, draft, owner, order, heldAt, blob, name, fix}. Used by the creation and submission pages
-// (photo-strip.js, create.js), and by sign-out (settings.js), which asks before leaving a user's
+// (photo-strip.js, create/), and by sign-out (settings.js), which asks before leaving a user's
 // unsent photos on a shared device.
 (function () {
   'use strict';

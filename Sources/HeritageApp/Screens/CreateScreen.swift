@@ -40,7 +40,7 @@ enum CreateScreen {
         values["expiryNotice"] = MustacheValue(expiryNotice)
         return try web.render(
             "create", title: context.messages["create.title"], values, context: context,
-            scripts: ["held-photos", "photo-strip", "create"])
+            scripts: ["held-photos", "photo-strip"])
     }
 
     struct PageData: Encodable {
@@ -71,7 +71,7 @@ enum CreateScreen {
         }
     }
 
-    /// The words create.js shows (the page's language).
+    /// The words Public/js/create/ shows (the page's language).
     static func clientMessages(_ messages: Messages) -> [String: String] {
         let keys = [
             "create.cameraUnavailable", "create.cameraStarting", "create.locating", "create.gpsAlert", "create.gpsNone",

@@ -1,0 +1,34 @@
+// Report creation (CRE-01..11, SET-01..03), loaded as an ES module (<script type="module">, after
+// app.js, held-photos.js, photo-strip.js and Leaflet, which it uses as globals): the camera preview and
+// capture, the photo row, the map that follows the user, the GPS accuracy alert, photos held for a
+// wireless network, and the file-input fallback when there is no camera. One module each:
+//   page.js      the server's data for the page, the words, the shared state (window.HARCreate)
+//   map.js       the map, the user's position and a marker per photo
+//   location.js  the fixes kept or ignored (SET-01) and the GPS alert (SET-02)
+//   holding.js   photos waiting on the device for a wireless network (SET-03)
+//   uploads.js   photos sent to the draft, in order, retried, or held
+//   limit.js     the 20-photo limit (CRE-11)
+//   camera.js    the preview and the shutter, else the file input
+// Without JavaScript (or modules) the page still works: the server's forms do it all.
+import { labels } from './page.js';
+import { startMap, removeMarker } from './map.js';
+import { updateFull } from './limit.js';
+import { startLocation } from './location.js';
+import { startHolding } from './holding.js';
+import { queue } from './uploads.js';
+import { startCamera } from './camera.js';
+
+function start() {
+  HARPhotos.wire(labels);
+  startMap();
+  HARPhotos.onRemoved(function (id) {
+    removeMarker(id);
+    updateFull();
+  });
+  startLocation();
+  startHolding(queue);
+  startCamera();
+}
+
+// A module runs once the document is parsed, before DOMContentLoaded: start now, or when it comes.
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();

@@ -1,0 +1,128 @@
+// Photos to the server (CRE-05/07, CRE-11): each with the fix of the moment it was taken, one at a
+// time in the order taken, retried with the same name after a lost answer (never a second copy), held
+// on the device when they may not go (SET-03) or when the draft is gone.
+import { labels, page, state, t } from './page.js';
+import { isFull } from './limit.js';
+import { hold, onCellularOnly, settle } from './holding.js';
+import { addMarker } from './map.js';
+
+let taken = 0;
+
+// A name for each photo, made when it is taken: a retry after a lost answer is then the same photo
+// on the server, never a second copy.
+function photoID() {
+  if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.prototype.map.call(bytes, function (b) { return (b + 0x100).toString(16).slice(1); }).join('');
+  return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
+}
+
+// A photo just taken or picked, with the fix of that moment (CRE-05), not of when it is sent.
+export function take(blob, name) {
+  // Refused here rather than after waiting on the device for a wireless network.
+  if (isFull()) { HARPhotos.say(t('photos.errors.full')); return Promise.resolve(); }
+  if (blob.size > page.maxFileBytes) { HARPhotos.say(t('photos.errors.tooLarge')); return Promise.resolve(); }
+  const now = Date.now();
+  const photo = { id: photoID(), blob: blob, name: name, fix: state.fix, order: now * 1000 + (taken++ % 1000), heldAt: now };
+  if (onCellularOnly()) { hold(photo); return Promise.resolve(); }
+  return queue(photo);
+}
+
+// One upload at a time, in order: the row keeps the order the photos were taken or picked.
+export function queue(photo) {
+  state.uploads = state.uploads.then(function () { return upload(photo); });
+  return state.uploads;
+}
+
+function upload(photo) {
+  // The connection may have turned cellular while the photos before this one were sent.
+  if (onCellularOnly()) { hold(photo); return Promise.resolve(); }
+  // Full (photos added from another tab, or held ones joining this draft): a held photo stays held,
+  // to go once the user removes one; one that was never held is refused, as capture would.
+  if (HARPhotos.count() >= page.maxPhotos) {
+    if (photo.stored) notSent(photo, t('photos.errors.full')); else { settle(photo); HARPhotos.say(t('photos.errors.full')); }
+    return Promise.resolve();
+  }
+  if (photo.blob.size > page.maxFileBytes) { settle(photo); HARPhotos.say(t('photos.errors.tooLarge')); return Promise.resolve(); }
+  if (photo.tile) photo.tile.querySelector('.photo-remove').disabled = true;
+  return send(photo, 0);
+}
+
+// Not sent, but not refused either (no connection, a server that kept failing, a session to renew):
+// a held photo waits again, on the device, for the next change of connection or visit.
+function notSent(photo, message) {
+  if (photo.stored) hold(photo);
+  HARPhotos.say(message);
+}
+
+function retry(photo, attempt) {
+  return new Promise(function (resolve) { setTimeout(resolve, 1000 * (attempt + 1)); })
+    .then(function () { return send(photo, attempt + 1); });
+}
+
+function send(photo, attempt) {
+  const form = new FormData();
+  form.append('photo_id', photo.id);
+  form.append('photo', photo.blob, photo.name);
+  const fix = photo.fix;
+  if (fix) {
+    form.append('latitude', String(fix.latitude));
+    form.append('longitude', String(fix.longitude));
+    form.append('accuracy', String(fix.accuracy));
+    if (fix.altitude !== null) form.append('altitude', String(fix.altitude));
+    form.append('fix_time', String(Math.round(fix.time)));
+  }
+  HARPhotos.say(t('create.uploading'));
+  return fetch('/api/drafts/' + page.draft + '/photos', {
+    method: 'POST', credentials: 'same-origin', body: form,
+    headers: { 'Accept': 'application/json', 'X-CSRF-Token': HAR.csrf() }
+  }).then(function (response) {
+    return response.text().then(function (text) {
+      let body = null;
+      try { body = JSON.parse(text); } catch (e) { body = null; }
+      return answered(photo, attempt, response.status, body);
+    });
+  }).catch(function () {
+    if (attempt < 3) return retry(photo, attempt);
+    notSent(photo, t('photos.errors.failed'));
+  });
+}
+
+// What the server's answer means for the photo.
+function answered(photo, attempt, status, body) {
+  // A lost answer or a busy server: the same photo again, a few times, then say so.
+  if ((status >= 500 || status === 408) && attempt < 3) return retry(photo, attempt);
+  if ((status === 201 || status === 200) && body) {
+    settle(photo);
+    // A replay of a photo the row already shows (restored after its answer was lost) adds nothing.
+    if (!document.querySelector('#photo-strip .photo-item[data-id="' + body.id + '"]')) {
+      HARPhotos.append(body, labels);
+      addMarker(body, HARPhotos.count());
+    }
+    HARPhotos.say(HARPhotos.format(t('create.uploaded'), { n: HARPhotos.count() })
+      + (body.locationSource === 'none' ? ' ' + t('photos.errors.noFix') : ''));
+    return;
+  }
+  if (status === 401 && body && body.redirect) {
+    notSent(photo, t('photos.errors.failed'));
+    window.location.assign(body.redirect);
+    return;
+  }
+  if (status >= 500 || status === 408 || status === 403) {
+    notSent(photo, body && body.message ? body.message : t('photos.errors.failed'));
+    return;
+  }
+  // The draft is gone (expired, or cancelled in another tab): the photo never joined a report, so
+  // it is kept on the device and joins the next draft this user opens. The server's words say why.
+  if (status === 404 || status === 410) {
+    hold(photo);
+    HARPhotos.say((body && body.message ? body.message + ' ' : '') + t('create.heldForNext'));
+    return;
+  }
+  // Refused for good (too large, not an image, the report full): the server's words say why.
+  settle(photo);
+  if (status === 413) { HARPhotos.say(t('photos.errors.tooLarge')); return; }
+  HARPhotos.say(body && body.message ? body.message : t('photos.errors.failed'));
+}

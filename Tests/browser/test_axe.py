@@ -1,0 +1,326 @@
+"""Accessibility checked by a machine (issue 8, item 7): axe-core's WCAG 2.1 A and AA rules on every
+screen, signed out and in, in English and French, at a phone width and a desktop width. Zero violations:
+a failure lists each rule id with the nodes it found.
+
+axe-core comes from PyPI's axe-selenium-python (scripts/setup pins 3.0.0, which ships axe-core 4.10;
+the 2.x line that pip picks for Python 3.11 ships axe-core 3.1 from 2018, without most WCAG 2.1 rules).
+Its axe.min.js is injected through selenium: no network, no CDN.
+"""
+import pytest
+from axe_selenium_python import Axe
+from selenium.webdriver.common.by import By
+
+from conftest import Platform, database, seed_report, sign_in, unique_email, wait_for
+from test_create import FAKE_CONNECTION, LONDON, set_location
+
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+LANGUAGES = ["en", "fr"]
+WIDTHS = {"phone": (390, 844), "desktop": (1280, 900)}
+VARIANTS = [(lang, width) for lang in LANGUAGES for width in WIDTHS]
+IDS = ["%s-%s" % variant for variant in VARIANTS]
+
+# Nodes axe may not judge, each with its reason. Keep this empty unless a node is not ours to fix.
+EXCLUDED = []
+
+RUN = """
+var options = arguments[0], exclude = arguments[1], done = arguments[arguments.length - 1];
+axe.run({include: [document], exclude: exclude}, options).then(function (results) {
+  done({version: axe.version, violations: results.violations.map(function (rule) {
+    return {id: rule.id, impact: rule.impact, help: rule.help, nodes: rule.nodes.map(function (node) {
+      return {target: node.target.join(' '), html: node.html.slice(0, 200), summary: node.failureSummary};
+    })};
+  })});
+}, function (error) { done({error: String(error)}); });
+"""
+
+
+def axe_violations(driver):
+    Axe(driver).inject()
+    driver.set_script_timeout(60)
+    result = driver.execute_async_script(
+        RUN, {"runOnly": {"type": "tag", "values": TAGS}, "resultTypes": ["violations"]},
+        [[selector] for selector, _reason in EXCLUDED])
+    assert "error" not in result, result
+    major = int(result["version"].split(".")[0])
+    assert major >= 4, "axe-core %s is too old for WCAG 2.1: run scripts/setup" % result["version"]
+    return result["violations"]
+
+
+def assert_no_violations(driver, screen):
+    violations = axe_violations(driver)
+    if violations:
+        lines = ["%d axe violation(s) on %s (%s):" % (len(violations), screen, driver.current_url)]
+        for rule in violations:
+            lines.append("- %s [%s]: %s" % (rule["id"], rule["impact"], rule["help"]))
+            for node in rule["nodes"]:
+                lines.append("    %s\n      %s\n      %s" % (node["target"], node["html"],
+                                                         (node["summary"] or "").replace("\n", "\n      ")))
+        pytest.fail("\n".join(lines), pytrace=False)
+
+
+# ---- Who is signed in, in which language, at which width
+
+USERS = {}
+
+
+def user_cookies(driver, server, name):
+    """The session cookie of a user of this module (signed in once: sign-in is rate-limited)."""
+    if name not in USERS:
+        driver.get(server.url + "/healthz")
+        driver.delete_all_cookies()
+        email = sign_in(driver, server, unique_email("axe-" + name))
+        USERS[name] = {"email": email, "cookies": [c for c in driver.get_cookies() if c["name"] != "har_lang"]}
+    return USERS[name]
+
+
+def as_visitor(driver, server, lang, width, user=None):
+    """Puts the browser at `width` in `lang`, signed out or signed in as `user`."""
+    driver.set_window_size(*WIDTHS[width])
+    account = user_cookies(driver, server, user) if user else None
+    driver.get(server.url + "/healthz")
+    driver.delete_all_cookies()
+    driver.add_cookie({"name": "har_lang", "value": lang, "path": "/"})
+    if account:
+        for cookie in account["cookies"]:
+            driver.add_cookie({key: cookie[key] for key in ("name", "value", "path") if key in cookie})
+    return account
+
+
+def open_page(driver, server, path, lang):
+    driver.get(server.url + path)
+    assert driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == lang
+
+
+@pytest.fixture(scope="module", autouse=True)
+def default_size(driver):
+    yield
+    driver.set_window_size(412, 860)
+
+
+# ---- The check itself
+
+def test_axe_finds_what_is_there(driver, server):
+    # A field without a label and grey words on white, added to a page for this test: the check must
+    # name both, or it could not fail.
+    as_visitor(driver, server, "en", "phone")
+    open_page(driver, server, "/signin", "en")
+    driver.execute_script("""
+        var input = document.createElement('input'); input.id = 'axe-probe-field';
+        document.getElementById('signin-form').appendChild(input);
+        var faint = document.createElement('p'); faint.id = 'axe-probe-faint'; faint.textContent = 'faint words';
+        faint.style.color = '#BBBBBB';  // through the CSSOM, which the CSP allows (style attributes it refuses)
+        document.querySelector('.signin').appendChild(faint);""")
+    found = {rule["id"]: [node["target"] for node in rule["nodes"]] for rule in axe_violations(driver)}
+    assert "#axe-probe-field" in found.get("label", []), found
+    assert "#axe-probe-faint" in found.get("color-contrast", []), found
+
+
+# ---- Signed out
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_sign_in(driver, server, lang, width):
+    as_visitor(driver, server, lang, width)
+    open_page(driver, server, "/signin", lang)
+    assert_no_violations(driver, "sign-in")
+    # The messages under the fields (LOG-12/13), and the password shown by the eye (LOG-15).
+    driver.find_element(By.ID, "connect").click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "email-error").text != "")
+    driver.find_element(By.ID, "password").send_keys("secret")
+    driver.find_element(By.ID, "password-toggle").click()
+    assert_no_violations(driver, "sign-in with field errors")
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_sign_in_without_javascript_errors(driver, server, lang, width):
+    # What a browser without JavaScript gets back: the server's messages and a form error.
+    as_visitor(driver, server, lang, width)
+    open_page(driver, server, "/signin?notice=expired", lang)
+    driver.execute_script("document.getElementById('signin-form').submit()")
+    wait_for(driver, lambda d: d.find_element(By.ID, "email-error").text != "")
+    assert_no_violations(driver, "sign-in answered by the server")
+    # A refused sign-in: the form's error notice (LOG-16).
+    email = user_cookies(driver, server, "empty")["email"]
+    as_visitor(driver, server, lang, width)
+    open_page(driver, server, "/signin", lang)
+    driver.find_element(By.ID, "email").send_keys(email)
+    driver.find_element(By.ID, "password").send_keys("wrong horse")
+    driver.find_element(By.ID, "connect").click()
+    wait_for(driver, lambda d: d.find_elements(By.ID, "form-error"), timeout=20)
+    assert_no_violations(driver, "sign-in refused by the platform")
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_forgot_password(driver, server, lang, width):
+    as_visitor(driver, server, lang, width)
+    open_page(driver, server, "/forgot-password", lang)
+    assert_no_violations(driver, "forgot-password")
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_error_page_signed_out(driver, server, lang, width):
+    as_visitor(driver, server, lang, width)
+    open_page(driver, server, "/no-such-page", lang)
+    assert driver.find_elements(By.CSS_SELECTOR, ".error-page")
+    assert_no_violations(driver, "error page, signed out")
+
+
+# ---- Signed in: the list, settings
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_list_empty(driver, server, lang, width):
+    as_visitor(driver, server, lang, width, user="empty")
+    open_page(driver, server, "/reports", lang)
+    wait_for(driver, lambda d: d.find_elements(By.ID, "empty-state"))
+    wait_for(driver, lambda d: d.find_element(By.ID, "refresh-status").get_attribute("hidden") is not None
+             or d.find_element(By.ID, "refresh-status").text != "")
+    assert_no_violations(driver, "the empty list")
+
+
+def rows_user(driver, server):
+    account = user_cookies(driver, server, "rows")
+    if not account.get("seeded"):
+        platform = Platform(server)
+        platform.create_report(platform.session(account["email"]), "Stored Chapel")
+        seed_report(server, account["email"], "Queued Mill", address="1 Mill Lane, Bath")
+        seed_report(server, account["email"], "Uploading Barn", state="uploading", photos=2)
+        seed_report(server, account["email"], "Held Tower", state="held")
+        seed_report(server, account["email"], "Stuck Bridge", state="needs_attention",
+                    last_error="The platform refused the report.")
+        seed_report(server, account["email"], "Expired Cross", state="waiting_signin")
+        # More than a page: "Show more" shows.
+        for n in range(50):
+            seed_report(server, account["email"], "Old Wall %d" % n, created=1_700_000_000 + n)
+        account["seeded"] = True
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_list_with_rows_and_dialog(driver, server, lang, width):
+    as_visitor(driver, server, lang, width, user="rows")
+    rows_user(driver, server)
+    open_page(driver, server, "/reports", lang)
+    wait_for(driver, lambda d: "Stored Chapel" in d.find_element(By.ID, "report-list").text, timeout=20)
+    assert driver.find_element(By.ID, "show-more").is_displayed()
+    assert_no_violations(driver, "the list with rows")
+    # LST-08's dialog, as a refused delete shows it.
+    driver.execute_script("var l = document.getElementById('report-list');"
+                          "HAR.showDialog(l.dataset.failureTitle, l.dataset.failureMessage)")
+    wait_for(driver, lambda d: d.find_element(By.ID, "har-dialog").get_attribute("open") is not None)
+    assert_no_violations(driver, "the list's delete-failure dialog")
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_settings_panel(driver, server, lang, width):
+    as_visitor(driver, server, lang, width, user="empty")
+    open_page(driver, server, "/reports", lang)
+    driver.find_element(By.ID, "settings-open").click()
+    panel = driver.find_element(By.ID, "settings-panel")
+    wait_for(driver, lambda d: panel.is_displayed() and "is-open" in panel.get_attribute("class"))
+    # Wait for the slide to end: axe judges colours where they are at rest.
+    wait_for(driver, lambda d: d.execute_script(
+        "return getComputedStyle(arguments[0]).transform", panel) in ("none", "matrix(1, 0, 0, 1, 0, 0)"))
+    assert_no_violations(driver, "the settings panel")
+    # The server's messages for values out of bounds, and the saved state.
+    driver.execute_script("document.getElementById('gps-accuracy').value = '0'")
+    driver.find_element(By.ID, "settings-save").click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "gps-accuracy-error").text != "")
+    assert_no_violations(driver, "the settings panel with an error")
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_settings_page(driver, server, lang, width):
+    as_visitor(driver, server, lang, width, user="empty")
+    open_page(driver, server, "/settings", lang)
+    assert_no_violations(driver, "the settings page")
+    # Without JavaScript the form posts: the server's answer, with its error messages.
+    driver.execute_script("document.getElementById('gps-alert').value = '1';"
+                          "document.getElementById('settings-form').submit()")
+    wait_for(driver, lambda d: d.find_element(By.ID, "gps-alert-error").text != "")
+    assert_no_violations(driver, "the settings page answered by the server")
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_error_page_signed_in(driver, server, lang, width):
+    as_visitor(driver, server, lang, width, user="empty")
+    open_page(driver, server, "/reports/no-such-report/nothing", lang)
+    assert driver.find_elements(By.CSS_SELECTOR, ".error-page")
+    assert_no_violations(driver, "error page, signed in")
+
+
+# ---- Signed in: creation and submission
+
+def set_wireless_only(server, email, on):
+    with database(server) as connection:
+        connection.execute("UPDATE users SET wireless_only = ? WHERE email = ?", (1 if on else 0, email))
+
+
+def open_creation_with_photos(driver, server, lang):
+    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
+    set_location(driver, LONDON)
+    open_page(driver, server, "/reports/new", lang)
+    wait_for(driver, lambda d: d.execute_script("return window.HARCreate && HARCreate.camera === 'live'"), 25)
+    wait_for(driver, lambda d: d.execute_script("return !!HARCreate.fix && !!HARCreate.userMarker"))
+    while driver.execute_script("return HARPhotos.count()") < 2:
+        before = driver.execute_script("return HARPhotos.count()")
+        driver.find_element(By.ID, "capture").click()
+        wait_for(driver, lambda d: d.execute_script("return HARPhotos.count()") == before + 1, 15)
+    wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#map .photo-marker")) >= 2)
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_report_creation(driver, server, lang, width):
+    as_visitor(driver, server, lang, width, user="creator")
+    open_creation_with_photos(driver, server, lang)
+    assert_no_violations(driver, "report creation")
+    # The GPS alert banner (SET-02), as it shows after the alert duration without a good fix.
+    driver.execute_script("var a = document.getElementById('gps-alert'); a.textContent = 'GPS'; a.hidden = false;")
+    assert_no_violations(driver, "report creation with the GPS alert")
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_report_creation_without_camera_and_with_a_held_photo(driver, server, lang, width):
+    # No camera: the file picker instead (the fallback of CRE-02); on cellular with "wireless only"
+    # (SET-03): the network notice and a photo waiting on the device, as create/holding.js draws it.
+    account = as_visitor(driver, server, lang, width, user="creator")
+    scripts = [driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})["identifier"]
+               for source in (FAKE_CONNECTION, "navigator.mediaDevices.getUserMedia = function () {"
+                              " return Promise.reject(new DOMException('denied', 'NotAllowedError')); };")]
+    set_wireless_only(server, account["email"], True)
+    try:
+        driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
+        set_location(driver, LONDON)
+        open_page(driver, server, "/reports/new", lang)
+        wait_for(driver, lambda d: d.find_element(By.ID, "picker").is_displayed())
+        wait_for(driver, lambda d: d.execute_script("return !!HARCreate.fix && HARCreate.restored === true"))
+        driver.execute_async_script("""
+            var done = arguments[arguments.length - 1];
+            var input = document.getElementById('file-input'), canvas = document.createElement('canvas');
+            canvas.width = 40; canvas.height = 30; canvas.getContext('2d').fillRect(0, 0, 20, 20);
+            canvas.toBlob(function (blob) {
+              var files = new DataTransfer();
+              files.items.add(new File([blob], 'held.jpg', {type: 'image/jpeg'}));
+              input.files = files.files;
+              input.dispatchEvent(new Event('change'));
+              done();
+            }, 'image/jpeg', 0.9);""")
+        wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#photo-strip .photo-waiting"))
+        assert driver.find_element(By.ID, "network-notice").is_displayed()
+        assert_no_violations(driver, "report creation without a camera, a photo held")
+        # Back on wireless: the held photo goes, and the next test finds the draft as it left it.
+        driver.execute_script("__setConnection('wifi')")
+        wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, "#photo-strip .photo-waiting"), 15)
+    finally:
+        for identifier in scripts:
+            driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": identifier})
+        set_wireless_only(server, account["email"], False)
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_report_submission(driver, server, lang, width):
+    as_visitor(driver, server, lang, width, user="creator")
+    open_creation_with_photos(driver, server, lang)
+    open_page(driver, server, "/reports/new/submit", lang)
+    assert_no_violations(driver, "report submission")
+    # Submit with nothing filled: the server answers with a message under each field.
+    driver.find_element(By.ID, "submit").click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "field-name-error").text != "")
+    assert_no_violations(driver, "report submission with field errors")
