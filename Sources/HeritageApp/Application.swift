@@ -118,7 +118,7 @@ public final class Application: Sendable {
             accessLog: { entry in
                 metrics.record(entry)
                 if accessLog { log.access(entry) }
-            })
+            }, refusals: metrics.refusals, errorLog: { log.error("http: " + $0) })
     }
 
     /// Starts listening; throws with the address when it cannot.
