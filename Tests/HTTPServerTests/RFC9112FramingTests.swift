@@ -130,7 +130,9 @@ import Testing
         let (old, oldClosed) = try await blocking { try Self.exchange(port, "GET /hello HTTP/1.0\r\n\r\n") }
         #expect(old.status == 200)
         #expect(oldClosed)  // §9.3: HTTP/1.0 without keep-alive
-        let (empty, _) = try await blocking { try Self.exchange(port, "GET /hello HTTP/1.1\r\nHost:\r\n\r\n") }
+        let (empty, _) = try await blocking {
+            try Self.exchange(port, "GET /hello HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n")
+        }
         #expect(empty.status == 200)
     }
 
@@ -278,6 +280,26 @@ import Testing
         }
         #expect(response.status == 200)
         #expect(closed)
+    }
+
+    /// RFC 9110 §10.1.1: 100 Continue for HTTP/1.1; an HTTP/1.0 request's expectation MUST be ignored.
+    @Test func rfc9110_section10_1_1_expectContinueOnlyForHTTP11() async throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let port = server.port
+        try await blocking {
+            let modern = try RawConnection(port: port, timeoutSeconds: 5)
+            try modern.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n")
+            #expect(try modern.readResponse(toHead: true).status == 100)
+            try modern.send("ab")
+            #expect(try modern.readResponse().text == "got 2: ab")
+
+            let old = try RawConnection(port: port, timeoutSeconds: 5)
+            try old.send("POST /upload HTTP/1.0\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\nab")
+            let answer = try old.readResponse()
+            #expect(answer.status == 200)
+            #expect(answer.text == "got 2: ab")
+        }
     }
 
     // MARK: RFC 9110 methods
