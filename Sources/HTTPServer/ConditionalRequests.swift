@@ -1,11 +1,14 @@
-// Conditional and partial GETs of a file (RFC 9110 §13 and §14): If-None-Match (weak comparison,
-// lists, "*"), If-Modified-Since, Range (one byte range) and If-Range. Static files use it with their
+// Conditional and partial GETs of a file (RFC 9110 §13 and §14): If-Match and If-Unmodified-Since
+// (412), If-None-Match (weak comparison, lists, "*"), If-Modified-Since, Range (one byte range) and
+// If-Range. Static files use it with their
 // cached validators; handlers that answer with a file (photos) call `ConditionalFile.respond`.
 import Glibc
 
-/// The four request fields that can change a GET of a file, found in one pass over the headers that
+/// The request fields that can change a GET of a file, found in one pass over the headers that
 /// looks at a name only when its first letter and length could match: most requests have none.
 struct ConditionalHeaders {
+    var ifMatch: String?
+    var ifUnmodifiedSince: String?
     var ifNoneMatch: String?
     var ifModifiedSince: String?
     var range: String?
@@ -20,28 +23,40 @@ struct ConditionalHeaders {
             case 17 where Headers.namesEqual(name, "If-Modified-Since"): ifModifiedSince = ifModifiedSince ?? value
             case 5 where Headers.namesEqual(name, "Range"): range = range ?? value
             case 8 where Headers.namesEqual(name, "If-Range"): ifRange = ifRange ?? value
+            case 8 where Headers.namesEqual(name, "If-Match"): ifMatch = ifMatch ?? value
+            case 19 where Headers.namesEqual(name, "If-Unmodified-Since"):
+                ifUnmodifiedSince = ifUnmodifiedSince ?? value
             default: continue
             }
         }
     }
 
-    var isEmpty: Bool { ifNoneMatch == nil && ifModifiedSince == nil && range == nil }
+    var isEmpty: Bool {
+        ifNoneMatch == nil && ifModifiedSince == nil && range == nil && ifMatch == nil && ifUnmodifiedSince == nil
+    }
 }
 
 enum Conditional {
     enum Outcome: Equatable {
         case full
         case notModified
+        case preconditionFailed
         case partial(offset: Int, length: Int)
         case unsatisfiable
     }
 
-    /// RFC 9110 §13.2.2's order for GET and HEAD: If-None-Match, else If-Modified-Since; then Range
-    /// (GET only, §14.2), unless If-Range names another version.
+    /// RFC 9110 §13.2.2's order for GET and HEAD: If-Match, else If-Unmodified-Since (412 when false);
+    /// If-None-Match, else If-Modified-Since (304 when false); then Range (GET only, §14.2), unless
+    /// If-Range names another version.
     static func evaluate(
         _ conditions: ConditionalHeaders, method: String, tag: String, lastModified: Int, size: Int
     ) -> Outcome {
         guard method == "GET" || method == "HEAD" else { return .full }
+        if let condition = conditions.ifMatch {
+            if !matchesStrongly(condition, tag: tag) { return .preconditionFailed }
+        } else if let since = conditions.ifUnmodifiedSince, let date = HTTPDate.parse(since), lastModified > date {
+            return .preconditionFailed
+        }
         if let condition = conditions.ifNoneMatch {
             if noneMatchFails(condition, tag: tag) { return .notModified }
         } else if let since = conditions.ifModifiedSince, let date = HTTPDate.parse(since), lastModified <= date {
@@ -64,6 +79,15 @@ enum Conditional {
             if trimmed == "*" { return true }
             if trimmed.hasPrefix("W/") { trimmed = trimmed.dropFirst(2) }
             if trimmed == opaque { return true }
+        }
+        return false
+    }
+
+    /// If-Match is true when any listed tag matches strongly (never a weak one), or it is "*".
+    static func matchesStrongly(_ condition: String, tag: String) -> Bool {
+        guard !tag.hasPrefix("W/") else { return condition.trimmingSpaces == "*" }
+        for item in condition.split(separator: ",") where item.trimmingSpaces == "*" || item.trimmingSpaces == tag {
+            return true
         }
         return false
     }
@@ -174,6 +198,8 @@ public enum ConditionalFile {
             return partial
         case .unsatisfiable:
             return Response(status: 416, headers: Headers([("Content-Range", "bytes */\(size)")]))
+        case .preconditionFailed:
+            return Response(status: 412)
         }
     }
 }
@@ -227,5 +253,15 @@ enum HTTPDate {
         parts.tm_min = Int32(clock[1])
         parts.tm_sec = Int32(clock[2])
         return Int(timegm(&parts))
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs (list elements, RFC 9110 §5.6.1).
+    var trimmingSpaces: SubSequence {
+        var trimmed = self[...]
+        while trimmed.first == " " || trimmed.first == "\t" { trimmed = trimmed.dropFirst() }
+        while trimmed.last == " " || trimmed.last == "\t" { trimmed = trimmed.dropLast() }
+        return trimmed
     }
 }

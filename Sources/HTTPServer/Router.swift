@@ -176,6 +176,7 @@ public struct Router: Sendable {
         case 404: return "Not Found"
         case 405: return "Method Not Allowed"
         case 408: return "Request Timeout"
+        case 412: return "Precondition Failed"
         case 413: return "Content Too Large"
         case 414: return "URI Too Long"
         case 416: return "Range Not Satisfiable"

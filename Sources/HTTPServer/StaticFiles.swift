@@ -60,7 +60,7 @@ struct StaticFiles: Sendable {
                 var response = Response(status: 304, headers: entry.notModifiedHeaders)
                 response.reusable = entry.notModifiedResponse
                 return response
-            case .partial, .unsatisfiable:
+            case .partial, .unsatisfiable, .preconditionFailed:
                 let body: Response.Body =
                     entry.content.map { .bytes($0) } ?? .file(path: entry.resolvedPath, size: entry.size)
                 return ConditionalFile.answer(

@@ -80,6 +80,38 @@ import Testing
         }
     }
 
+    // MARK: §13.1.1 If-Match, §13.1.4 If-Unmodified-Since
+
+    @Test func section13_1_1_and_13_1_4_failedPreconditionsGet412() async throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let port = server.port
+        try await blocking {
+            for path in ["/static/small.txt", "/photo"] {
+                let full = try Self.request(port, path)
+                let tag = try #require(full.header("ETag"))
+                let lastModified = try #require(full.header("Last-Modified"))
+                let seconds = try #require(HTTPDate.parse(lastModified))
+                for condition in [tag, "*", "\"other\", \(tag)"] {
+                    #expect(try Self.request(port, path, ["If-Match: \(condition)"]).status == 200, "\(condition)")
+                }
+                // If-Match compares strongly: a weakened tag does not match.
+                for condition in ["W/\(tag)", "\"other\""] {
+                    #expect(try Self.request(port, path, ["If-Match: \(condition)"]).status == 412, "\(condition)")
+                }
+                #expect(try Self.request(port, path, ["If-Unmodified-Since: \(lastModified)"]).status == 200)
+                let earlier = HTTPDate.format(seconds - 1)
+                #expect(try Self.request(port, path, ["If-Unmodified-Since: \(earlier)"]).status == 412)
+                // §13.2.2: If-Match, when present, decides alone.
+                #expect(
+                    try Self.request(port, path, ["If-Match: \(tag)", "If-Unmodified-Since: \(earlier)"]).status == 200)
+                // A failed precondition comes before If-None-Match and Range.
+                #expect(
+                    try Self.request(port, path, ["If-Match: \"other\"", "If-None-Match: \(tag)"]).status == 412)
+            }
+        }
+    }
+
     // MARK: §13.1.3 If-Modified-Since
 
     @Test func section13_1_3_ifModifiedSinceAgainstLastModified() async throws {
