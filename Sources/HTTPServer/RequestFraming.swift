@@ -37,8 +37,10 @@ public enum RequestRefusal: Int, CaseIterable, Sendable {
     case methodNotImplemented
     /// Answered by libmicrohttpd itself before the request reached us, by the status it sent: a
     /// malformed request line or field line, a bad Content-Length or chunk (400), a length past
-    /// 2^64 (413), a request line or fields past the connection's memory (414, 431).
-    case libraryBadRequest, libraryContentTooLarge, libraryURITooLong, libraryFieldsTooLarge, libraryOther
+    /// 2^64 (413), a request line or fields past the connection's memory (414, 431), a major version
+    /// other than 1 (505).
+    case libraryBadRequest, libraryContentTooLarge, libraryURITooLong, libraryFieldsTooLarge
+    case libraryVersionNotSupported, libraryOther
 
     public var status: Int {
         switch self {
@@ -46,6 +48,7 @@ public enum RequestRefusal: Int, CaseIterable, Sendable {
         case .libraryContentTooLarge: return 413
         case .libraryURITooLong: return 414
         case .libraryFieldsTooLarge: return 431
+        case .libraryVersionNotSupported: return 505
         case .libraryOther: return 0
         default: return 400
         }
@@ -75,6 +78,7 @@ public enum RequestRefusal: Int, CaseIterable, Sendable {
         case .libraryContentTooLarge: return "microhttpd_413"
         case .libraryURITooLong: return "microhttpd_414"
         case .libraryFieldsTooLarge: return "microhttpd_431"
+        case .libraryVersionNotSupported: return "microhttpd_505"
         case .libraryOther: return "microhttpd_other"
         }
     }
@@ -94,6 +98,7 @@ public enum RequestRefusal: Int, CaseIterable, Sendable {
         case 413: return .libraryContentTooLarge
         case 414: return .libraryURITooLong
         case 431: return .libraryFieldsTooLarge
+        case 505: return .libraryVersionNotSupported
         default: return .libraryOther
         }
     }

@@ -80,6 +80,18 @@ import Testing
             "GET /hello HTTP/1.1\r\nHost: x\r\nX-A: b\rSet-Cookie: c\r\n\r\n", status: 400, reason: .bareCarriageReturn)
     }
 
+    // MARK: §2.3 HTTP version
+
+    @Test func section2_3_higherMinorVersionIsServedAsHTTP11() async throws {
+        try await Self.expectAccepted("GET /hello HTTP/1.2\r\nHost: x\r\n\r\n", body: "hello - q=-").stop()
+    }
+
+    @Test func section2_3_versionIsCaseSensitiveAndMajorVersionChecked() async throws {
+        try await Self.expectRefusal("GET /hello http/1.1\r\nHost: x\r\n\r\n", status: 400, reason: .libraryBadRequest)
+        try await Self.expectRefusal(
+            "GET /hello HTTP/2.0\r\nHost: x\r\n\r\n", status: 505, reason: .libraryVersionNotSupported)
+    }
+
     // MARK: §3 Request line
 
     @Test func section3_spaceInsideRequestTargetIsRefusedNotCorrected() async throws {
