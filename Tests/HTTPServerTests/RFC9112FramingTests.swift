@@ -142,6 +142,7 @@ import Testing
         let (old, oldClosed) = try await blocking { try Self.exchange(port, "GET /hello HTTP/1.0\r\n\r\n") }
         #expect(old.status == 200)
         #expect(oldClosed)  // §9.3: HTTP/1.0 without keep-alive
+        #expect(old.header("Transfer-Encoding") == nil)  // §6.1: never to an HTTP/1.0 request
         let (empty, _) = try await blocking {
             try Self.exchange(port, "GET /hello HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n")
         }
@@ -287,11 +288,18 @@ import Testing
         let server = try Self.makeServer()
         defer { server.stop() }
         let port = server.port
-        let (response, closed) = try await blocking {
-            try Self.exchange(port, "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        // A request pipelined behind the "close" MUST NOT be processed.
+        let (response, closed, after) = try await blocking {
+            let connection = try RawConnection(port: port, timeoutSeconds: 5)
+            try connection.send(
+                "GET /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET /hello?q=2 HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try connection.readResponse()
+            return (response, connection.isClosedByPeer(), connection.bufferedByteCount)
         }
         #expect(response.status == 200)
+        #expect(response.text == "hello - q=-")
         #expect(closed)
+        #expect(after == 0, "the request after the close was answered")
     }
 
     /// RFC 9110 §10.1.1: 100 Continue for HTTP/1.1; an HTTP/1.0 request's expectation MUST be ignored.
