@@ -4,9 +4,10 @@ import CMicroHTTPD
 import Glibc
 
 extension HTTPServer {
-    /// First call: headers are in, body not yet read. Routes, checks Content-Length, prepares the body
-    /// reader. Queues nothing unless a body is coming that we refuse (then the connection closes anyway,
-    /// and answering now spares the client sending it).
+    /// First call: headers are in, body not yet read. Checks the framing (RequestFraming), routes, checks
+    /// Content-Length, prepares the body reader. Queues nothing unless the framing is refused or a body
+    /// is coming that we refuse (then the connection closes anyway, and answering now spares the client
+    /// sending it).
     func begin(_ state: RequestState, connection: OpaquePointer, method: String, isHTTP10: Bool) -> MHD_Result {
         state.method = method
         state.remoteAddress = remoteAddress(of: connection)
