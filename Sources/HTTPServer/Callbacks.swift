@@ -39,7 +39,9 @@ func harAccessHandler(
     }
     if !state.headersSeen {
         state.headersSeen = true
-        return server.begin(state, connection: connection, method: method.map { String(cString: $0) } ?? "")
+        return server.begin(
+            state, connection: connection, method: method.map { String(cString: $0) } ?? "",
+            isHTTP10: version.map { strcmp($0, "HTTP/1.0") == 0 } ?? false)
     }
     if uploadDataSize.pointee > 0 {
         let data = UnsafeRawBufferPointer(start: uploadData, count: uploadData == nil ? 0 : uploadDataSize.pointee)
@@ -72,20 +74,26 @@ func harMHDLog(_ cls: UnsafeMutableRawPointer?, _ format: UnsafePointer<CChar>?,
     server.logMHD(message)
 }
 
-/// MHD_KeyValueIterator collecting request headers into a HeaderCollector.
+/// MHD_KeyValueIteratorN collecting request headers into a HeaderCollector, checking each field line's
+/// bytes as MHD kept them on the way (RequestFraming.checkField).
 func harCollectHeader(
-    _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?,
-    _ value: UnsafePointer<CChar>?
+    _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind, _ key: UnsafePointer<CChar>?, _ keySize: Int,
+    _ value: UnsafePointer<CChar>?, _ valueSize: Int
 ) -> MHD_Result {
     guard let cls, let key else { return MHD_Result.YES }
     let collector = Unmanaged<HeaderCollector>.fromOpaque(cls).takeUnretainedValue()
     guard collector.headers.fields.count < 200 else { return MHD_Result.NO }
-    collector.headers.add(String(cString: key), value.map { String(cString: $0) } ?? "")
+    let name = UnsafeRawBufferPointer(start: key, count: keySize)
+    let text = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
+    if collector.refusal == nil { collector.refusal = RequestFraming.checkField(name: name, value: text) }
+    collector.headers.add(String(decoding: name, as: UTF8.self), String(decoding: text, as: UTF8.self))
     return MHD_Result.YES
 }
 
 final class HeaderCollector {
     var headers = Headers()
+    /// The first field line that breaks RFC 9112's rules.
+    var refusal: RequestRefusal?
 }
 
 /// The peer address of a connection as text.

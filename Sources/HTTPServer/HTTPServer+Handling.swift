@@ -4,27 +4,39 @@ import CMicroHTTPD
 import Glibc
 
 extension HTTPServer {
-    /// First call: headers are in, body not yet read. Routes, checks Content-Length, prepares the body
-    /// reader. Queues nothing unless a body is coming that we refuse (then the connection closes anyway,
-    /// and answering now spares the client sending it).
-    func begin(_ state: RequestState, connection: OpaquePointer, method: String) -> MHD_Result {
+    /// First call: headers are in, body not yet read. Checks the framing (RequestFraming), routes, checks
+    /// Content-Length, prepares the body reader. Queues nothing unless the framing is refused or a body
+    /// is coming that we refuse (then the connection closes anyway, and answering now spares the client
+    /// sending it).
+    func begin(_ state: RequestState, connection: OpaquePointer, method: String, isHTTP10: Bool) -> MHD_Result {
         state.method = method
         state.peerAddress = remoteAddress(of: connection)
         state.remoteAddress = state.peerAddress
         let collector = HeaderCollector()
-        _ = MHD_get_connection_values(
+        _ = MHD_get_connection_values_n(
             connection, MHD_ValueKind.HEADER_KIND, harCollectHeader, Unmanaged.passUnretained(collector).toOpaque())
         state.headers = collector.headers
         state.remoteAddress = configuration.trustedProxies.clientAddress(
             peer: state.peerAddress, headers: state.headers)
-        if let allowed = configuration.allowedHosts, !allowed.allows(state.headers["Host"]) {
-            return refuse(state, status: 400, connection: connection, now: true)
-        }
 
-        let uri = state.rawURI.split(separator: UInt8(ascii: "?"), maxSplits: 1, omittingEmptySubsequences: false)
+        var target = state.rawURI
+        var refusal = collector.refusal ?? RequestFraming.checkTarget(target)
+        if refusal == nil, let origin = RequestFraming.originForm(ofAbsolute: target) { target = origin }
+        let uri = target.split(separator: UInt8(ascii: "?"), maxSplits: 1, omittingEmptySubsequences: false)
         let rawPath = String(decoding: uri.first ?? [], as: UTF8.self)
         state.rawPath = rawPath
         state.query = uri.count > 1 ? Substring(String(decoding: uri[1], as: UTF8.self)) : ""
+        if refusal == nil { refusal = RequestFraming.checkFields(state.headers, isHTTP10: isHTTP10) }
+        if refusal == nil && !RequestFraming.isKnownMethod(method) { refusal = .methodNotImplemented }
+        if refusal == nil, let allowed = configuration.allowedHosts, !allowed.allows(state.headers["Host"]) {
+            refusal = .hostNotAllowed
+        }
+        if let refusal {
+            // Answered at once, before any body: MHD then closes the connection after the answer, as
+            // RFC 9112 §6.3 requires when the framing is in doubt (and harmless when it is not).
+            refusals.record(refusal)
+            return refuse(state, status: refusal.status, connection: connection, now: true)
+        }
         let contentLength = state.headers["Content-Length"].flatMap { Int($0) }
         let isChunked = state.headers["Transfer-Encoding"]?.lowercased().contains("chunked") ?? false
         let hasBody = (contentLength ?? 0) > 0 || isChunked

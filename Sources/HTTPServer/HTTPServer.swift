@@ -11,6 +11,8 @@ public final class HTTPServer: @unchecked Sendable {
     let router: Router
     let accessLog: (@Sendable (AccessLogEntry) -> Void)?
     let errorLog: @Sendable (String) -> Void
+    /// Requests refused before a handler, by reason (RFC 9112 framing, and what MHD refused itself).
+    public let refusals: RequestRefusals
     /// The configured security headers whose values are safe to send, checked once here rather than
     /// on every response.
     let securityHeaders: [(name: String, value: String)]
@@ -46,12 +48,14 @@ public final class HTTPServer: @unchecked Sendable {
     /// lock showed up contended in perf (_MutexHandle._lockSlow).
     private let inFlight = Atomic<Int>(0)
 
-    /// `errorLog` receives MHD's own messages and errors thrown by handlers; default: standard error.
+    /// `errorLog` receives MHD's own messages and errors thrown by handlers (failures, for a log's error
+    /// level); default: standard error. `refusals` counts the requests refused before a handler.
     public init(
         configuration: ServerConfiguration, router: Router, accessLog: (@Sendable (AccessLogEntry) -> Void)? = nil,
-        errorLog: (@Sendable (String) -> Void)? = nil
+        refusals: RequestRefusals = RequestRefusals(), errorLog: (@Sendable (String) -> Void)? = nil
     ) {
         self.configuration = configuration
+        self.refusals = refusals
         self.router = router
         self.accessLog = accessLog
         securityHeaders = configuration.securityHeaders.fields.filter { Decoding.isSafeHeaderValue($0.value) }
@@ -107,6 +111,10 @@ public final class HTTPServer: @unchecked Sendable {
             har_mhd_option_value(MHD_OPTION.THREAD_POOL_SIZE, max(1, configuration.threadCount)),
             har_mhd_option_value(MHD_OPTION.CONNECTION_LIMIT, max(1, limits.maxConnections)),
             har_mhd_option_value(MHD_OPTION.CONNECTION_TIMEOUT, max(0, limits.idleTimeoutSeconds)),
+            // 0, on purpose: at 1, MHD 0.9.75 adds only its own 400 for HTTP/1.1 without Host (the skin
+            // checks that and more, and counts it) and closes without any answer on a space in the
+            // target (the skin answers 400). Measured; docs/HTTP.md, "libmicrohttpd's strict mode".
+            har_mhd_option_value(MHD_OPTION.STRICT_FOR_CLIENT, 0),
             har_mhd_option_uri_log(harURILog, me.toOpaque()),
             har_mhd_option_completed(harRequestCompleted, me.toOpaque()),
         ]
@@ -231,6 +239,10 @@ public final class HTTPServer: @unchecked Sendable {
         var text = Substring(message)
         while text.last == "\n" { text = text.dropLast() }
         state.withLock { $0.lastMHDMessage = String(text) }
+        // MHD answers some malformed requests itself and says so here, with the status it sent.
+        if text.hasPrefix("Error processing request"), let refusal = RequestRefusal.fromLibraryMessage(text) {
+            refusals.record(refusal)
+        }
         errorLog("microhttpd: " + text)
     }
 

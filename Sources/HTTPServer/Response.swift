@@ -15,6 +15,8 @@ public struct Response: Sendable {
     /// Set by the server's static files: this exact response (status, headers, body) goes out again
     /// for as long as the file is unchanged, so the finished MHD response is kept and queued again.
     var reusable: ReusableResponse?
+    /// Where a `.file` body starts in its file (a 206 answer to a Range request).
+    var fileOffset = 0
 
     /// A response that is never sent: the connection is closed instead.
     public static var connectionDropped: Response {

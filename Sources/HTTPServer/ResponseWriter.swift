@@ -14,7 +14,8 @@ extension HTTPServer {
         if case .file(let path, let size) = response.body {
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             if fd >= 0 {
-                created = MHD_create_response_from_fd64(UInt64(max(0, size)), fd)
+                created = MHD_create_response_from_fd_at_offset64(
+                    UInt64(max(0, size)), fd, UInt64(max(0, response.fileOffset)))
                 if created == nil { close(fd) }  // MHD closes it only once it owns it
                 bytes = size
             } else {

@@ -1,4 +1,5 @@
-// Files under one directory, served by extension with ETag/304 and Cache-Control. Nothing outside
+// Files under one directory, served by extension with ETag, Last-Modified, Cache-Control and the
+// conditional and range answers of ConditionalRequests.swift. Nothing outside
 // the directory is reachable: encoded separators, dot segments, backslashes and NUL are refused up
 // front, and the real path (symlinks resolved) must still lie under the real directory.
 //
@@ -47,10 +48,24 @@ struct StaticFiles: Sendable {
         } else {
             entry = try load(relative)
         }
-        if let condition = request.headers["If-None-Match"], StaticFiles.matches(condition, tag: entry.tag) {
-            var response = Response(status: 304, headers: entry.notModifiedHeaders)
-            response.reusable = entry.notModifiedResponse
-            return response
+        let conditions = ConditionalHeaders(request.headers)
+        if !conditions.isEmpty {
+            let outcome = Conditional.evaluate(
+                conditions, method: request.method, tag: entry.tag, lastModified: entry.identity.mtimeSeconds,
+                size: entry.size)
+            switch outcome {
+            case .full:
+                break
+            case .notModified:
+                var response = Response(status: 304, headers: entry.notModifiedHeaders)
+                response.reusable = entry.notModifiedResponse
+                return response
+            case .partial, .unsatisfiable, .preconditionFailed:
+                let body: Response.Body =
+                    entry.content.map { .bytes($0) } ?? .file(path: entry.resolvedPath, size: entry.size)
+                return ConditionalFile.answer(
+                    outcome, full: Response(status: 200, headers: entry.headers, body: body), size: entry.size)
+            }
         }
         if let content = entry.content {
             var response = Response(status: 200, headers: entry.headers, body: .bytes(content))
@@ -74,9 +89,8 @@ struct StaticFiles: Sendable {
             content = read.bytes
             identity = read.identity
         }
-        let tag =
-            "\"\(String(identity.size, radix: 16))-\(String(identity.mtimeSeconds, radix: 16))"
-            + "\(String(identity.mtimeNanoseconds, radix: 16))\""
+        let tag = Conditional.tag(
+            size: identity.size, mtimeSeconds: identity.mtimeSeconds, mtimeNanoseconds: identity.mtimeNanoseconds)
         let name = resolved.split(separator: "/").last ?? ""
         let dotParts = name.split(separator: ".")
         let fileExtension = dotParts.count > 1 ? dotParts.last.map { $0.lowercased() } : nil
@@ -84,17 +98,12 @@ struct StaticFiles: Sendable {
         let entry = StaticFileEntry(
             identity: identity, resolvedPath: resolved, tag: tag, content: content,
             notModifiedHeaders: Headers([("ETag", tag), ("Cache-Control", cacheControl)]),
-            headers: Headers([("ETag", tag), ("Cache-Control", cacheControl), ("Content-Type", contentType)]))
+            headers: Headers([
+                ("ETag", tag), ("Last-Modified", HTTPDate.format(identity.mtimeSeconds)),
+                ("Cache-Control", cacheControl), ("Content-Type", contentType), ("Accept-Ranges", "bytes"),
+            ]))
         cache.store(entry, for: relative)
         return entry
-    }
-
-    /// If-None-Match: a list of tags, or "*".
-    static func matches(_ condition: String, tag: String) -> Bool {
-        condition.split(separator: ",").contains { item in
-            let trimmed = item.trimmingCharacters(in: " \t")
-            return trimmed == tag || trimmed == "*"
-        }
     }
 
     /// Refuses, on the path as sent, encoded slashes, backslashes and NUL ("%2f", "%5c", "%00" in any

@@ -80,7 +80,7 @@ public final class Application: Sendable {
             accessLog: { entry in
                 metrics.record(entry)
                 if accessLog { log.access(entry) }
-            })
+            }, refusals: metrics.refusals, errorLog: { log.error("http: " + $0) })
     }
 
     /// What the routes are built from, besides the configuration and the log.

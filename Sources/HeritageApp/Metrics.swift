@@ -24,6 +24,8 @@ final class Metrics: Sendable {
     private let clientGone = Atomic<Int>(0)
     private let responseBytes = Atomic<Int>(0)
     private let durationNanoseconds = Atomic<Int>(0)
+    /// Requests the HTTP server refused before a handler, by reason; the server counts into it.
+    let refusals = RequestRefusals()
 
     func record(_ entry: AccessLogEntry) {
         switch entry.status == 0 ? 0 : entry.status / 100 {
@@ -79,6 +81,14 @@ final class Metrics: Sendable {
             # HELP har_store_up Whether the SQLite store answers a query.
             # TYPE har_store_up gauge
             har_store_up \(health.storeIsHealthy ? 1 : 0)
+            # HELP har_http_refused_total Requests refused before a handler ran (RFC 9112 framing and the like), by reason.
+            # TYPE har_http_refused_total counter
+
+            """
+        for (reason, count) in refusals.all {
+            text += "har_http_refused_total{reason=\"\(reason.label)\"} \(count)\n"
+        }
+        text += """
             # HELP har_process_resident_memory_bytes Resident memory of this process.
             # TYPE har_process_resident_memory_bytes gauge
             har_process_resident_memory_bytes \(Self.residentBytes())

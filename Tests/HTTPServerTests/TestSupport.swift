@@ -147,6 +147,9 @@ final class RawConnection {
         return true
     }
 
+    /// Bytes received and not yet read as a response.
+    var bufferedByteCount: Int { buffer.count }
+
     /// True when the peer has closed the connection: end of stream, or a reset (a server refusing a
     /// connection at once may reset it rather than close it). False when data came, or on timeout.
     func isClosedByPeer() -> Bool {

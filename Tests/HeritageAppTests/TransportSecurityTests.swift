@@ -36,6 +36,8 @@ import Testing
             #expect(try await headers(server, host: host).status == 400, "\(host)")
         }
         #expect(try await headers(server, host: "evil.example", path: "/signin").status == 400)
+        let metrics = try await curl(server.baseURL + "/metrics").body
+        #expect(metrics.contains("har_http_refused_total{reason=\"host_not_allowed\"} 5"), "\(metrics)")
         // Not a host at all.
         for host in ["a b", "[::1", "x:port", "x:123456"] {
             #expect(try await headers(server, host: host).status == 400, "\(host)")

@@ -78,7 +78,7 @@ enum PhotoRoutes {
         response.headers.add("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; sandbox")
         // A photo's bytes never change under its id; private: it is one user's.
         response.headers.add("Cache-Control", "private, max-age=86400")
-        return context.finish(response)
+        return context.finish(ConditionalFile.respond(to: request, with: response))
     }
 }
 
