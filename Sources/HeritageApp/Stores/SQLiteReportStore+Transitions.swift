@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 import Storage
 
@@ -7,7 +8,7 @@ extension SQLiteReportStore {
     /// SQL list of the active states, for `state IN (…)`.
     static let activeSQL = ReportState.active.map { "'\($0.rawValue)'" }.joined(separator: ", ")
 
-    private static func now() -> Double { Date().timeIntervalSince1970 }
+    private static func now() -> Double { WallClock.now() }
 
     /// Before `POST har/report`: creating, with the moment of the first attempt (reconciliation adopts
     /// a platform report created after it).

@@ -16,6 +16,4 @@ final class OutboxQueue: Sendable {
             queue.async { continuation.resume(with: Result { try work(outbox) }) }
         }
     }
-
-    static func now() -> Double { Date().timeIntervalSince1970 }
 }
