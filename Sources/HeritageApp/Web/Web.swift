@@ -102,7 +102,7 @@ final class Web: Sendable {
         guard !context.csrfTokenIsNew else { return false }  // made for this request: nothing could carry it
         guard let sent = request.headers["X-CSRF-Token"] ?? request.formValue("_csrf") ?? Self.jsonCSRF(request.body)
         else { return false }
-        return Crypto.constantTimeEqual(Array(sent.utf8), Array(context.csrfToken.utf8))
+        return CSRFMask.matches(sent: sent, token: context.csrfToken)
     }
 
     /// `{"_csrf": "…"}` in a JSON body, for clients that cannot set headers.
@@ -126,7 +126,8 @@ final class Web: Sendable {
         // compare of short keys is cheaper than hashing them each time.
         var root: MustacheFields = [
             "lang": .string(context.language.rawValue), "title": .string(title), "t": context.messages.tree,
-            "csrf": .string(context.csrfToken), "path": .string(context.path),
+            // Masked afresh for this response (BREACH: the page may go gzip-compressed).
+            "csrf": .string(CSRFMask.mask(context.csrfToken)), "path": .string(context.path),
             "settings": context.settingsValue, "settingsJSON": .string(context.settingsJSON),
             "scripts": .array(scripts.map { .string($0) }),
             "languages": .array(
