@@ -159,7 +159,7 @@ public enum AcceptEncoding {
 
 extension Headers {
     /// Replaces every field named `name` by one with `value` (or appends it).
-    mutating func set(_ name: String, _ value: String) {
+    public mutating func set(_ name: String, _ value: String) {
         var replaced = false
         var kept: [(name: String, value: String)] = []
         kept.reserveCapacity(fields.count + 1)
