@@ -35,12 +35,17 @@ final class Web: Sendable {
     let signInLimiter = RateLimiter(limit: 10, window: 300)
     /// What the upload worker must hear of at once.
     let events: WebEvents
+    /// `?v=<version>` of the public folder's files (issue 14), appended to asset URLs by templates as
+    /// `{{{assetQuery}}}` (hex only: left unescaped): such URLs are cached for a year; empty when there is no version.
+    let assetQuery: String
 
     init(
         stores: Stores, templates: TemplateLibrary, catalog: MessageCatalog, platform: PlatformClient, log: Log,
-        secure: Bool, photosDirectory: String, handlerDeadline: Double = 30, events: WebEvents = WebEvents()
+        secure: Bool, photosDirectory: String, handlerDeadline: Double = 30, events: WebEvents = WebEvents(),
+        assetVersion: String = ""
     ) {
         self.events = events
+        self.assetQuery = assetVersion.isEmpty ? "" : "?v=" + assetVersion
         self.platformWait = max(1, min(handlerDeadline - 3, handlerDeadline * 0.9))
         self.stores = stores
         self.sessions = WebSessions(users: stores.users)
@@ -129,7 +134,7 @@ final class Web: Sendable {
             // Masked afresh for this response (BREACH: the page may go gzip-compressed).
             "csrf": .string(CSRFMask.mask(context.csrfToken)), "path": .string(context.path),
             "settings": context.settingsValue, "settingsJSON": .string(context.settingsJSON),
-            "scripts": .array(scripts.map { .string($0) }),
+            "scripts": .array(scripts.map { .string($0) }), "assetQuery": .string(assetQuery),
             "languages": .array(
                 Language.allCases.map { language in
                     [
