@@ -60,7 +60,7 @@ public struct ServerConfiguration: Sendable {
     /// zlib level (1…9) for pages and JSON built per request, sent gzip-compressed to clients that take
     /// it; 0 sends them as they are. Static assets are compressed once, at the highest levels, apart
     /// from this (StaticFiles). docs/BENCHMARKS.md says how the default was chosen.
-    public var gzipLevel: Int32 = 6
+    public var gzipLevel: Int32 = 4
 
     public static let defaultSecurityHeaders = Headers([
         (

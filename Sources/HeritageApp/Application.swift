@@ -225,6 +225,7 @@ extension ServerConfiguration {
             mapTileOrigin: Drafts.tileOrigin(configuration.mapTileURL),
             strictTransport: configuration.tlsCert != nil || configuration.cookieSecure)
         allowedHosts = configuration.hostAllowlist
+        gzipLevel = Int32(configuration.gzipLevel)
         // Checked when the configuration was loaded; a value that fails here trusts no proxy.
         if case .success(let proxies) = TrustedProxies.parse(configuration.trustedProxies ?? "") {
             trustedProxies = proxies

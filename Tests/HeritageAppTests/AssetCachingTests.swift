@@ -42,4 +42,21 @@ import Testing
         let plain = try await client.get("/static/css/app.css")
         #expect(plain.headers["cache-control"] == "public, max-age=3600")
     }
+
+    /// `gzip_level`: 0 sends pages as they are; otherwise a page over 1 KB goes gzip-compressed.
+    @Test func gzipLevelZeroTurnsPageCompressionOff() async throws {
+        for (level, expected) in [("0", nil), ("1", "gzip"), ("9", "gzip")] as [(String, String?)] {
+            let server = try RunningServer(environment: ["HAR_GZIP_LEVEL": level])
+            let client = try WebClient(server)
+            let page = try await client.get("/signin", ["-H", "Accept-Encoding: gzip"])
+            #expect(page.status == 200)
+            #expect(page.headers["content-encoding"] == expected, "gzip_level \(level)")
+            #expect(page.headers["vary"] == (level == "0" ? nil : "Accept-Encoding"))
+            if expected != nil {
+                let html = String(decoding: try #require(Compression.gunzip(page.bytes)), as: UTF8.self)
+                #expect(html.contains("<form"))
+            }
+            await server.stop()
+        }
+    }
 }
