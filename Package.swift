@@ -17,10 +17,13 @@ let package = Package(
         // libvips is opened at first use (see its shim.h), so neither its headers' flags nor its libraries
         // are needed to build; Debian's libvips42 (from libvips-dev in scripts/setup) is needed to run.
         .systemLibrary(name: "CVips"),
+        // Compression of responses (issue 14): gzip for pages and JSON, gzip and brotli for static assets.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
 
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "Mustache"),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "CBrotli"]),
         .target(name: "Basics"),
         // The client needs neither an HTTP server nor SQLite: keep HTTPServer and Storage out of this list.
         .target(name: "PlatformClient", dependencies: ["Basics", "CCurl", "COpenSSL"]),
@@ -37,7 +40,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "MustacheTests", dependencies: ["Mustache", "TestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport", "CZlib", "CBrotli"]),
         .testTarget(name: "BasicsTests", dependencies: ["Basics", "TestSupport"]),
         .testTarget(
             name: "PlatformTests",

@@ -209,6 +209,7 @@ extension HTTPServer {
             }
             return result
         }
+        let response = compressed(response, acceptEncoding: state.headers["Accept-Encoding"])
         guard let (mhdResponse, status, bytes) = makeMHDResponse(response, request: state) else {
             return MHD_Result.NO  // not even an error page could be built: let MHD drop the connection
         }

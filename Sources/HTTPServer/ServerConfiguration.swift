@@ -57,6 +57,10 @@ public struct ServerConfiguration: Sendable {
     public var allowedHosts: HostAllowlist?
     /// Proxies whose forwarding fields name the client (`Request.remoteAddress`); none by default.
     public var trustedProxies = TrustedProxies.none
+    /// zlib level (1…9) for pages and JSON built per request, sent gzip-compressed to clients that take
+    /// it; 0 sends them as they are. Static assets are compressed once, at the highest levels, apart
+    /// from this (StaticFiles). docs/BENCHMARKS.md says how the default was chosen.
+    public var gzipLevel: Int32 = 4
 
     public static let defaultSecurityHeaders = Headers([
         (

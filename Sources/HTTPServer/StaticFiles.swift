@@ -9,6 +9,12 @@
 // memory; anything else (edited, replaced, turned into a symlink) goes through the full checks again.
 // Before this, each request paid realpath (a readlink per path component), stat, open, sendfile and
 // close, and MHD sent the headers and a file body in two system calls instead of one.
+//
+// Compression (issue 14): a text file (CSS, JavaScript, SVG, JSON, HTML) is compressed once when it is
+// loaded, with gzip at level 9 and brotli at quality 11, and each smaller form is kept as a
+// representation of its own, with its own ETag ("…-gzip", "…-br"), Content-Encoding and length; the
+// request's Accept-Encoding picks one (brotli first), and all of them say `Vary: Accept-Encoding`.
+// Images and fonts are never compressed again.
 import Glibc
 import Synchronization
 
@@ -19,6 +25,10 @@ struct StaticFiles: Sendable {
 
     /// Files up to this size are kept in memory; larger ones are streamed from disk on each request.
     static let maximumCachedFileBytes = 128 * 1024
+    /// Text files up to this size are compressed once and kept, in every form (Leaflet's script is 431 KB).
+    static let maximumCompressedFileBytes = 2 * 1024 * 1024
+    /// Text files up to this size get brotli's best quality (11); larger ones quality 9.
+    static let maximumBestBrotliBytes = 128 * 1024
     /// Bounds on the cache, so a large public folder cannot grow the process without limit.
     static let maximumCachedEntries = 1024
     static let maximumCachedBytes = 16 * 1024 * 1024
@@ -48,31 +58,32 @@ struct StaticFiles: Sendable {
         } else {
             entry = try load(relative)
         }
+        let chosen = entry.representation(for: request.headers["Accept-Encoding"])
         let conditions = ConditionalHeaders(request.headers)
         if !conditions.isEmpty {
             let outcome = Conditional.evaluate(
-                conditions, method: request.method, tag: entry.tag, lastModified: entry.identity.mtimeSeconds,
-                size: entry.size)
+                conditions, method: request.method, tag: chosen.tag, lastModified: entry.identity.mtimeSeconds,
+                size: chosen.size)
             switch outcome {
             case .full:
                 break
             case .notModified:
-                var response = Response(status: 304, headers: entry.notModifiedHeaders)
-                response.reusable = entry.notModifiedResponse
+                var response = Response(status: 304, headers: chosen.notModifiedHeaders)
+                response.reusable = chosen.notModifiedResponse
                 return response
             case .partial, .unsatisfiable, .preconditionFailed:
                 let body: Response.Body =
-                    entry.content.map { .bytes($0) } ?? .file(path: entry.resolvedPath, size: entry.size)
+                    chosen.content.map { .bytes($0) } ?? .file(path: entry.resolvedPath, size: chosen.size)
                 return ConditionalFile.answer(
-                    outcome, full: Response(status: 200, headers: entry.headers, body: body), size: entry.size)
+                    outcome, full: Response(status: 200, headers: chosen.headers, body: body), size: chosen.size)
             }
         }
-        if let content = entry.content {
-            var response = Response(status: 200, headers: entry.headers, body: .bytes(content))
-            response.reusable = entry.response
+        if let content = chosen.content {
+            var response = Response(status: 200, headers: chosen.headers, body: .bytes(content))
+            response.reusable = chosen.response
             return response
         }
-        return Response(status: 200, headers: entry.headers, body: .file(path: entry.resolvedPath, size: entry.size))
+        return Response(status: 200, headers: chosen.headers, body: .file(path: entry.resolvedPath, size: chosen.size))
     }
 
     /// The full checks (realpath under the root, a regular file), then a cache entry for the file.
@@ -83,25 +94,58 @@ struct StaticFiles: Sendable {
         var info = stat()
         guard stat(resolved, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw HTTPError(404) }
         var identity = FileIdentity(info)
+        let name = resolved.split(separator: "/").last ?? ""
+        let dotParts = name.split(separator: ".")
+        let fileExtension = dotParts.count > 1 ? dotParts.last.map { $0.lowercased() } : nil
+        let contentType = fileExtension.flatMap { StaticFiles.contentTypes[$0] } ?? "application/octet-stream"
+        let compressible =
+            Compression.isCompressible(contentType: contentType)
+            && identity.size <= StaticFiles.maximumCompressedFileBytes
         var content: [UInt8]?
-        if identity.size <= StaticFiles.maximumCachedFileBytes, let read = StaticFiles.readWhole(resolved) {
+        if identity.size <= StaticFiles.maximumCachedFileBytes || compressible,
+            let read = StaticFiles.readWhole(resolved)
+        {
             // The bytes and the identity that goes with them come from the same open file.
             content = read.bytes
             identity = read.identity
         }
         let tag = Conditional.tag(
             size: identity.size, mtimeSeconds: identity.mtimeSeconds, mtimeNanoseconds: identity.mtimeNanoseconds)
-        let name = resolved.split(separator: "/").last ?? ""
-        let dotParts = name.split(separator: ".")
-        let fileExtension = dotParts.count > 1 ? dotParts.last.map { $0.lowercased() } : nil
-        let contentType = fileExtension.flatMap { StaticFiles.contentTypes[$0] } ?? "application/octet-stream"
-        let entry = StaticFileEntry(
-            identity: identity, resolvedPath: resolved, tag: tag, content: content,
-            notModifiedHeaders: Headers([("ETag", tag), ("Cache-Control", cacheControl)]),
-            headers: Headers([
-                ("ETag", tag), ("Last-Modified", HTTPDate.format(identity.mtimeSeconds)),
-                ("Cache-Control", cacheControl), ("Content-Type", contentType), ("Accept-Ranges", "bytes"),
-            ]))
+        let lastModified = HTTPDate.format(identity.mtimeSeconds)
+        func representation(_ coding: ContentCoding, _ bytes: [UInt8]?) -> StaticRepresentation {
+            let codingTag = coding.tag(from: tag)
+            var notModified = Headers([("ETag", codingTag), ("Cache-Control", cacheControl)])
+            var headers = Headers([
+                ("ETag", codingTag), ("Last-Modified", lastModified), ("Cache-Control", cacheControl),
+                ("Content-Type", contentType), ("Accept-Ranges", "bytes"),
+            ])
+            if coding != .identity { headers.add("Content-Encoding", coding.rawValue) }
+            if compressible {
+                headers.add("Vary", "Accept-Encoding")
+                notModified.add("Vary", "Accept-Encoding")
+            }
+            return StaticRepresentation(
+                coding: coding, tag: codingTag, content: bytes, size: bytes?.count ?? identity.size,
+                headers: headers, notModifiedHeaders: notModified)
+        }
+        var representations = [representation(.identity, content)]
+        if compressible, let content {
+            // Kept only when it saves something worth a second ETag (a tenth, at least 256 bytes).
+            func worthIt(_ packed: [UInt8]?) -> [UInt8]? {
+                guard let packed, packed.count + max(256, content.count / 10) <= content.count else { return nil }
+                return packed
+            }
+            // Quality 11 costs about 1 s of CPU per MB (leaflet.js, 431 KB: 0.54 s, 86 KB; quality 9: 0.04 s,
+            // 95 KB), spent on the server thread of the first request: larger files take quality 9.
+            let quality: Int32 = content.count <= StaticFiles.maximumBestBrotliBytes ? 11 : 9
+            if let brotli = worthIt(Compression.brotli(content, quality: quality)) {
+                representations.append(representation(.br, brotli))
+            }
+            if let gzip = worthIt(Compression.gzip(content, level: 9)) {
+                representations.append(representation(.gzip, gzip))
+            }
+        }
+        let entry = StaticFileEntry(identity: identity, resolvedPath: resolved, representations: representations)
         cache.store(entry, for: relative)
         return entry
     }
@@ -202,32 +246,55 @@ struct FileIdentity: Equatable, Sendable {
     }
 }
 
-/// A file that passed the checks, as it was then.
+/// A file that passed the checks, as it was then: its representations (as it is, and compressed).
 final class StaticFileEntry: Sendable {
     let identity: FileIdentity
     let resolvedPath: String
+    /// The identity representation first, then the compressed ones that were worth keeping.
+    let representations: [StaticRepresentation]
+    private let offered: [ContentCoding]
+
+    init(identity: FileIdentity, resolvedPath: String, representations: [StaticRepresentation]) {
+        self.identity = identity
+        self.resolvedPath = resolvedPath
+        self.representations = representations
+        offered = representations.map(\.coding)
+    }
+
+    /// The representation the client prefers among those kept (brotli before gzip on equal terms).
+    func representation(for acceptEncoding: String?) -> StaticRepresentation {
+        guard representations.count > 1 else { return representations[0] }
+        let coding = AcceptEncoding.choose(acceptEncoding, offered: offered)
+        return representations.first { $0.coding == coding } ?? representations[0]
+    }
+
+    /// Bytes kept in memory for this file, all representations.
+    var cachedBytes: Int { representations.reduce(0) { $0 + ($1.content?.count ?? 0) } }
+}
+
+/// One encoding of a file: its ETag, headers, bytes (when kept), and the MHD responses built for it.
+final class StaticRepresentation: Sendable {
+    let coding: ContentCoding
     let tag: String
-    /// The whole file when small enough to keep.
+    /// The whole representation when kept in memory (always for a compressed one).
     let content: [UInt8]?
+    let size: Int
     let notModifiedHeaders: Headers
     let headers: Headers
-    /// The MHD responses for 200 (small files only) and 304, built on first use.
+    /// The MHD responses for 200 (in-memory only) and 304, built on first use.
     let response = ReusableResponse()
     let notModifiedResponse = ReusableResponse()
 
     init(
-        identity: FileIdentity, resolvedPath: String, tag: String, content: [UInt8]?, notModifiedHeaders: Headers,
-        headers: Headers
+        coding: ContentCoding, tag: String, content: [UInt8]?, size: Int, headers: Headers, notModifiedHeaders: Headers
     ) {
-        self.identity = identity
-        self.resolvedPath = resolvedPath
+        self.coding = coding
         self.tag = tag
         self.content = content
-        self.notModifiedHeaders = notModifiedHeaders
+        self.size = size
         self.headers = headers
+        self.notModifiedHeaders = notModifiedHeaders
     }
-
-    var size: Int { identity.size }
 }
 
 /// Checked files by path under the directory. Shared by every MHD thread, hence the Mutex; the lock
@@ -271,8 +338,8 @@ final class StaticFileCache: Sendable {
 
     func store(_ entry: StaticFileEntry, for relative: String) {
         state.withLock { state in
-            state.bytes -= state.entries.removeValue(forKey: relative)?.content?.count ?? 0
-            let added = entry.content?.count ?? 0
+            state.bytes -= state.entries.removeValue(forKey: relative)?.cachedBytes ?? 0
+            let added = entry.cachedBytes
             if state.entries.count >= StaticFiles.maximumCachedEntries
                 || state.bytes + added > StaticFiles.maximumCachedBytes
             {

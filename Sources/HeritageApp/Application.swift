@@ -102,7 +102,8 @@ public final class Application: Sendable {
         let pages = Pages(templates: parts.templates, catalog: parts.messages)
         var router = Router()
         router.errorPage = { status, request in pages.error(status: status, request: request) }
-        router.serveStatic(prefix: "/static", directory: configuration.publicDir)
+        let assetVersion = StaticAssetVersion.of(directory: configuration.publicDir)
+        router.serveStatic(prefix: "/static", directory: configuration.publicDir, version: assetVersion)
         let health = Health(store: parts.stores.instance)
         router.getInline("/healthz") { _ in health.response() }
         let (metrics, outbox, workerMetrics) = (parts.metrics, parts.outbox, parts.workerMetrics)
@@ -130,7 +131,8 @@ public final class Application: Sendable {
             secure: configuration.tlsCert != nil || configuration.cookieSecure,
             photosDirectory: configuration.dataDir + "/photos",
             handlerDeadline: Double(configuration.handlerDeadlineSeconds),
-            events: WebEvents(userSignedIn: { worker.userSignedIn(userID: $0) }, reportDeleting: { worker.wake() }))
+            events: WebEvents(userSignedIn: { worker.userSignedIn(userID: $0) }, reportDeleting: { worker.wake() }),
+            assetVersion: assetVersion)
         let drafts = Drafts(web: web, options: draftOptions)
         WebRoutes.register(on: &router, web: web, drafts: drafts)
         return (router, drafts)
@@ -223,6 +225,7 @@ extension ServerConfiguration {
             mapTileOrigin: Drafts.tileOrigin(configuration.mapTileURL),
             strictTransport: configuration.tlsCert != nil || configuration.cookieSecure)
         allowedHosts = configuration.hostAllowlist
+        gzipLevel = Int32(configuration.gzipLevel)
         // Checked when the configuration was loaded; a value that fails here trusts no proxy.
         if case .success(let proxies) = TrustedProxies.parse(configuration.trustedProxies ?? "") {
             trustedProxies = proxies

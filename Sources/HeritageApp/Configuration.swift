@@ -27,6 +27,8 @@ public struct Configuration: Sendable, Equatable {
     public var trustedProxies: String?
     public var templatesDir = "Templates"
     public var publicDir = "Public"
+    /// zlib level of pages and JSON sent gzip-compressed (issue 14); 0 sends them as they are.
+    public var gzipLevel = 4
     public var accessLog = true
     public var metricsAllowRemote = false
     public var benchmarkRoutes = false

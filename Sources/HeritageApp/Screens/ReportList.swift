@@ -10,6 +10,11 @@ struct ReportList: Sendable {
         try store.page(userID: userID, limit: limit)
     }
 
+    /// The user's list version (issue 14): read before the rows it stands for.
+    func version(userID: Int64) throws -> Int64 {
+        try store.listVersion(userID: userID)
+    }
+
     func merge(_ listed: [PlatformReport], userID: Int64, now: Double, listingStartedAt: Double) throws {
         try store.merge(listed, userID: userID, now: now, listingStartedAt: listingStartedAt)
     }

@@ -21,13 +21,18 @@ enum ReportListScreen {
         let reports = ReportList(store: web.stores.reports, files: PhotoFiles(directory: web.photosDirectory))
         router.web("GET", "/reports", web, access: .page) { request, context in
             let user = try context.requireUser()
+            let tag = try listTag(.page, request, context, version: reports.version(userID: user.id))
+            if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
             let page = try reports.page(userID: user.id, limit: shown(request))
             let outcome = request.queryValue("deleted") == "1" ? context.messages["list.deleted"] : nil
-            return try self.page(web, context, page, notice: outcome, failure: request.queryValue("failed") == "1")
+            return cacheable(
+                try self.page(web, context, page, notice: outcome, failure: request.queryValue("failed") == "1"), tag)
         }
         router.web("GET", "/api/reports", web, access: .api) { request, context in
             let user = try context.requireUser()
-            return try rowsAnswer(web, context, reports.page(userID: user.id, limit: shown(request)))
+            let tag = try listTag(.rows, request, context, version: reports.version(userID: user.id))
+            if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
+            return cacheable(try rowsAnswer(web, context, reports.page(userID: user.id, limit: shown(request))), tag)
         }
         router.webAsync("POST", "/api/reports/refresh", web, access: .api) { request, context in
             let user = try context.requireUser()
@@ -52,6 +57,48 @@ enum ReportListScreen {
             let shown = shownCount(request.formValue("show"))
             return try await delete(request.parameters["id"] ?? "", context, web: web, reports: reports, shown: shown)
         }
+    }
+
+    // MARK: - Revalidation (issue 14)
+    //
+    // The list and its JSON carry a strong ETag made from the user's list version (`ReportStore.listVersion`,
+    // bumped in the transaction of every change to what the list shows, the worker's included) and from
+    // everything else the answer depends on; they are sent `private, no-cache`, so a browser keeps them
+    // and asks again every time: a reload or a poll of an unchanged list is a 304, without reading the
+    // rows or rendering. The version is read before the rows: a change committed in between makes the
+    // tag older than the rows it goes out with, never newer, so the next request sees the change.
+
+    enum Answer: String {
+        case page
+        case rows
+    }
+
+    /// Cached by the browser only, and always asked again before use.
+    static let revalidated = Headers([("Cache-Control", "private, no-cache")])
+
+    /// Differs for each process, so that a new build (templates, messages) never matches an old tag.
+    static let processEpoch = Crypto.randomHex(bytes: 8)
+
+    /// The answer's ETag: the user, the list version, the language, the query (how many rows, notices),
+    /// and for the page also what it shows of the session and the user (its CSRF token, settings,
+    /// name): a 304 must stand for bytes that still work. Hashed: none of it is readable in the tag.
+    static func listTag(_ answer: Answer, _ request: Request, _ context: WebContext, version: Int64) throws -> String {
+        let user = try context.requireUser()
+        var text = "\(processEpoch)|\(answer.rawValue)|\(user.id)|\(version)|\(context.language.rawValue)|"
+        for (name, value) in request.query { text += "\(name.utf8.count):\(name)=\(value.utf8.count):\(value)&" }
+        if answer == .page {
+            text += "|\(context.csrfToken)|\(context.settingsJSON)|\(user.email)|\(user.fullname ?? "")"
+        }
+        return "\"" + String(SHA256Stream.hash(Array(text.utf8)).prefix(32)) + "\""
+    }
+
+    /// A 200 gets the tag and `private, no-cache` in place of `no-store`; anything else is left alone.
+    static func cacheable(_ response: Response, _ tag: String) -> Response {
+        guard response.status == 200 else { return response }
+        var response = response
+        response.headers.set("Cache-Control", "private, no-cache")
+        response.headers.add("ETag", tag)
+        return response
     }
 
     /// LST-06..09. JSON for the page's script; a redirect (or the list with the failure shown) without it.

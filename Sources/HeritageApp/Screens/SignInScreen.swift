@@ -26,7 +26,10 @@ enum SignInScreen {
             var context = context
             if let session = context.session { try web.sessions.delete(session: session) }
             context.cookies.append(web.expiredCookie(web.sessionCookieName))
-            return web.redirect("/signin?notice=signedOut", context: context)
+            var answer = web.redirect("/signin?notice=signedOut", context: context)
+            // The list is kept by the browser (`private, no-cache`, issue 14): not past the sign-out.
+            answer.headers.add("Clear-Site-Data", "\"cache\"")
+            return answer
         }
     }
 

@@ -19,7 +19,70 @@ enum AppMigrations {
         Migration(version: 2, name: "users, sessions, reports, photos", sql: usersSessionsReportsPhotos),
         Migration(version: 3, name: "expired drafts", sql: expiredDrafts),
         Migration(version: 4, name: "list indexes", sql: listIndexes),
+        Migration(version: 8, name: "list versions", sql: listVersions),
     ]
+
+    /// Issue 14: each user's list version, the strong ETag of their report list (`ReportStore.listVersion`).
+    /// Bumped by triggers, so in the very transaction of every change to what the list shows, whoever
+    /// makes it: the list's own writes, a submit, and every transition of the upload worker. A report's
+    /// listed columns (state, name, address, time, error, platform id, owner) changing, a report added or
+    /// removed, or a photo of a report that is no longer a draft changing state (the "n of m photos sent"
+    /// of an uploading row) bumps it; a draft's own edits and the worker's bookkeeping (attempts, next
+    /// try) do not. The PostgreSQL mirror needs the same triggers (a plpgsql function doing the two
+    /// statements below, AFTER INSERT/UPDATE/DELETE FOR EACH ROW); docs/DATA.md says so.
+    static let listVersions = """
+        CREATE TABLE list_versions (
+            user_id INTEGER PRIMARY KEY NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+            version INTEGER NOT NULL
+        ) STRICT;
+        INSERT INTO list_versions (user_id, version) SELECT id, 1 FROM users;
+        CREATE TRIGGER reports_list_insert AFTER INSERT ON reports
+        WHEN NEW.state != 'draft'
+        BEGIN
+            INSERT OR IGNORE INTO list_versions (user_id, version) VALUES (NEW.user_id, 0);
+            UPDATE list_versions SET version = version + 1 WHERE user_id = NEW.user_id;
+        END;
+        CREATE TRIGGER reports_list_delete AFTER DELETE ON reports
+        WHEN OLD.state != 'draft'
+        BEGIN
+            INSERT OR IGNORE INTO list_versions (user_id, version) VALUES (OLD.user_id, 0);
+            UPDATE list_versions SET version = version + 1 WHERE user_id = OLD.user_id;
+        END;
+        CREATE TRIGGER reports_list_update AFTER UPDATE ON reports
+        WHEN NEW.state IS NOT OLD.state OR NEW.name IS NOT OLD.name
+            OR NEW.formatted_address IS NOT OLD.formatted_address OR NEW.creation_time IS NOT OLD.creation_time
+            OR NEW.last_error IS NOT OLD.last_error OR NEW.platform_report_id IS NOT OLD.platform_report_id
+            OR NEW.user_id IS NOT OLD.user_id
+        BEGIN
+            INSERT OR IGNORE INTO list_versions (user_id, version) VALUES (NEW.user_id, 0);
+            UPDATE list_versions SET version = version + 1 WHERE user_id IN (NEW.user_id, OLD.user_id);
+        END;
+        CREATE TRIGGER photos_list_insert AFTER INSERT ON photos
+        WHEN (SELECT state FROM reports WHERE id = NEW.report_id) != 'draft'
+        BEGIN
+            INSERT OR IGNORE INTO list_versions (user_id, version)
+            SELECT user_id, 0 FROM reports WHERE id = NEW.report_id;
+            UPDATE list_versions SET version = version + 1
+            WHERE user_id = (SELECT user_id FROM reports WHERE id = NEW.report_id);
+        END;
+        CREATE TRIGGER photos_list_delete AFTER DELETE ON photos
+        WHEN (SELECT state FROM reports WHERE id = OLD.report_id) != 'draft'
+        BEGIN
+            INSERT OR IGNORE INTO list_versions (user_id, version)
+            SELECT user_id, 0 FROM reports WHERE id = OLD.report_id;
+            UPDATE list_versions SET version = version + 1
+            WHERE user_id = (SELECT user_id FROM reports WHERE id = OLD.report_id);
+        END;
+        CREATE TRIGGER photos_list_update AFTER UPDATE ON photos
+        WHEN (NEW.state IS NOT OLD.state OR NEW.report_id IS NOT OLD.report_id)
+            AND (SELECT state FROM reports WHERE id = NEW.report_id) != 'draft'
+        BEGIN
+            INSERT OR IGNORE INTO list_versions (user_id, version)
+            SELECT user_id, 0 FROM reports WHERE id = NEW.report_id;
+            UPDATE list_versions SET version = version + 1
+            WHERE user_id IN (SELECT user_id FROM reports WHERE id IN (NEW.report_id, OLD.report_id));
+        END;
+        """
 
     /// The report list's page query walks `reports_user_time` in its exact order (newest first, then
     /// by id) and reads the state from the index; each row's two photo counts read only

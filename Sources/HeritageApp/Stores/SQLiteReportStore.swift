@@ -16,6 +16,13 @@ final class SQLiteReportStore: ReportStore, Sendable {
     /// report retrying after an unanswered create may exist there too, and goes to the worker).
     static let notYetSentStates = "('queued', 'retry_wait', 'needs_attention', 'waiting_signin', 'held')"
 
+    /// Bumped by the triggers of migration 8 (`AppMigrations.listVersions`).
+    func listVersion(userID: Int64) throws -> Int64 {
+        try database.read { db in
+            try db.query("SELECT version FROM list_versions WHERE user_id = ?", .integer(userID)).first?.int(0) ?? 0
+        }
+    }
+
     func page(userID: Int64, limit: Int?) throws -> ReportPage {
         // No LIMIT at all for every row (`LIMIT -1` is SQLite's own spelling of none).
         let limitClause = limit == nil ? "" : "LIMIT ?"

@@ -35,12 +35,17 @@ final class Web: Sendable {
     let signInLimiter = RateLimiter(limit: 10, window: 300)
     /// What the upload worker must hear of at once.
     let events: WebEvents
+    /// `?v=<version>` of the public folder's files (issue 14), appended to asset URLs by templates as
+    /// `{{{assetQuery}}}` (hex only: left unescaped): such URLs are cached for a year; empty when there is no version.
+    let assetQuery: String
 
     init(
         stores: Stores, templates: TemplateLibrary, catalog: MessageCatalog, platform: PlatformClient, log: Log,
-        secure: Bool, photosDirectory: String, handlerDeadline: Double = 30, events: WebEvents = WebEvents()
+        secure: Bool, photosDirectory: String, handlerDeadline: Double = 30, events: WebEvents = WebEvents(),
+        assetVersion: String = ""
     ) {
         self.events = events
+        self.assetQuery = assetVersion.isEmpty ? "" : "?v=" + assetVersion
         self.platformWait = max(1, min(handlerDeadline - 3, handlerDeadline * 0.9))
         self.stores = stores
         self.sessions = WebSessions(users: stores.users)
@@ -102,7 +107,7 @@ final class Web: Sendable {
         guard !context.csrfTokenIsNew else { return false }  // made for this request: nothing could carry it
         guard let sent = request.headers["X-CSRF-Token"] ?? request.formValue("_csrf") ?? Self.jsonCSRF(request.body)
         else { return false }
-        return Crypto.constantTimeEqual(Array(sent.utf8), Array(context.csrfToken.utf8))
+        return CSRFMask.matches(sent: sent, token: context.csrfToken)
     }
 
     /// `{"_csrf": "…"}` in a JSON body, for clients that cannot set headers.
@@ -126,9 +131,10 @@ final class Web: Sendable {
         // compare of short keys is cheaper than hashing them each time.
         var root: MustacheFields = [
             "lang": .string(context.language.rawValue), "title": .string(title), "t": context.messages.tree,
-            "csrf": .string(context.csrfToken), "path": .string(context.path),
+            // Masked afresh for this response (BREACH: the page may go gzip-compressed).
+            "csrf": .string(CSRFMask.mask(context.csrfToken)), "path": .string(context.path),
             "settings": context.settingsValue, "settingsJSON": .string(context.settingsJSON),
-            "scripts": .array(scripts.map { .string($0) }),
+            "scripts": .array(scripts.map { .string($0) }), "assetQuery": .string(assetQuery),
             "languages": .array(
                 Language.allCases.map { language in
                     [

@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+
+@testable import HTTPServer
+
+/// Issue 14: gzip for pages and JSON built per request, gzip and brotli for static assets, with
+/// `Vary: Accept-Encoding` and an ETag per encoding, and conditional requests kept right.
+@Suite struct CompressionTests {
+    /// Text that compresses like a page does: repeated markup with varying numbers.
+    static let page: String = (0..<200).map { "<li class=\"row\" data-id=\"\($0)\">Report number \($0)</li>\n" }
+        .joined()
+
+    @Test func gzipAndBrotliRoundTrip() throws {
+        let bytes = Array(Self.page.utf8)
+        let gzip = try #require(Compression.gzip(bytes, level: 6))
+        #expect(gzip.count < bytes.count / 4)
+        #expect(gzip.prefix(2) == [0x1f, 0x8b])
+        #expect(Compression.gunzip(gzip) == bytes)
+        let brotli = try #require(Compression.brotli(bytes, quality: 11))
+        #expect(brotli.count < gzip.count)
+        #expect(Compression.unbrotli(brotli) == bytes)
+        #expect(Compression.gunzip(Array(gzip.dropLast(4))) == nil)
+        #expect(Compression.gunzip(Array("not gzip".utf8)) == nil)
+        #expect(Compression.gzip([], level: 6).flatMap { Compression.gunzip($0) } == [])
+    }
+
+    @Test func acceptEncodingIsNegotiated() {
+        let both: [ContentCoding] = [.br, .gzip]
+        #expect(AcceptEncoding.choose(nil, offered: both) == .identity)
+        #expect(AcceptEncoding.choose("", offered: both) == .identity)
+        #expect(AcceptEncoding.choose("gzip, deflate, br", offered: both) == .br)
+        #expect(AcceptEncoding.choose("gzip, deflate", offered: both) == .gzip)
+        #expect(AcceptEncoding.choose("br;q=0.5, gzip", offered: both) == .gzip)
+        #expect(AcceptEncoding.choose("br;q=0, gzip;q=0", offered: both) == .identity)
+        #expect(AcceptEncoding.choose("*", offered: both) == .br)
+        #expect(AcceptEncoding.choose("*;q=0.1, br;q=0", offered: both) == .gzip)
+        #expect(AcceptEncoding.choose("x-gzip", offered: both) == .gzip)
+        #expect(AcceptEncoding.choose("GZIP;Q=1.0", offered: both) == .gzip)
+        #expect(AcceptEncoding.choose("identity", offered: both) == .identity)
+        #expect(AcceptEncoding.choose("gzip", offered: [.br]) == .identity)
+        #expect(ContentCoding.gzip.tag(from: "\"v1\"") == "\"v1-gzip\"")
+        #expect(ContentCoding.br.tag(from: "W/\"v1\"") == "W/\"v1-br\"")
+        #expect(ContentCoding.identity.tag(from: "\"v1\"") == "\"v1\"")
+    }
+
+    static func makeDynamicServer() throws -> TestServer {
+        try TestServer { router, _ in
+            let page = Self.page
+            router.getInline("/page") { request in
+                if let answer = request.notModified(tag: "\"v1\"", headers: Headers([("Cache-Control", "no-cache")])) {
+                    return answer
+                }
+                var response = Response.html(page)
+                response.headers.add("ETag", "\"v1\"")
+                response.headers.add("Cache-Control", "no-cache")
+                return response
+            }
+            router.getInline("/small") { _ in Response.json(Array("{\"ok\":true}".utf8)) }
+            router.getInline("/picture") { _ in
+                Response(contentType: "image/jpeg", body: Array(repeating: 0x41, count: 8192))
+            }
+            router.getInline("/encoded") { _ in
+                var response = Response.json(Array(repeating: 0x20, count: 4096))
+                response.headers.add("Content-Encoding", "identity")
+                return response
+            }
+        }
+    }
+
+    @Test func pagesAreGzippedForClientsThatTakeIt() async throws {
+        let server = try Self.makeDynamicServer()
+        defer { server.stop() }
+        let port = server.port
+        try await blocking {
+            let gzipped = try get(port, "/page", headers: ["Accept-Encoding: gzip, deflate, br"])
+            #expect(gzipped.status == 200)
+            #expect(gzipped.header("Content-Encoding") == "gzip")
+            #expect(gzipped.header("Vary") == "Accept-Encoding")
+            #expect(gzipped.header("ETag") == "\"v1-gzip\"")
+            #expect(gzipped.header("Content-Length") == String(gzipped.body.count))
+            #expect(gzipped.body.count < Self.page.utf8.count / 4)
+            #expect(Compression.gunzip(gzipped.body) == Array(Self.page.utf8))
+
+            let plain = try get(port, "/page")
+            #expect(plain.header("Content-Encoding") == nil)
+            #expect(plain.header("Vary") == "Accept-Encoding")
+            #expect(plain.header("ETag") == "\"v1\"")
+            #expect(plain.text == Self.page)
+            let refused = try get(port, "/page", headers: ["Accept-Encoding: gzip;q=0"])
+            #expect(refused.header("Content-Encoding") == nil)
+            #expect(refused.text == Self.page)
+
+            // Small bodies, images and bodies already encoded go as they are.
+            let small = try get(port, "/small", headers: ["Accept-Encoding: gzip"])
+            #expect(small.header("Content-Encoding") == nil)
+            #expect(small.text == "{\"ok\":true}")
+            let picture = try get(port, "/picture", headers: ["Accept-Encoding: gzip"])
+            #expect(picture.header("Content-Encoding") == nil)
+            #expect(picture.header("Vary") == nil)
+            #expect(picture.body.count == 8192)
+            let encoded = try get(port, "/encoded", headers: ["Accept-Encoding: gzip"])
+            #expect(encoded.header("Content-Encoding") == "identity")
+            #expect(encoded.body.count == 4096)
+        }
+    }
+
+    /// The handler knows its identity tag only; the client may hold either encoding's.
+    @Test func revalidationMatchesTheTagTheClientHolds() async throws {
+        let server = try Self.makeDynamicServer()
+        defer { server.stop() }
+        let port = server.port
+        try await blocking {
+            let gzipHeld = try get(
+                port, "/page", headers: ["Accept-Encoding: gzip", "If-None-Match: \"v1-gzip\""])
+            #expect(gzipHeld.status == 304)
+            #expect(gzipHeld.header("ETag") == "\"v1-gzip\"")
+            #expect(gzipHeld.header("Vary") == "Accept-Encoding")
+            #expect(gzipHeld.header("Cache-Control") == "no-cache")
+            let plainHeld = try get(port, "/page", headers: ["If-None-Match: \"v1\""])
+            #expect(plainHeld.status == 304)
+            #expect(plainHeld.header("ETag") == "\"v1\"")
+            // A gzip tag from a client that no longer takes gzip, or another version: in full.
+            #expect(try get(port, "/page", headers: ["If-None-Match: \"v1-gzip\""]).status == 200)
+            let other = try get(port, "/page", headers: ["Accept-Encoding: gzip", "If-None-Match: \"v0-gzip\""])
+            #expect(other.status == 200)
+            #expect(other.header("ETag") == "\"v1-gzip\"")
+        }
+    }
+
+    static func makeStaticServer() throws -> TestServer {
+        try TestServer { router, root in
+            let publicDirectory = root + "/Public"
+            try FileManager.default.createDirectory(atPath: publicDirectory, withIntermediateDirectories: true)
+            try Self.page.write(toFile: publicDirectory + "/app.css", atomically: true, encoding: .utf8)
+            try "a{}".write(toFile: publicDirectory + "/tiny.css", atomically: true, encoding: .utf8)
+            try Data(repeating: 0x42, count: 8192).write(to: URL(fileURLWithPath: publicDirectory + "/photo.png"))
+            router.serveStatic(prefix: "/static", directory: publicDirectory)
+        }
+    }
+
+    @Test func staticAssetsComeInTheEncodingAskedFor() async throws {
+        let server = try Self.makeStaticServer()
+        defer { server.stop() }
+        let port = server.port
+        let original = Array(Self.page.utf8)
+        try await blocking {
+            let brotli = try get(port, "/static/app.css", headers: ["Accept-Encoding: gzip, deflate, br"])
+            #expect(brotli.header("Content-Encoding") == "br")
+            #expect(brotli.header("Content-Length") == String(brotli.body.count))
+            #expect(Compression.unbrotli(brotli.body) == original)
+            let gzip = try get(port, "/static/app.css", headers: ["Accept-Encoding: gzip"])
+            #expect(gzip.header("Content-Encoding") == "gzip")
+            #expect(Compression.gunzip(gzip.body) == original)
+            let plain = try get(port, "/static/app.css")
+            #expect(plain.header("Content-Encoding") == nil)
+            #expect(plain.body == original)
+            for response in [brotli, gzip, plain] {
+                #expect(response.header("Vary") == "Accept-Encoding")
+                #expect(response.header("Content-Type") == "text/css; charset=utf-8")
+                #expect(response.header("Cache-Control") == "public, max-age=3600")
+            }
+            let tags = try [brotli, gzip, plain].map { try #require($0.header("ETag")) }
+            #expect(Set(tags).count == 3)
+            #expect(tags[0].hasSuffix("-br\"") && tags[1].hasSuffix("-gzip\""))
+
+            // Each encoding revalidates against its own tag only.
+            let brotliAgain = try get(
+                port, "/static/app.css", headers: ["Accept-Encoding: br", "If-None-Match: \(tags[0])"])
+            #expect(brotliAgain.status == 304)
+            #expect(brotliAgain.header("ETag") == tags[0])
+            #expect(brotliAgain.header("Vary") == "Accept-Encoding")
+            let switched = try get(
+                port, "/static/app.css", headers: ["Accept-Encoding: gzip", "If-None-Match: \(tags[0])"])
+            #expect(switched.status == 200)
+            #expect(switched.header("ETag") == tags[1])
+            // A range of the gzip representation is a range of its bytes.
+            let range = try get(port, "/static/app.css", headers: ["Accept-Encoding: gzip", "Range: bytes=0-9"])
+            #expect(range.status == 206)
+            #expect(range.body == Array(gzip.body.prefix(10)))
+            #expect(range.header("Content-Range") == "bytes 0-9/\(gzip.body.count)")
+        }
+    }
+
+    @Test func imagesAndTinyFilesAreNeverCompressed() async throws {
+        let server = try Self.makeStaticServer()
+        defer { server.stop() }
+        let port = server.port
+        try await blocking {
+            let photo = try get(port, "/static/photo.png", headers: ["Accept-Encoding: gzip, br"])
+            #expect(photo.header("Content-Encoding") == nil)
+            #expect(photo.header("Vary") == nil)
+            #expect(photo.body.count == 8192)
+            let tiny = try get(port, "/static/tiny.css", headers: ["Accept-Encoding: gzip, br"])
+            #expect(tiny.header("Content-Encoding") == nil)
+            #expect(tiny.text == "a{}")
+        }
+    }
+}
