@@ -107,14 +107,13 @@ import Testing
         let stranger = try WebClient(server)
         var statuses: [Int] = []
         for _ in 0..<10 { statuses.append(try await stranger.signIn(email, "guess").status) }
-        #expect(statuses.prefix(9).allSatisfy { $0 == 401 })
-        #expect(statuses.last == 429)
+        // Five free failures for one e-mail from one address, then a delay (SignInLimitTests has more).
+        #expect(statuses.prefix(5).allSatisfy { $0 == 401 })
+        #expect(statuses.dropFirst(5).allSatisfy { $0 == 429 })
         let limited = try await stranger.signIn(email, "right")
         #expect(limited.status == 429)
         #expect(limited.body.contains("Too many sign-in attempts. Please wait a few minutes and try again."))
-        #expect(limited.headers["retry-after"] == "300")
-        // The address is at its limit too (11 attempts from 127.0.0.1), whatever the e-mail.
-        #expect(try await stranger.signIn(uniqueEmail(), "x").status == 429)
+        #expect((1...15).contains(Int(limited.headers["retry-after"] ?? "") ?? 0))
     }
 
     @Test func hostileInputGetsClearMessages() async throws {

@@ -37,14 +37,14 @@ enum SignInScreen {
         guard checked.isValid else { return try page(web, context, form: checked, status: 422) }
 
         let now = WallClock.now()
-        let limited = !web.signInLimiter.allow(
-            ["ip:" + request.remoteAddress, "email:" + checked.email.lowercased()], now: now)
-        if limited {
+        let limitKeys = web.signInLimiter.keys(address: request.remoteAddress, email: checked.email)
+        let wait = try web.signInLimiter.wait(keys: limitKeys, now: now)
+        if wait > 0 {
             web.log.security(
                 "signin.limited", ["client": request.remoteAddress, "email": Log.emailDigest(checked.email)])
             checked.formError = context.messages["signin.errors.rateLimited"]
             var response = try page(web, context, form: checked, status: 429)
-            response.headers.add("Retry-After", "300")
+            response.headers.add("Retry-After", String(Int(wait.rounded(.up))))
             return response
         }
         let platformSession: PlatformSession
@@ -56,6 +56,8 @@ enum SignInScreen {
         } catch {
             web.log.info("sign-in refused by the platform: \(error)")
             let reason = if case PlatformError.authenticationFailed = error { "wrong-password" } else { "platform" }
+            // Only a wrong password counts: an unreachable platform is nobody's guess.
+            if reason == "wrong-password" { try web.signInLimiter.failed(keys: limitKeys, now: WallClock.now()) }
             web.log.security(
                 "signin.failure",
                 ["client": request.remoteAddress, "email": Log.emailDigest(checked.email), "reason": reason])
@@ -66,6 +68,7 @@ enum SignInScreen {
         let made = try web.sessions.signIn(
             email: checked.email, platform: platformSession, replacing: request.cookies[web.sessionCookieName], now: now
         )
+        try web.signInLimiter.succeeded(keys: limitKeys)
         var context = context
         let lifetime = max(60, Int(made.session.expiresAt - now))
         // Persistent (Max-Age), so the sign-in outlives a browser restart until the platform session ends.

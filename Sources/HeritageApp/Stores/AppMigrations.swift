@@ -19,7 +19,22 @@ enum AppMigrations {
         Migration(version: 2, name: "users, sessions, reports, photos", sql: usersSessionsReportsPhotos),
         Migration(version: 3, name: "expired drafts", sql: expiredDrafts),
         Migration(version: 4, name: "list indexes", sql: listIndexes),
+        Migration(version: 5, name: "sign-in failures, session ages", sql: signInFailuresSessionAges),
     ]
+
+    /// Failed sign-ins per key (client address, e-mail, or both), for the progressive delay of
+    /// `SignInLimiter`; held here so a restart forgets nothing. Web sessions learn what the session
+    /// list of the settings shows (the browser and the client address at sign-in).
+    static let signInFailuresSessionAges = """
+        CREATE TABLE signin_failures (
+            key TEXT PRIMARY KEY NOT NULL,
+            failures INTEGER NOT NULL,
+            last_at REAL NOT NULL
+        ) STRICT;
+        CREATE INDEX signin_failures_time ON signin_failures(last_at);
+        ALTER TABLE web_sessions ADD COLUMN user_agent TEXT;
+        ALTER TABLE web_sessions ADD COLUMN client_address TEXT;
+        """
 
     /// The report list's page query walks `reports_user_time` in its exact order (newest first, then
     /// by id) and reads the state from the index; each row's two photo counts read only

@@ -31,8 +31,8 @@ final class Web: Sendable {
     let photosDirectory: String
     /// Longest a page waits on the platform (a little under the server's handler deadline).
     let platformWait: Double
-    /// Sign-in attempts: at most 10 per 5 minutes per client address and per e-mail.
-    let signInLimiter = RateLimiter(limit: 10, window: 300)
+    /// Failed sign-ins slow the next attempts (per address, per e-mail, per both), counted in the store.
+    let signInLimiter: SignInLimiter
     /// What the upload worker must hear of at once.
     let events: WebEvents
 
@@ -44,6 +44,7 @@ final class Web: Sendable {
         self.platformWait = max(1, min(handlerDeadline - 3, handlerDeadline * 0.9))
         self.stores = stores
         self.sessions = WebSessions(users: stores.users)
+        self.signInLimiter = SignInLimiter(store: stores.signInLimits)
         self.templates = templates
         self.catalog = catalog
         self.platform = platform
