@@ -130,7 +130,10 @@ public final class Application: Sendable {
             secure: configuration.tlsCert != nil || configuration.cookieSecure,
             photosDirectory: configuration.dataDir + "/photos",
             handlerDeadline: Double(configuration.handlerDeadlineSeconds),
-            events: WebEvents(userSignedIn: { worker.userSignedIn(userID: $0) }, reportDeleting: { worker.wake() }))
+            events: WebEvents(userSignedIn: { worker.userSignedIn(userID: $0) }, reportDeleting: { worker.wake() }),
+            sessionLimits: SessionLimits(
+                idleSeconds: Double(configuration.sessionIdleSeconds),
+                maxSeconds: Double(configuration.sessionMaxSeconds)))
         let drafts = Drafts(web: web, options: draftOptions)
         WebRoutes.register(on: &router, web: web, drafts: drafts)
         return (router, drafts)

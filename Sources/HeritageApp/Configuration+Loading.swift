@@ -75,6 +75,12 @@ extension Configuration {
         .int(
             "photo_retention_seconds", \.photoRetentionSeconds, 0...31_536_000,
             "keep photo files this long once the platform has them"),
+        .int(
+            "session_idle_seconds", \.sessionIdleSeconds, 60...31_536_000,
+            "a web session unused for this long ends"),
+        .int(
+            "session_max_seconds", \.sessionMaxSeconds, 60...31_536_000,
+            "a web session ends this long after its sign-in, however active"),
     ]
 
     /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.

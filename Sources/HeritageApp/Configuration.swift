@@ -60,6 +60,10 @@ public struct Configuration: Sendable, Equatable {
     public var retryCapSeconds = 600.0
     public var photoRetentionSeconds = 7 * 86_400
 
+    // Web sessions (issue 9): idle timeout and absolute lifetime
+    public var sessionIdleSeconds = 7 * 86_400
+    public var sessionMaxSeconds = 30 * 86_400
+
     public init() {}
 
     /// `allowed_hosts` split at commas, trimmed; nil when unset.

@@ -66,8 +66,8 @@ enum SignInScreen {
         }
         // Rotation: the session cookie the browser came with (if any) is dropped, a new one is made.
         let made = try web.sessions.signIn(
-            email: checked.email, platform: platformSession, replacing: request.cookies[web.sessionCookieName], now: now
-        )
+            email: checked.email, platform: platformSession, replacing: request.cookies[web.sessionCookieName],
+            userAgent: request.headers["User-Agent"], clientAddress: request.remoteAddress, now: now)
         try web.signInLimiter.succeeded(keys: limitKeys)
         var context = context
         let lifetime = max(60, Int(made.session.expiresAt - now))

@@ -18,6 +18,22 @@ protocol UserStore: Sendable {
     /// The platform ended the user's session: every web session of the user goes, and the platform
     /// session is forgotten. Reports are not touched.
     func endPlatformSession(userID: Int64) throws
+
+    /// The user's unexpired sessions, most recently seen first (the settings' list of devices).
+    func activeSessions(userID: Int64, now: Double) throws -> [SessionSummary]
+
+    /// Deletes every session of the user but the one of `keeping` ("sign out of every other device").
+    /// Returns how many went.
+    func deleteSessions(userID: Int64, except keeping: [UInt8]) throws -> Int
+}
+
+/// One of a user's sessions as the settings list it: never its token, only what the user recognises.
+struct SessionSummary: Sendable, Equatable {
+    var tokenHash: [UInt8]
+    var createdAt: Double
+    var lastSeenAt: Double
+    var userAgent: String?
+    var clientAddress: String?
 }
 
 /// What a sign-in records.
@@ -30,6 +46,9 @@ struct SignInRecord: Sendable {
     var tokenHash: [UInt8]
     var csrfToken: String
     var replacingTokenHash: [UInt8]?
+    /// The browser's User-Agent and the client address at sign-in (shown in the settings' list).
+    var userAgent: String? = nil
+    var clientAddress: String? = nil
 }
 
 /// A live session as the store has it.
@@ -37,6 +56,8 @@ struct StoredSession: Sendable {
     var session: WebSession
     var user: WebUser
     var lastSeenAt: Double
+    /// When the session was made (its absolute lifetime counts from here).
+    var createdAt: Double = 0
 }
 
 /// The users' settings (SET-01..03), kept on the user's row.

@@ -44,7 +44,8 @@ extension Web {
     /// Sign-in required but missing, or a CSRF token missing or wrong: the answer; else nil.
     private func refusal(_ request: Request, _ context: WebContext, access: Access, csrfProtected: Bool) -> Response? {
         if access != .anyone && context.user == nil {
-            return signedOutAnswer(access: access, context: context, notice: nil)
+            // A session that just ended (idle, lifetime) says so; no session at all is a plain sign-in.
+            return signedOutAnswer(access: access, context: context, notice: context.sessionEnded ? "expired" : nil)
         }
         if csrfProtected && !csrfIsValid(request, context) {
             log.security(

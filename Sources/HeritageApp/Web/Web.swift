@@ -38,12 +38,13 @@ final class Web: Sendable {
 
     init(
         stores: Stores, templates: TemplateLibrary, catalog: MessageCatalog, platform: PlatformClient, log: Log,
-        secure: Bool, photosDirectory: String, handlerDeadline: Double = 30, events: WebEvents = WebEvents()
+        secure: Bool, photosDirectory: String, handlerDeadline: Double = 30, events: WebEvents = WebEvents(),
+        sessionLimits: SessionLimits = SessionLimits()
     ) {
         self.events = events
         self.platformWait = max(1, min(handlerDeadline - 3, handlerDeadline * 0.9))
         self.stores = stores
-        self.sessions = WebSessions(users: stores.users)
+        self.sessions = WebSessions(users: stores.users, limits: sessionLimits)
         self.signInLimiter = SignInLimiter(store: stores.signInLimits)
         self.templates = templates
         self.catalog = catalog
@@ -78,12 +79,18 @@ final class Web: Sendable {
         var context = WebContext(
             user: nil, session: nil, csrfToken: "", messages: catalog.messages(for: language), path: request.path,
             wantsJSON: wantsJSON)
-        if let token = request.cookies[sessionCookieName],
-            let found = try sessions.lookup(token: token, now: WallClock.now())
-        {
-            context.user = found.user
-            context.session = found.session
-            context.csrfToken = found.session.csrfToken
+        let lookup = try request.cookies[sessionCookieName].map { try sessions.lookup(token: $0, now: WallClock.now()) }
+        if case .live(let session, let user) = lookup {
+            context.user = user
+            context.session = session
+            context.csrfToken = session.csrfToken
+        } else if case .ended = lookup {
+            // Idle too long or past its lifetime: pages that need a sign-in say so (a fresh anonymous
+            // CSRF token is made below, as for any signed-out visitor).
+            context.sessionEnded = true
+        }
+        if context.session != nil {
+            // Signed in: the session's own CSRF token.
         } else if let anonymous = request.cookies[csrfCookieName], anonymous.utf8.count == 64,
             Hex.decode(anonymous) != nil
         {
