@@ -9,7 +9,8 @@ extension LocalPlatform {
         let caller = try authenticate(request, body: .json, needsSession: false)
         let fields = JSONFields(object: try JSONValue.object(from: request.body))
         try fields.refuseUnknown(allowed: ["email_address", "password"])
-        let email = try fields.requiredString("email_address").lowercased()
+        let typed = try fields.requiredString("email_address")
+        let email = configuration.caseSensitiveEmails ? typed : typed.lowercased()
         let password = try fields.requiredString("password")
         guard email.contains("@"), email.count <= 320 else {
             throw .invalidArgument("field email_address is not an e-mail address")

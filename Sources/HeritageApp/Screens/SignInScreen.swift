@@ -65,9 +65,18 @@ enum SignInScreen {
             return try page(web, context, form: checked, status: statusFor(error))
         }
         // Rotation: the session cookie the browser came with (if any) is dropped, a new one is made.
-        let made = try web.sessions.signIn(
-            email: checked.email, platform: platformSession, replacing: request.cookies[web.sessionCookieName],
-            userAgent: request.headers["User-Agent"], clientAddress: request.remoteAddress, now: now)
+        let made: (token: String, session: WebSession)
+        do {
+            made = try web.sessions.signIn(
+                email: checked.email, platform: platformSession, replacing: request.cookies[web.sessionCookieName],
+                userAgent: request.headers["User-Agent"], clientAddress: request.remoteAddress, now: now)
+        } catch is AccountMismatch {
+            // Identity is the platform's account: another account's drafts and list are never handed over.
+            web.log.security(
+                "signin.accountMismatch", ["client": request.remoteAddress, "email": Log.emailDigest(checked.email)])
+            checked.formError = context.messages["signin.errors.otherAccount"]
+            return try page(web, context, form: checked, status: 409)
+        }
         try web.signInLimiter.succeeded(keys: limitKeys)
         var context = context
         let lifetime = max(60, Int(made.session.expiresAt - now))

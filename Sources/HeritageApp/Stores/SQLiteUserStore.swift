@@ -6,7 +6,14 @@ struct SQLiteUserStore: UserStore {
 
     func signIn(_ record: SignInRecord, now: Double) throws -> Int64 {
         try database.write { db -> Int64 in
-            try db.run(
+            if let accountID = record.accountID,
+                let recorded = try db.scalar("SELECT account_id FROM users WHERE email = ?", .text(record.email))
+                    .string,
+                recorded != accountID
+            {
+                throw AccountMismatch()
+            }
+            _ = try db.run(
                 """
                 INSERT INTO users (email, account_id, fullname, platform_session_id, platform_session_expires_at,
                                    created_at, updated_at)

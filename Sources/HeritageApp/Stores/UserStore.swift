@@ -3,7 +3,9 @@
 protocol UserStore: Sendable {
     /// Upserts the user (by e-mail) with the platform session, deletes the session the browser had
     /// (`record.replacingTokenHash`) and every expired one, and inserts the new session, in one
-    /// transaction. Returns the user's id.
+    /// transaction. Returns the user's id. Identity is the platform's account id: when the e-mail's row
+    /// (e-mails compare without case) holds another `account_id` than the record's, nothing changes and
+    /// `AccountMismatch` is thrown, so one account is never handed another's drafts, photos or list.
     func signIn(_ record: SignInRecord, now: Double) throws -> Int64
 
     /// The unexpired session of that token hash, with its user.
@@ -35,6 +37,9 @@ struct SessionSummary: Sendable, Equatable {
     var userAgent: String?
     var clientAddress: String?
 }
+
+/// A sign-in whose platform account is not the one recorded for that e-mail here (issue 9, item 5).
+struct AccountMismatch: Error, Sendable {}
 
 /// What a sign-in records.
 struct SignInRecord: Sendable {
