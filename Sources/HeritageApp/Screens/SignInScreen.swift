@@ -61,6 +61,11 @@ enum SignInScreen {
             web.log.security(
                 "signin.failure",
                 ["client": request.remoteAddress, "email": Log.emailDigest(checked.email), "reason": reason])
+            if isPasswordRule(error) {
+                // The platform's password rule (a new account): said next to the password field.
+                checked.passwordError = context.messages["signin.errors.passwordTooShort"]
+                return try page(web, context, form: checked, status: 422)
+            }
             checked.formError = web.message(for: error, context: context)
             return try page(web, context, form: checked, status: statusFor(error))
         }
@@ -90,6 +95,13 @@ enum SignInScreen {
                 "user": String(made.session.userID),
             ])
         return web.redirect("/reports", context: context)
+    }
+
+    /// The platform refused the password of a new account as too short (`InvalidArgumentException` on
+    /// the password field).
+    static func isPasswordRule(_ error: any Error) -> Bool {
+        guard case PlatformError.rejected(400, "InvalidArgumentException", let message) = error else { return false }
+        return message.contains("password") && message.contains("at least")
     }
 
     /// The HTTP status of the re-shown page, for scripts and tests; the words are what people read.
