@@ -56,6 +56,12 @@ extension HTTPServer {
             state.parameters = parameters
         }
         guard hasBody, let route = state.route else { return MHD_Result.YES }
+        if let check = route.options.beforeBody, let answer = check(makeRequest(state)) {
+            // Refused on its head (no session, no token, no room): answered before any body is read.
+            state.failure = answer.status
+            _ = queue(answer, for: state, connection: connection)
+            return MHD_Result.YES
+        }
         let limits = configuration.limits
         let maxBody = route.options.maxBodyBytes ?? limits.maxBodyBytes
         if let contentLength, contentLength > maxBody {
@@ -64,7 +70,8 @@ extension HTTPServer {
         let reader = BodyReader(
             connection: connection, contentType: state.headers["Content-Type"],
             limits: .init(
-                maxBodyBytes: maxBody, maxFileBytes: limits.maxFileBytes, maxFiles: limits.maxFiles,
+                maxBodyBytes: maxBody, maxFileBytes: route.options.maxFileBytes ?? limits.maxFileBytes,
+                maxFiles: route.options.maxFiles ?? limits.maxFiles,
                 maxInMemoryBytes: limits.maxInMemoryBodyBytes),
             directory: configuration.temporaryDirectory, spoolRaw: route.options.spoolRawBody)
         state.body = reader

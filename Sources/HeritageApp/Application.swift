@@ -123,7 +123,10 @@ public final class Application: Sendable {
         let worker = parts.worker
         let draftOptions = DraftOptions(
             mapTileURL: configuration.mapTileURL, maxFileBytes: configuration.maxFileBytes,
-            retentionSeconds: configuration.draftRetentionSeconds, onQueued: { worker.wake() })
+            retentionSeconds: configuration.draftRetentionSeconds, onQueued: { worker.wake() },
+            uploadRoom: UploadRoom(
+                temporaryDirectory: configuration.dataDir + "/tmp", temporaryMaxBytes: configuration.uploadTempMaxBytes,
+                dataDirectory: configuration.dataDir, minimumFreeBytes: configuration.uploadMinFreeBytes))
         let web = Web(
             stores: parts.stores, templates: parts.templates, catalog: parts.messages, platform: parts.platform,
             log: log,

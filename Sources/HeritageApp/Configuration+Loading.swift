@@ -81,6 +81,12 @@ extension Configuration {
         .int(
             "session_max_seconds", \.sessionMaxSeconds, 60...31_536_000,
             "a web session ends this long after its sign-in, however active"),
+        .int(
+            "upload_temp_max_bytes", \.uploadTempMaxBytes, 1024...(1 << 50),
+            "most bytes uploads in progress may hold in the data folder's tmp"),
+        .int(
+            "upload_min_free_bytes", \.uploadMinFreeBytes, 0...(1 << 50),
+            "photo uploads are refused while the data folder's disk has less free space"),
     ]
 
     /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.

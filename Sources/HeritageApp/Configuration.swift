@@ -63,6 +63,9 @@ public struct Configuration: Sendable, Equatable {
     // Web sessions (issue 9): idle timeout and absolute lifetime
     public var sessionIdleSeconds = 7 * 86_400
     public var sessionMaxSeconds = 30 * 86_400
+    // Room for uploads (issue 9): the temporary folder's cap, the free disk space kept
+    public var uploadTempMaxBytes = 1 << 30
+    public var uploadMinFreeBytes = 512 << 20
 
     public init() {}
 
