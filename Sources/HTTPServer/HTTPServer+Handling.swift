@@ -9,6 +9,7 @@ extension HTTPServer {
     /// is coming that we refuse (then the connection closes anyway, and answering now spares the client
     /// sending it).
     func begin(_ state: RequestState, connection: OpaquePointer, method: String, isHTTP10: Bool) -> MHD_Result {
+        if slowClients.isEnabled { slowClients.set(connection, .handling) }
         state.method = method
         state.peerAddress = remoteAddress(of: connection)
         state.remoteAddress = state.peerAddress
@@ -76,6 +77,7 @@ extension HTTPServer {
             directory: configuration.temporaryDirectory, spoolRaw: route.options.spoolRawBody)
         state.body = reader
         if let failure = reader.failure { return refuse(state, status: failure, connection: connection, now: true) }
+        if slowClients.isEnabled { slowClients.set(connection, .body(since: monotonicSeconds(), bytes: 0)) }
         return MHD_Result.YES
     }
 
@@ -92,6 +94,7 @@ extension HTTPServer {
     /// the size limit (chunked; a declared length over it was refused up front) is not waited for: the
     /// connection is closed at once, which stops the upload.
     func receive(_ state: RequestState, connection: OpaquePointer, data: UnsafeRawBufferPointer) -> MHD_Result {
+        if slowClients.isEnabled { slowClients.received(connection, data.count) }
         guard let reader = state.body else {
             // Refused before reading (or a body nobody asked for): drop it, bounded like any body.
             state.discardedBytes += data.count
@@ -113,6 +116,7 @@ extension HTTPServer {
 
     /// The body is complete (or we were resumed): answer.
     func finish(_ state: RequestState, connection: OpaquePointer) -> MHD_Result {
+        if slowClients.isEnabled { slowClients.set(connection, .handling) }
         if state.responseQueued { return MHD_Result.YES }
         if state.isSuspended {
             let response = state.takeResponse() ?? router.errorPage(503, state.summary)

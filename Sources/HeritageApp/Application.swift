@@ -222,6 +222,8 @@ extension ServerConfiguration {
         limits.maxConnectionsPerIP = configuration.maxConnectionsPerIP
         limits.idleTimeoutSeconds = configuration.idleTimeoutSeconds
         limits.handlerDeadlineSeconds = Double(configuration.handlerDeadlineSeconds)
+        limits.headerTimeoutSeconds = Double(configuration.headerTimeoutSeconds)
+        limits.minimumBodyBytesPerSecond = configuration.minBodyBytesPerSecond
         self.temporaryDirectory = temporaryDirectory
         tlsCertificatePath = configuration.tlsCert
         tlsKeyPath = configuration.tlsKey

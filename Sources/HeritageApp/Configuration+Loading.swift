@@ -87,6 +87,12 @@ extension Configuration {
         .int(
             "upload_min_free_bytes", \.uploadMinFreeBytes, 0...(1 << 50),
             "photo uploads are refused while the data folder's disk has less free space"),
+        .int(
+            "header_timeout_seconds", \.headerTimeoutSeconds, 0...3600,
+            "a connection whose request line and headers are not in after this is closed (0 = idle timeout only)"),
+        .int(
+            "min_body_bytes_per_second", \.minBodyBytesPerSecond, 0...(1 << 30),
+            "a body arriving slower than this on average (after header_timeout_seconds) is cut off (0 = none)"),
     ]
 
     /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.

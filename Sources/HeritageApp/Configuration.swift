@@ -66,6 +66,9 @@ public struct Configuration: Sendable, Equatable {
     // Room for uploads (issue 9): the temporary folder's cap, the free disk space kept
     public var uploadTempMaxBytes = 1 << 30
     public var uploadMinFreeBytes = 512 << 20
+    // Slow clients (issue 9): the request head's deadline and the slowest body accepted
+    public var headerTimeoutSeconds = 10
+    public var minBodyBytesPerSecond = 1024
 
     public init() {}
 

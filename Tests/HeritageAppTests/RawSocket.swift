@@ -6,7 +6,7 @@ import Foundation
 
 /// One TCP connection to a test server spoken to byte by byte, optionally from another loopback
 /// address (127.0.0.2 …): for requests whose body is never sent, and for slow clients.
-final class RawSocket {
+final class RawSocket: @unchecked Sendable {
     let fd: Int32
     private var buffer: [UInt8] = []
 
@@ -91,6 +91,21 @@ final class RawSocket {
             if count > 0 {
                 buffer.append(contentsOf: chunk[0..<count])
                 return false
+            }
+            if errno == EINTR { continue }
+            return errno == ECONNRESET || errno == EPIPE
+        }
+    }
+
+    /// The same without waiting: true when the end of the stream (or a reset) is already there.
+    func isClosedNow() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count == 0 { return true }
+            if count > 0 {
+                buffer.append(contentsOf: chunk[0..<count])
+                continue
             }
             if errno == EINTR { continue }
             return errno == ECONNRESET || errno == EPIPE
