@@ -126,7 +126,8 @@ public final class Application: Sendable {
             retentionSeconds: configuration.draftRetentionSeconds, onQueued: { worker.wake() },
             uploadRoom: UploadRoom(
                 temporaryDirectory: configuration.dataDir + "/tmp", temporaryMaxBytes: configuration.uploadTempMaxBytes,
-                dataDirectory: configuration.dataDir, minimumFreeBytes: configuration.uploadMinFreeBytes))
+                dataDirectory: configuration.dataDir, minimumFreeBytes: configuration.uploadMinFreeBytes),
+            photosPerDay: configuration.photosPerDay, undeliveredBytesPerUser: configuration.photoBytesPerUser)
         let web = Web(
             stores: parts.stores, templates: parts.templates, catalog: parts.messages, platform: parts.platform,
             log: log,

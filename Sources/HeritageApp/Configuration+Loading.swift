@@ -93,6 +93,10 @@ extension Configuration {
         .int(
             "min_body_bytes_per_second", \.minBodyBytesPerSecond, 0...(1 << 30),
             "a body arriving slower than this on average (after header_timeout_seconds) is cut off (0 = none)"),
+        .int("photos_per_day", \.photosPerDay, 0...1_000_000, "photos one user may add in 24 hours (0 = no limit)"),
+        .int(
+            "photo_bytes_per_user", \.photoBytesPerUser, 0...(1 << 50),
+            "bytes of one user's photos not yet on the platform (0 = no limit)"),
     ]
 
     /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.

@@ -69,6 +69,9 @@ public struct Configuration: Sendable, Equatable {
     // Slow clients (issue 9): the request head's deadline and the slowest body accepted
     public var headerTimeoutSeconds = 10
     public var minBodyBytesPerSecond = 1024
+    // Per-user photo quotas (issue 9)
+    public var photosPerDay = 500
+    public var photoBytesPerUser = 2 << 30
 
     public init() {}
 

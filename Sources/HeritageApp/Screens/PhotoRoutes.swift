@@ -52,11 +52,32 @@ enum PhotoRoutes {
         if let length, length > maxBody {
             return web.jsonError("too_large", context.messages["photos.errors.tooLarge"], status: 413, context: context)
         }
+        if let user = context.user,
+            let refusal = quotaRefusal(userID: user.id, incoming: length ?? 0, web: web, drafts: drafts)
+        {
+            web.log.security(
+                "quota.reached", ["client": request.remoteAddress, "user": String(user.id), "quota": refusal])
+            return web.jsonError(
+                "quota", context.messages["photos.errors.quota.\(refusal)"], status: 429, context: context)
+        }
         if let room = drafts.options.uploadRoom, let refusal = room.refusal(incoming: length ?? maxBody) {
             web.log.warning(
                 "photo upload refused: \(refusal == .diskNearlyFull ? "free disk space under the floor" : "temporary folder at its cap")"
             )
             return web.jsonError("no_room", context.messages["photos.errors.noRoom"], status: 507, context: context)
+        }
+        return nil
+    }
+
+    /// Which per-user quota an upload of `incoming` bytes would pass ("perDay", "bytes"); nil: none.
+    static func quotaRefusal(userID: Int64, incoming: Int, web: Web, drafts: Drafts) -> String? {
+        let options = drafts.options
+        guard options.photosPerDay > 0 || options.undeliveredBytesPerUser > 0,
+            let usage = try? web.stores.photoQuota.photoUsage(userID: userID, since: WallClock.now() - 86_400)
+        else { return nil }
+        if options.photosPerDay > 0 && usage.addedSince >= options.photosPerDay { return "perDay" }
+        if options.undeliveredBytesPerUser > 0 && usage.undeliveredBytes + incoming > options.undeliveredBytesPerUser {
+            return "bytes"
         }
         return nil
     }

@@ -18,6 +18,8 @@ struct Stores: Sendable {
     var instance: any InstanceStore
     /// Failed sign-ins, for the progressive delay (issue 9).
     var signInLimits: any SignInLimitStore
+    /// Photos per user per day and bytes kept, for the quotas (issue 9).
+    var photoQuota: any PhotoQuotaStore
     /// Closes the backend; later calls throw `StoreError`.
     var close: @Sendable () -> Void
 }
@@ -34,7 +36,8 @@ extension Stores {
             users: SQLiteUserStore(database: database), settings: SQLiteSettingsStore(database: database),
             drafts: SQLiteDraftStore(database: database), reports: reports, outbox: reports,
             instance: SQLiteInstanceStore(database: database),
-            signInLimits: SQLiteSignInLimitStore(database: database), close: { database.close() })
+            signInLimits: SQLiteSignInLimitStore(database: database),
+            photoQuota: SQLitePhotoQuotaStore(database: database), close: { database.close() })
     }
 }
 
