@@ -29,8 +29,10 @@ import Testing
         for _ in 0..<40 { answers.append(try await signIn(server, victim, "a guess", from: "203.0.113.66")) }
         let wrong = answers.filter { $0.status == 401 }.count
         let slowed = answers.filter { $0.status == 429 }
-        #expect(wrong == 5, "\(answers.map(\.status))")
-        #expect(slowed.count == 35)
+        // Five free failures, then a 15-second delay that doubles: on a very slow machine one more
+        // guess may fall after a delay's end, never many.
+        #expect((5...7).contains(wrong), "\(answers.map(\.status))")
+        #expect(slowed.count == 40 - wrong)
         #expect(slowed.allSatisfy { Int($0.headers["retry-after"] ?? "") ?? 0 >= 1 })
         #expect(slowed.first?.body.contains("Too many sign-in attempts.") == true)
         // The right password from the guessing address waits too: no way round the delay.
