@@ -62,6 +62,18 @@ static inline struct MHD_OptionItem har_mhd_option_logger(MHD_LogCallback callba
     return item;
 }
 
+static inline struct MHD_OptionItem har_mhd_option_notify_connection(MHD_NotifyConnectionCallback callback,
+                                                                     void *cls) {
+    struct MHD_OptionItem item = { MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)callback, cls };
+    return item;
+}
+
+/// The socket of a connection, or -1.
+static inline int har_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}
+
 static inline struct MHD_OptionItem har_mhd_option_end(void) {
     struct MHD_OptionItem item = { MHD_OPTION_END, 0, NULL };
     return item;

@@ -61,6 +61,9 @@ func harRequestCompleted(
     conCls.pointee = nil
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     let state = Unmanaged<RequestState>.fromOpaque(raw).takeRetainedValue()
+    if server.slowClients.isEnabled, let connection {
+        server.slowClients.set(connection, .nextHeaders(since: monotonicSeconds()))
+    }
     server.requestCompleted(state)
 }
 

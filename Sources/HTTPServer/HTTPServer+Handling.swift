@@ -9,6 +9,7 @@ extension HTTPServer {
     /// is coming that we refuse (then the connection closes anyway, and answering now spares the client
     /// sending it).
     func begin(_ state: RequestState, connection: OpaquePointer, method: String, isHTTP10: Bool) -> MHD_Result {
+        if slowClients.isEnabled { slowClients.set(connection, .handling) }
         state.method = method
         state.peerAddress = remoteAddress(of: connection)
         state.remoteAddress = state.peerAddress
@@ -56,6 +57,12 @@ extension HTTPServer {
             state.parameters = parameters
         }
         guard hasBody, let route = state.route else { return MHD_Result.YES }
+        if let check = route.options.beforeBody, let answer = check(makeRequest(state)) {
+            // Refused on its head (no session, no token, no room): answered before any body is read.
+            state.failure = answer.status
+            _ = queue(answer, for: state, connection: connection)
+            return MHD_Result.YES
+        }
         let limits = configuration.limits
         let maxBody = route.options.maxBodyBytes ?? limits.maxBodyBytes
         if let contentLength, contentLength > maxBody {
@@ -64,11 +71,13 @@ extension HTTPServer {
         let reader = BodyReader(
             connection: connection, contentType: state.headers["Content-Type"],
             limits: .init(
-                maxBodyBytes: maxBody, maxFileBytes: limits.maxFileBytes, maxFiles: limits.maxFiles,
+                maxBodyBytes: maxBody, maxFileBytes: route.options.maxFileBytes ?? limits.maxFileBytes,
+                maxFiles: route.options.maxFiles ?? limits.maxFiles,
                 maxInMemoryBytes: limits.maxInMemoryBodyBytes),
             directory: configuration.temporaryDirectory, spoolRaw: route.options.spoolRawBody)
         state.body = reader
         if let failure = reader.failure { return refuse(state, status: failure, connection: connection, now: true) }
+        if slowClients.isEnabled { slowClients.set(connection, .body(since: monotonicSeconds(), bytes: 0)) }
         return MHD_Result.YES
     }
 
@@ -85,6 +94,7 @@ extension HTTPServer {
     /// the size limit (chunked; a declared length over it was refused up front) is not waited for: the
     /// connection is closed at once, which stops the upload.
     func receive(_ state: RequestState, connection: OpaquePointer, data: UnsafeRawBufferPointer) -> MHD_Result {
+        if slowClients.isEnabled { slowClients.received(connection, data.count) }
         guard let reader = state.body else {
             // Refused before reading (or a body nobody asked for): drop it, bounded like any body.
             state.discardedBytes += data.count
@@ -106,6 +116,7 @@ extension HTTPServer {
 
     /// The body is complete (or we were resumed): answer.
     func finish(_ state: RequestState, connection: OpaquePointer) -> MHD_Result {
+        if slowClients.isEnabled { slowClients.set(connection, .handling) }
         if state.responseQueued { return MHD_Result.YES }
         if state.isSuspended {
             let response = state.takeResponse() ?? router.errorPage(503, state.summary)

@@ -18,6 +18,8 @@ public final class HTTPServer: @unchecked Sendable {
     let securityHeaders: [(name: String, value: String)]
     /// This server among others in the process, for responses kept per server.
     let instance = serverInstanceCounter.add(1, ordering: .relaxed).newValue
+    /// The header deadline and minimum body rate (issue 9, item 2).
+    let slowClients: SlowClients
 
     private struct State {
         var daemon: DaemonHandle?
@@ -58,6 +60,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.refusals = refusals
         self.router = router
         self.accessLog = accessLog
+        slowClients = SlowClients(limits: configuration.limits)
         securityHeaders = configuration.securityHeaders.fields.filter { Decoding.isSafeHeaderValue($0.value) }
         self.errorLog =
             errorLog ?? { message in
@@ -68,6 +71,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// The bound port (resolves port 0 after `start`).
     public var port: Int { state.withLock { $0.port } }
+
+    /// Connections shut for missing the header deadline or the minimum body rate.
+    public var slowClientsCut: Int { slowClients.cutCount.load(ordering: .relaxed) }
 
     /// False from the moment `stop` closes the listening socket.
     public var isAcceptingConnections: Bool { state.withLock { $0.daemon != nil && !$0.listenerClosed } }
@@ -118,6 +124,9 @@ public final class HTTPServer: @unchecked Sendable {
             har_mhd_option_uri_log(harURILog, me.toOpaque()),
             har_mhd_option_completed(harRequestCompleted, me.toOpaque()),
         ]
+        if slowClients.isEnabled {
+            options.append(har_mhd_option_notify_connection(harConnectionNotified, me.toOpaque()))
+        }
         if limits.maxConnectionsPerIP > 0 {
             options.append(har_mhd_option_value(MHD_OPTION.PER_IP_CONNECTION_LIMIT, limits.maxConnectionsPerIP))
         }
@@ -148,6 +157,7 @@ public final class HTTPServer: @unchecked Sendable {
                 address: address, reason: reason.isEmpty ? "microhttpd refused to start" : reason)
         }
         started = true
+        slowClients.start()
         let boundPort = Int(har_mhd_bound_port(daemon))
         let handle = DaemonHandle(pointer: daemon)
         let memory = DaemonMemory(pointers: resources)
@@ -185,6 +195,7 @@ public final class HTTPServer: @unchecked Sendable {
         finishWith503(state.withLock { Array($0.suspended.values) })
         waitForRequests(until: monotonicSeconds() + 1)
 
+        slowClients.stop()
         MHD_stop_daemon(daemon)
         let resources = state.withLock { state -> DaemonMemory in
             state.daemon = nil

@@ -15,9 +15,24 @@ public struct RouteOptions: Sendable {
     /// on the network (static files, pages read from SQLite). They must not actually suspend.
     public var runsInline: Bool
 
-    public init(maxBodyBytes: Int? = nil, spoolRawBody: Bool = false, runsInline: Bool = false) {
+    /// Most file parts in a multipart body, and the largest one; nil = the server's configured limits.
+    public var maxFiles: Int?
+    public var maxFileBytes: Int?
+    /// Looks at a request that has a body when only its head is in (method, path, headers, cookies,
+    /// addresses; no body, form or files): an answer returned here goes out at once and not a byte of
+    /// the body is read (an upload refused for its session, token or size). Runs on a poll thread:
+    /// brief work only (one indexed read).
+    public var beforeBody: (@Sendable (Request) -> Response?)?
+
+    public init(
+        maxBodyBytes: Int? = nil, spoolRawBody: Bool = false, runsInline: Bool = false, maxFiles: Int? = nil,
+        maxFileBytes: Int? = nil, beforeBody: (@Sendable (Request) -> Response?)? = nil
+    ) {
         self.maxBodyBytes = maxBodyBytes
         self.spoolRawBody = spoolRawBody
         self.runsInline = runsInline
+        self.maxFiles = maxFiles
+        self.maxFileBytes = maxFileBytes
+        self.beforeBody = beforeBody
     }
 }

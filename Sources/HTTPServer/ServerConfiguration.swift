@@ -18,12 +18,22 @@ public struct ServerLimits: Sendable {
     public var handlerDeadlineSeconds: Double
     /// Largest body kept in memory: non-form bodies (JSON) and the text fields of a form.
     public var maxInMemoryBodyBytes: Int
+    /// The request line and headers must be in within this many seconds of the connection opening
+    /// (of the previous request's end plus the idle timeout, on a kept-alive connection); 0 = no
+    /// deadline but the idle timeout.
+    public var headerTimeoutSeconds: Double
+    /// A body must arrive at this average rate or better once it has had `headerTimeoutSeconds` (10 s
+    /// without one); 0 = no minimum.
+    public var minimumBodyBytesPerSecond: Int
 
     public init(
         maxBodyBytes: Int = 64 << 20, maxFileBytes: Int = 32 << 20, maxFiles: Int = 20,
         maxConnections: Int = 1000, maxConnectionsPerIP: Int = 64, idleTimeoutSeconds: Int = 30,
-        handlerDeadlineSeconds: Double = 30, maxInMemoryBodyBytes: Int = 1 << 20
+        handlerDeadlineSeconds: Double = 30, maxInMemoryBodyBytes: Int = 1 << 20, headerTimeoutSeconds: Double = 0,
+        minimumBodyBytesPerSecond: Int = 0
     ) {
+        self.headerTimeoutSeconds = headerTimeoutSeconds
+        self.minimumBodyBytesPerSecond = minimumBodyBytesPerSecond
         self.maxBodyBytes = maxBodyBytes
         self.maxFileBytes = maxFileBytes
         self.maxFiles = maxFiles

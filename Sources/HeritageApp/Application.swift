@@ -124,7 +124,11 @@ public final class Application: Sendable {
         let worker = parts.worker
         let draftOptions = DraftOptions(
             mapTileURL: configuration.mapTileURL, maxFileBytes: configuration.maxFileBytes,
-            retentionSeconds: configuration.draftRetentionSeconds, onQueued: { worker.wake() })
+            retentionSeconds: configuration.draftRetentionSeconds, onQueued: { worker.wake() },
+            uploadRoom: UploadRoom(
+                temporaryDirectory: configuration.dataDir + "/tmp", temporaryMaxBytes: configuration.uploadTempMaxBytes,
+                dataDirectory: configuration.dataDir, minimumFreeBytes: configuration.uploadMinFreeBytes),
+            photosPerDay: configuration.photosPerDay, undeliveredBytesPerUser: configuration.photoBytesPerUser)
         let web = Web(
             stores: parts.stores, templates: parts.templates, catalog: parts.messages, platform: parts.platform,
             log: log,
@@ -132,7 +136,10 @@ public final class Application: Sendable {
             photosDirectory: configuration.dataDir + "/photos",
             handlerDeadline: Double(configuration.handlerDeadlineSeconds),
             events: WebEvents(userSignedIn: { worker.userSignedIn(userID: $0) }, reportDeleting: { worker.wake() }),
-            assetVersion: assetVersion)
+            assetVersion: assetVersion,
+            sessionLimits: SessionLimits(
+                idleSeconds: Double(configuration.sessionIdleSeconds),
+                maxSeconds: Double(configuration.sessionMaxSeconds)))
         let drafts = Drafts(web: web, options: draftOptions)
         WebRoutes.register(on: &router, web: web, drafts: drafts)
         return (router, drafts)
@@ -218,6 +225,8 @@ extension ServerConfiguration {
         limits.maxConnectionsPerIP = configuration.maxConnectionsPerIP
         limits.idleTimeoutSeconds = configuration.idleTimeoutSeconds
         limits.handlerDeadlineSeconds = Double(configuration.handlerDeadlineSeconds)
+        limits.headerTimeoutSeconds = Double(configuration.headerTimeoutSeconds)
+        limits.minimumBodyBytesPerSecond = configuration.minBodyBytesPerSecond
         self.temporaryDirectory = temporaryDirectory
         tlsCertificatePath = configuration.tlsCert
         tlsKeyPath = configuration.tlsKey

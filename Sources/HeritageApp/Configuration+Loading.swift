@@ -76,6 +76,28 @@ extension Configuration {
         .int(
             "photo_retention_seconds", \.photoRetentionSeconds, 0...31_536_000,
             "keep photo files this long once the platform has them"),
+        .int(
+            "session_idle_seconds", \.sessionIdleSeconds, 60...31_536_000,
+            "a web session unused for this long ends"),
+        .int(
+            "session_max_seconds", \.sessionMaxSeconds, 60...31_536_000,
+            "a web session ends this long after its sign-in, however active"),
+        .int(
+            "upload_temp_max_bytes", \.uploadTempMaxBytes, 1024...(1 << 50),
+            "most bytes uploads in progress may hold in the data folder's tmp"),
+        .int(
+            "upload_min_free_bytes", \.uploadMinFreeBytes, 0...(1 << 50),
+            "photo uploads are refused while the data folder's disk has less free space"),
+        .int(
+            "header_timeout_seconds", \.headerTimeoutSeconds, 0...3600,
+            "a connection whose request line and headers are not in after this is closed (0 = idle timeout only)"),
+        .int(
+            "min_body_bytes_per_second", \.minBodyBytesPerSecond, 0...(1 << 30),
+            "a body arriving slower than this on average (after header_timeout_seconds) is cut off (0 = none)"),
+        .int("photos_per_day", \.photosPerDay, 0...1_000_000, "photos one user may add in 24 hours (0 = no limit)"),
+        .int(
+            "photo_bytes_per_user", \.photoBytesPerUser, 0...(1 << 50),
+            "bytes of one user's photos not yet on the platform (0 = no limit)"),
     ]
 
     /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.

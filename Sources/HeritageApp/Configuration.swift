@@ -62,6 +62,19 @@ public struct Configuration: Sendable, Equatable {
     public var retryCapSeconds = 600.0
     public var photoRetentionSeconds = 7 * 86_400
 
+    // Web sessions (issue 9): idle timeout and absolute lifetime
+    public var sessionIdleSeconds = 7 * 86_400
+    public var sessionMaxSeconds = 30 * 86_400
+    // Room for uploads (issue 9): the temporary folder's cap, the free disk space kept
+    public var uploadTempMaxBytes = 1 << 30
+    public var uploadMinFreeBytes = 512 << 20
+    // Slow clients (issue 9): the request head's deadline and the slowest body accepted
+    public var headerTimeoutSeconds = 10
+    public var minBodyBytesPerSecond = 1024
+    // Per-user photo quotas (issue 9)
+    public var photosPerDay = 500
+    public var photoBytesPerUser = 2 << 30
+
     public init() {}
 
     /// `allowed_hosts` split at commas, trimmed; nil when unset.

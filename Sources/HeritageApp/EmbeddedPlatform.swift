@@ -30,7 +30,7 @@ final class EmbeddedPlatform: Sendable {
         ]
         if let faults = configuration.platformFaults { environment["HAR_PLATFORM_FAULTS"] = faults }
         if let database = configuration.platformDB { environment["HAR_PLATFORM_DB"] = database }
-        for name in ["PATH", "LANG", "TMPDIR"] {
+        for name in ["PATH", "LANG", "TMPDIR", "HAR_INTERNAL_TEST_CASE_SENSITIVE_EMAILS"] {
             if let value = ProcessInfo.processInfo.environment[name] { environment[name] = value }
         }
         child = try ChildProcess(

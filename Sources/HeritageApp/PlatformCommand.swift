@@ -31,10 +31,11 @@ enum PlatformCommand {
                 }
                 log.info("fault injection on: \(text)")
             }
-            let platformConfiguration = LocalPlatformConfiguration(
+            var platformConfiguration = LocalPlatformConfiguration(
                 apps: apps, sessionTTL: Double(configuration.platformSessionTTL),
                 photoLimitBytes: configuration.platformPhotoLimitBytes, dataDirectory: configuration.dataDir,
                 faults: faults)
+            platformConfiguration.caseSensitiveEmails = getenv("HAR_INTERNAL_TEST_CASE_SENSITIVE_EMAILS") != nil
             server = try LocalPlatformServer(
                 configuration: platformConfiguration,
                 databasePath: configuration.platformDB ?? configuration.dataDir + "/platform.sqlite",

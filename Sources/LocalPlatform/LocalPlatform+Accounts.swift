@@ -4,12 +4,16 @@ import HTTPServer
 import PlatformClient
 
 extension LocalPlatform {
+    /// Shortest password a new account may have (characters).
+    public static let minimumPasswordLength = 8
+
     /// `POST account/session`: signs in, or signs up an e-mail never seen before.
     func signIn(_ request: Request) throws(Refusal) -> Response {
         let caller = try authenticate(request, body: .json, needsSession: false)
         let fields = JSONFields(object: try JSONValue.object(from: request.body))
         try fields.refuseUnknown(allowed: ["email_address", "password"])
-        let email = try fields.requiredString("email_address").lowercased()
+        let typed = try fields.requiredString("email_address")
+        let email = configuration.caseSensitiveEmails ? typed : typed.lowercased()
         let password = try fields.requiredString("password")
         guard email.contains("@"), email.count <= 320 else {
             throw .invalidArgument("field email_address is not an e-mail address")
@@ -38,6 +42,9 @@ extension LocalPlatform {
             guard Crypto.constantTimeEqual(hash, account.passwordHash) else { throw .wrongPassword }
             return account
         }
+        // Sign-up: a new account's password has at least 8 characters (ASVS 2.1.1), refused with the
+        // contract's error shape before anything is stored.
+        guard password.count >= Self.minimumPasswordLength else { throw .passwordTooShort }
         // The slow hash is computed outside the lock; a concurrent sign-up of the same e-mail is settled
         // inside it (the first wins, the second is checked against it).
         let salt = Crypto.randomBytes(16)

@@ -27,6 +27,8 @@ public struct Refusal: Error, Sendable, Equatable {
         Refusal(400, "MissingHeaderException", "missing required header \(name)")
     }
     static func invalidArgument(_ message: String) -> Refusal { Refusal(400, "InvalidArgumentException", message) }
+    static let passwordTooShort = Refusal(
+        400, "InvalidArgumentException", "field password must have at least 8 characters for a new account")
     static let unknownKey = Refusal(401, "UndefinedObjectException", "unknown consumer key")
     static let badSignature = Refusal(401, "InvalidSignatureException", "the signature does not match")
     static let wrongPassword = Refusal(401, "AuthenticationFailureException", "wrong e-mail address or password")

@@ -39,19 +39,5 @@ import Testing
         }
         await server.stop()
     }
-
-    @Test func signInLimitsCountPerClientBehindTheProxy() async throws {
-        let server = try RunningServer(environment: ["HAR_TRUSTED_PROXIES": "127.0.0.1"])
-        func signIn(from client: String) async throws -> Int {
-            let browser = try WebClient(server)
-            let fields = [("_csrf", try await browser.csrf()), ("email", uniqueEmail()), ("password", "long enough")]
-            return try await browser.post("/signin", fields, ["-H", "X-Forwarded-For: \(client)"]).status
-        }
-        // Today's limit: 10 attempts per 5 minutes per client address.
-        for _ in 0..<10 { #expect(try await signIn(from: "203.0.113.1") == 303) }
-        #expect(try await signIn(from: "203.0.113.1") == 429)
-        // Another client behind the same proxy has a bucket of its own.
-        #expect(try await signIn(from: "203.0.113.2") == 303)
-        await server.stop()
-    }
+    // Sign-in limits per client behind the proxy: SignInLimitTests.
 }

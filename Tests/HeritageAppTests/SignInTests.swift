@@ -22,7 +22,7 @@ import Testing
         let server = try RunningServer()
         let client = try WebClient(server)
         let email = uniqueEmail()
-        let first = try await client.signIn(email, "first")
+        let first = try await client.signIn(email, "first password")
         #expect(first.status == 303)
         #expect(first.headers["location"] == "/reports")
         let setCookie = first.headers["set-cookie"] ?? ""
@@ -43,11 +43,28 @@ import Testing
         #expect(list.body.contains("report-list"))
 
         let other = try WebClient(server)
-        let wrong = try await other.signIn(email, "second")
+        let wrong = try await other.signIn(email, "second password")
         #expect(wrong.status == 401)
         #expect(wrong.body.contains("Wrong password for this e-mail address."))
         #expect(!wrong.body.contains("AuthenticationFailureException"))
         #expect(other.cookie("har_session") == nil)
+    }
+
+    /// Issue 9, item 7: the platform refuses a new account's password under 8 characters; the page says
+    /// the rule beforehand and next to the field when the platform answers with it.
+    @Test func aNewAccountNeedsEightCharacters() async throws {
+        let server = try RunningServer()
+        let client = try WebClient(server)
+        let page = try await client.get("/signin")
+        #expect(page.body.contains("its password needs at least 8 characters"))
+        let email = uniqueEmail()
+        let short = try await client.signIn(email, "7 chars")
+        #expect(short.status == 422)
+        #expect(short.body.contains("A new account needs a password of at least 8 characters."))
+        #expect(!short.body.contains("InvalidArgumentException"))
+        #expect(!short.body.contains("7 chars"))
+        #expect(try sqlite(server.dataDir, "SELECT COUNT(*) FROM users") == "0")
+        #expect(try await client.signIn(email, "8 chars!").status == 303)
     }
 
     @Test func signInRotatesTheCookieAndSignOutEndsIt() async throws {
@@ -65,7 +82,7 @@ import Testing
             "/signin",
             [
                 ("_csrf", try await client.csrf(from: "/settings")), ("email", uniqueEmail()),
-                ("password", "pw"),
+                ("password", "long enough"),
             ])
         #expect(again.status == 303)
         let second = client.cookie("har_session")
@@ -103,18 +120,17 @@ import Testing
         let server = try RunningServer()
         let client = try WebClient(server)
         let email = uniqueEmail()
-        _ = try await client.signIn(email, "right")
+        _ = try await client.signIn(email, "the right one")
         let stranger = try WebClient(server)
         var statuses: [Int] = []
         for _ in 0..<10 { statuses.append(try await stranger.signIn(email, "guess").status) }
-        #expect(statuses.prefix(9).allSatisfy { $0 == 401 })
-        #expect(statuses.last == 429)
-        let limited = try await stranger.signIn(email, "right")
+        // Five free failures for one e-mail from one address, then a delay (SignInLimitTests has more).
+        #expect(statuses.prefix(5).allSatisfy { $0 == 401 })
+        #expect(statuses.dropFirst(5).allSatisfy { $0 == 429 })
+        let limited = try await stranger.signIn(email, "the right one")
         #expect(limited.status == 429)
         #expect(limited.body.contains("Too many sign-in attempts. Please wait a few minutes and try again."))
-        #expect(limited.headers["retry-after"] == "300")
-        // The address is at its limit too (11 attempts from 127.0.0.1), whatever the e-mail.
-        #expect(try await stranger.signIn(uniqueEmail(), "x").status == 429)
+        #expect((1...15).contains(Int(limited.headers["retry-after"] ?? "") ?? 0))
     }
 
     @Test func hostileInputGetsClearMessages() async throws {
@@ -196,7 +212,7 @@ import Testing
             base + "/signin",
             [
                 "-k", "-b", jar, "-c", jar, "--data-urlencode", "_csrf=\(token)",
-                "--data-urlencode", "email=\(uniqueEmail())", "--data-urlencode", "password=pw",
+                "--data-urlencode", "email=\(uniqueEmail())", "--data-urlencode", "password=long enough",
             ])
         #expect(signedIn.status == 303)
         let cookie = signedIn.headers["set-cookie"] ?? ""

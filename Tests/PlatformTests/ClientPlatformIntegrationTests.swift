@@ -65,8 +65,8 @@ import Testing
 
     @Test func errorsAsTheClientSeesThem() async throws {
         let p = try Running(photoLimit: 10_000)
-        let alice = try await p.client.signIn(email: "alice@example.org", password: "pw-a")
-        let bob = try await p.client.signIn(email: "bob@example.org", password: "pw-b")
+        let alice = try await p.client.signIn(email: "alice@example.org", password: "pw-alice-1")
+        let bob = try await p.client.signIn(email: "bob@example.org", password: "pw-bob-12")
         await #expect(throws: PlatformError.authenticationFailed(message: "wrong e-mail address or password")) {
             _ = try await p.client.signIn(email: "alice@example.org", password: "nope")
         }
@@ -109,7 +109,7 @@ import Testing
                 status: 401, error: "InvalidSignatureException",
                 message: "the signature does not match")
         ) {
-            _ = try await wrongSecret.signIn(email: "alice@example.org", password: "pw-a")
+            _ = try await wrongSecret.signIn(email: "alice@example.org", password: "pw-alice-1")
         }
     }
 
@@ -118,7 +118,7 @@ import Testing
         faults.fail5xx = 1
         let p = try Running(faults: faults)
         do {
-            _ = try await p.client.signIn(email: "a@example.org", password: "pw")
+            _ = try await p.client.signIn(email: "a@example.org", password: "long enough")
             Issue.record("expected a failure")
         } catch let error as PlatformError {
             #expect(error.shouldRetryLater)
@@ -130,7 +130,7 @@ import Testing
         faults.fail429 = 1
         let p = try Running(faults: faults)
         do {
-            _ = try await p.client.signIn(email: "a@example.org", password: "pw")
+            _ = try await p.client.signIn(email: "a@example.org", password: "long enough")
             Issue.record("expected a failure")
         } catch let error as PlatformError {
             guard case .retryLater = error else {
@@ -147,7 +147,7 @@ import Testing
         faults.latencyMilliseconds = 3000
         let p = try Running(faults: faults, totalTimeout: 1)
         do {
-            _ = try await p.client.signIn(email: "a@example.org", password: "pw")
+            _ = try await p.client.signIn(email: "a@example.org", password: "long enough")
             Issue.record("expected a failure")
         } catch let error as PlatformError {
             #expect(error.shouldRetryLater, "\(error)")
@@ -158,7 +158,7 @@ import Testing
         var faults = FaultConfiguration()
         faults.photoLimitBytes = 1000
         let p = try Running(faults: faults)
-        let session = try await p.client.signIn(email: "small@example.org", password: "pw")
+        let session = try await p.client.signIn(email: "small@example.org", password: "long enough")
         let id = try await p.client.createReport(Self.report, idempotencyKey: UUID().uuidString, session: session)
             .reportID
         await #expect(throws: PlatformError.self) {
@@ -183,7 +183,7 @@ import Testing
         faults.drop = 1
         let p = try Running(faults: faults, totalTimeout: 5)
         do {
-            _ = try await p.client.signIn(email: "a@example.org", password: "pw")
+            _ = try await p.client.signIn(email: "a@example.org", password: "long enough")
             Issue.record("expected a failure")
         } catch let error as PlatformError {
             #expect(error.mayHaveBeenProcessed && error.shouldRetryLater, "\(error)")
@@ -192,7 +192,7 @@ import Testing
 
     @Test func photoOf25MBKeepsItsHash() async throws {
         let p = try Running()
-        let session = try await p.client.signIn(email: "big@example.org", password: "pw")
+        let session = try await p.client.signIn(email: "big@example.org", password: "long enough")
         let id = try await p.client.createReport(Self.report, idempotencyKey: UUID().uuidString, session: session)
             .reportID
         let bytes = [UInt8].jpeg(size: 25 << 20)

@@ -164,7 +164,7 @@ def test_LST_05_a_slow_platform_never_holds_the_page(driver):
         email = unique_email()
         driver.get(slow.url + "/signin")
         driver.find_element(By.ID, "email").send_keys(email)
-        driver.find_element(By.ID, "password").send_keys("pw")
+        driver.find_element(By.ID, "password").send_keys("long enough")
         driver.find_element(By.ID, "connect").click()
         wait_for(driver, lambda d: d.current_url.endswith("/reports"), timeout=20)
         seed_report(slow, email, "Local Only Bridge")

@@ -13,6 +13,11 @@ struct DraftOptions: Sendable {
     /// Called after a report is queued: the upload worker's `wake()` (issue 5), so it starts at once
     /// instead of at its next poll.
     var onQueued: @Sendable () -> Void = {}
+    /// The temporary folder's cap and the free-space floor for uploads; nil: not checked.
+    var uploadRoom: UploadRoom?
+    /// Per-user quotas: photos added in 24 hours, and bytes of photos not yet delivered; 0 = none.
+    var photosPerDay = 0
+    var undeliveredBytesPerUser = 0
 }
 
 /// The drafts' store, files and options, shared by the creation, submission and photo routes.

@@ -9,8 +9,12 @@ import PlatformClient
 /// recognised, with nosniff and a CSP that allows nothing.
 enum PhotoRoutes {
     static func register(on router: inout Router, web: Web, drafts: Drafts) {
-        // The body limit of this route is one photo plus its few text fields.
-        let upload = RouteOptions(maxBodyBytes: drafts.options.maxFileBytes + 64 * 1024)
+        // The body limit of this route is one photo plus its few text fields; the session, the CSRF
+        // header, the size and the room for it are checked on the head, before a byte of body is read.
+        let maxBody = drafts.options.maxFileBytes + 64 * 1024
+        let upload = RouteOptions(
+            maxBodyBytes: maxBody, maxFiles: 1, maxFileBytes: drafts.options.maxFileBytes,
+            beforeBody: { request in uploadGate(request, web: web, drafts: drafts, maxBody: maxBody) })
         // Decoding and fsync block: two uploads at a time on threads of their own, the rest wait their turn.
         let work = BlockingWork(label: "har.photo-uploads", limit: 2)
         router.webAsync("POST", "/api/drafts/:id/photos", web, access: .api, options: upload) { request, context in
@@ -29,6 +33,53 @@ enum PhotoRoutes {
         router.web("GET", "/photos/:photo", web, access: .page) { request, context in
             try serve(request, context, web: web, drafts: drafts, thumbnail: false)
         }
+    }
+
+    /// The answer to an upload refused on its head (401 signed out, 403 no or wrong `X-CSRF-Token`, 413
+    /// too large, 507 no room), or nil to read its body. The no-JavaScript page never uploads: the
+    /// photo strip's `fetch` always sends the token in the header.
+    static func uploadGate(_ request: Request, web: Web, drafts: Drafts, maxBody: Int) -> Response? {
+        guard let context = try? web.context(for: request) else { return nil }  // the handler will say
+        if context.user == nil {
+            return web.signedOutAnswer(access: .api, context: context, notice: context.sessionEnded ? "expired" : nil)
+        }
+        if !web.csrfIsValid(request, context) {
+            web.log.security(
+                "csrf.refused", ["client": request.remoteAddress, "method": request.method, "path": request.path])
+            return web.jsonError("csrf", context.messages["errors.csrf"], status: 403, context: context)
+        }
+        let length = request.headers["Content-Length"].flatMap { Int($0) }
+        if let length, length > maxBody {
+            return web.jsonError("too_large", context.messages["photos.errors.tooLarge"], status: 413, context: context)
+        }
+        if let user = context.user,
+            let refusal = quotaRefusal(userID: user.id, incoming: length ?? 0, web: web, drafts: drafts)
+        {
+            web.log.security(
+                "quota.reached", ["client": request.remoteAddress, "user": String(user.id), "quota": refusal])
+            return web.jsonError(
+                "quota", context.messages["photos.errors.quota.\(refusal)"], status: 429, context: context)
+        }
+        if let room = drafts.options.uploadRoom, let refusal = room.refusal(incoming: length ?? maxBody) {
+            web.log.warning(
+                "photo upload refused: \(refusal == .diskNearlyFull ? "free disk space under the floor" : "temporary folder at its cap")"
+            )
+            return web.jsonError("no_room", context.messages["photos.errors.noRoom"], status: 507, context: context)
+        }
+        return nil
+    }
+
+    /// Which per-user quota an upload of `incoming` bytes would pass ("perDay", "bytes"); nil: none.
+    static func quotaRefusal(userID: Int64, incoming: Int, web: Web, drafts: Drafts) -> String? {
+        let options = drafts.options
+        guard options.photosPerDay > 0 || options.undeliveredBytesPerUser > 0,
+            let usage = try? web.stores.photoQuota.photoUsage(userID: userID, since: WallClock.now() - 86_400)
+        else { return nil }
+        if options.photosPerDay > 0 && usage.addedSince >= options.photosPerDay { return "perDay" }
+        if options.undeliveredBytesPerUser > 0 && usage.undeliveredBytes + incoming > options.undeliveredBytesPerUser {
+            return "bytes"
+        }
+        return nil
     }
 
     static func remove(_ request: Request, _ context: WebContext, web: Web, drafts: Drafts) throws -> Response {

@@ -11,7 +11,17 @@ enum SettingsScreen {
     static func register(on router: inout Router, web: Web) {
         router.web("GET", "/settings", web, access: .page) { request, context in
             let saved = request.queryValue("saved") == "1" ? context.messages["settings.saved"] : nil
-            return try page(web, context, errors: [:], saved: saved)
+            let ended = request.queryValue("ended").flatMap { Int($0) }.map {
+                context.messages.format("settings.sessions.ended", ["n": String($0)])
+            }
+            return try page(web, context, errors: [:], saved: saved, ended: ended)
+        }
+        // "Sign out of every other device": every session of the user but this one ends.
+        router.web("POST", "/settings/sessions/end-others", web, access: .page) { _, context in
+            guard let session = context.session else { throw HTTPError(401) }
+            let count = try web.sessions.endOthers(of: session)
+            web.log.security("session.endOthers", ["user": String(session.userID), "ended": String(count)])
+            return web.redirect("/settings?ended=\(count)", context: context)
         }
         router.web("POST", "/settings", web, access: .page, options: RouteOptions(maxBodyBytes: 16_384)) {
             request, context in
@@ -61,10 +71,11 @@ enum SettingsScreen {
 
     static func page(
         _ web: Web, _ context: WebContext, errors: [String: String], saved: String?, typed: SettingsInput? = nil,
-        status: Int = 200
+        ended: String? = nil, status: Int = 200
     ) throws -> Response {
         var values: [String: MustacheValue] = [
             "header": [:], "errors": .dictionary(errors.mapValues { .string($0) }), "saved": MustacheValue(saved),
+            "sessions": try sessionRows(web, context), "sessionsEnded": MustacheValue(ended),
         ]
         if let typed {
             // Out-of-range values are shown as typed (the stored ones would hide the mistake).
@@ -79,6 +90,55 @@ enum SettingsScreen {
         return try web.render(
             "settings", title: context.messages["settings.title"], values, context: context, status: status,
             scripts: ["held-photos", "settings"])
+    }
+}
+
+extension SettingsScreen {
+    /// The user's active sessions as the settings page lists them: browser, last seen, address; this
+    /// device marked. Never a token.
+    static func sessionRows(_ web: Web, _ context: WebContext) throws -> MustacheValue {
+        guard let user = context.user else { return .array([]) }
+        let current = context.session?.tokenHash
+        let rows = try web.sessions.active(userID: user.id, now: WallClock.now())
+        return .array(
+            rows.map { row in
+                [
+                    "browser": .string(
+                        BrowserName.describe(row.userAgent, unknown: context.messages["settings.sessions.unknown"])),
+                    "lastSeen": .string(BrowserName.utcMinute(row.lastSeenAt)),
+                    "address": .string(row.clientAddress ?? "–"),
+                    "current": .bool(row.tokenHash == current),
+                ]
+            })
+    }
+}
+
+/// A User-Agent in a few words people recognise ("Firefox on Android"); the raw string is never shown.
+enum BrowserName {
+    static func describe(_ userAgent: String?, unknown: String) -> String {
+        guard let agent = userAgent, !agent.isEmpty else { return unknown }
+        let browsers = [
+            ("Edg/", "Edge"), ("OPR/", "Opera"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"),
+            ("Chromium/", "Chromium"), ("Safari/", "Safari"), ("curl/", "curl"),
+        ]
+        let systems = [
+            ("Android", "Android"), ("iPhone", "iPhone"), ("iPad", "iPad"), ("Windows", "Windows"),
+            ("Mac OS X", "macOS"), ("CrOS", "ChromeOS"), ("Linux", "Linux"),
+        ]
+        let browser = browsers.first { agent.contains($0.0) }?.1
+        let system = systems.first { agent.contains($0.0) }?.1
+        switch (browser, system) {
+        case (let browser?, let system?): return "\(browser) · \(system)"
+        case (let browser?, nil): return browser
+        case (nil, let system?): return system
+        default: return unknown
+        }
+    }
+
+    /// `2026-05-01 10:42 UTC`.
+    static func utcMinute(_ seconds: Double) -> String {
+        let stamp = ISO8601.utc(seconds: seconds)  // 2026-05-01T10:42:17Z
+        return String(stamp.prefix(10)) + " " + String(stamp.dropFirst(11).prefix(5)) + " UTC"
     }
 }
 

@@ -40,14 +40,14 @@ enum SignInScreen {
         guard checked.isValid else { return try page(web, context, form: checked, status: 422) }
 
         let now = WallClock.now()
-        let limited = !web.signInLimiter.allow(
-            ["ip:" + request.remoteAddress, "email:" + checked.email.lowercased()], now: now)
-        if limited {
+        let limitKeys = web.signInLimiter.keys(address: request.remoteAddress, email: checked.email)
+        let wait = try web.signInLimiter.wait(keys: limitKeys, now: now)
+        if wait > 0 {
             web.log.security(
                 "signin.limited", ["client": request.remoteAddress, "email": Log.emailDigest(checked.email)])
             checked.formError = context.messages["signin.errors.rateLimited"]
             var response = try page(web, context, form: checked, status: 429)
-            response.headers.add("Retry-After", "300")
+            response.headers.add("Retry-After", String(Int(wait.rounded(.up))))
             return response
         }
         let platformSession: PlatformSession
@@ -59,16 +59,33 @@ enum SignInScreen {
         } catch {
             web.log.info("sign-in refused by the platform: \(error)")
             let reason = if case PlatformError.authenticationFailed = error { "wrong-password" } else { "platform" }
+            // Only a wrong password counts: an unreachable platform is nobody's guess.
+            if reason == "wrong-password" { try web.signInLimiter.failed(keys: limitKeys, now: WallClock.now()) }
             web.log.security(
                 "signin.failure",
                 ["client": request.remoteAddress, "email": Log.emailDigest(checked.email), "reason": reason])
+            if isPasswordRule(error) {
+                // The platform's password rule (a new account): said next to the password field.
+                checked.passwordError = context.messages["signin.errors.passwordTooShort"]
+                return try page(web, context, form: checked, status: 422)
+            }
             checked.formError = web.message(for: error, context: context)
             return try page(web, context, form: checked, status: statusFor(error))
         }
         // Rotation: the session cookie the browser came with (if any) is dropped, a new one is made.
-        let made = try web.sessions.signIn(
-            email: checked.email, platform: platformSession, replacing: request.cookies[web.sessionCookieName], now: now
-        )
+        let made: (token: String, session: WebSession)
+        do {
+            made = try web.sessions.signIn(
+                email: checked.email, platform: platformSession, replacing: request.cookies[web.sessionCookieName],
+                userAgent: request.headers["User-Agent"], clientAddress: request.remoteAddress, now: now)
+        } catch is AccountMismatch {
+            // Identity is the platform's account: another account's drafts and list are never handed over.
+            web.log.security(
+                "signin.accountMismatch", ["client": request.remoteAddress, "email": Log.emailDigest(checked.email)])
+            checked.formError = context.messages["signin.errors.otherAccount"]
+            return try page(web, context, form: checked, status: 409)
+        }
+        try web.signInLimiter.succeeded(keys: limitKeys)
         var context = context
         let lifetime = max(60, Int(made.session.expiresAt - now))
         // Persistent (Max-Age), so the sign-in outlives a browser restart until the platform session ends.
@@ -81,6 +98,13 @@ enum SignInScreen {
                 "user": String(made.session.userID),
             ])
         return web.redirect("/reports", context: context)
+    }
+
+    /// The platform refused the password of a new account as too short (`InvalidArgumentException` on
+    /// the password field).
+    static func isPasswordRule(_ error: any Error) -> Bool {
+        guard case PlatformError.rejected(400, "InvalidArgumentException", let message) = error else { return false }
+        return message.contains("password") && message.contains("at least")
     }
 
     /// The HTTP status of the re-shown page, for scripts and tests; the words are what people read.

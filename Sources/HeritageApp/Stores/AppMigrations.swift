@@ -19,8 +19,23 @@ enum AppMigrations {
         Migration(version: 2, name: "users, sessions, reports, photos", sql: usersSessionsReportsPhotos),
         Migration(version: 3, name: "expired drafts", sql: expiredDrafts),
         Migration(version: 4, name: "list indexes", sql: listIndexes),
+        Migration(version: 5, name: "sign-in failures, session ages", sql: signInFailuresSessionAges),
         Migration(version: 8, name: "list versions", sql: listVersions),
     ]
+
+    /// Failed sign-ins per key (client address, e-mail, or both), for the progressive delay of
+    /// `SignInLimiter`; held here so a restart forgets nothing. Web sessions learn what the session
+    /// list of the settings shows (the browser and the client address at sign-in).
+    static let signInFailuresSessionAges = """
+        CREATE TABLE signin_failures (
+            key TEXT PRIMARY KEY NOT NULL,
+            failures INTEGER NOT NULL,
+            last_at REAL NOT NULL
+        ) STRICT;
+        CREATE INDEX signin_failures_time ON signin_failures(last_at);
+        ALTER TABLE web_sessions ADD COLUMN user_agent TEXT;
+        ALTER TABLE web_sessions ADD COLUMN client_address TEXT;
+        """
 
     /// Issue 14: each user's list version, the strong ETag of their report list (`ReportStore.listVersion`).
     /// Bumped by triggers, so in the very transaction of every change to what the list shows, whoever

@@ -16,6 +16,10 @@ struct Stores: Sendable {
     /// The worker's and `har outbox`'s side of the same aggregate.
     var outbox: any OutboxStore
     var instance: any InstanceStore
+    /// Failed sign-ins, for the progressive delay (issue 9).
+    var signInLimits: any SignInLimitStore
+    /// Photos per user per day and bytes kept, for the quotas (issue 9).
+    var photoQuota: any PhotoQuotaStore
     /// Closes the backend; later calls throw `StoreError`.
     var close: @Sendable () -> Void
 }
@@ -31,7 +35,9 @@ extension Stores {
         return Stores(
             users: SQLiteUserStore(database: database), settings: SQLiteSettingsStore(database: database),
             drafts: SQLiteDraftStore(database: database), reports: reports, outbox: reports,
-            instance: SQLiteInstanceStore(database: database), close: { database.close() })
+            instance: SQLiteInstanceStore(database: database),
+            signInLimits: SQLiteSignInLimitStore(database: database),
+            photoQuota: SQLitePhotoQuotaStore(database: database), close: { database.close() })
     }
 }
 

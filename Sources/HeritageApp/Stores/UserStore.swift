@@ -3,7 +3,9 @@
 protocol UserStore: Sendable {
     /// Upserts the user (by e-mail) with the platform session, deletes the session the browser had
     /// (`record.replacingTokenHash`) and every expired one, and inserts the new session, in one
-    /// transaction. Returns the user's id.
+    /// transaction. Returns the user's id. Identity is the platform's account id: when the e-mail's row
+    /// (e-mails compare without case) holds another `account_id` than the record's, nothing changes and
+    /// `AccountMismatch` is thrown, so one account is never handed another's drafts, photos or list.
     func signIn(_ record: SignInRecord, now: Double) throws -> Int64
 
     /// The unexpired session of that token hash, with its user.
@@ -18,7 +20,26 @@ protocol UserStore: Sendable {
     /// The platform ended the user's session: every web session of the user goes, and the platform
     /// session is forgotten. Reports are not touched.
     func endPlatformSession(userID: Int64) throws
+
+    /// The user's unexpired sessions, most recently seen first (the settings' list of devices).
+    func activeSessions(userID: Int64, now: Double) throws -> [SessionSummary]
+
+    /// Deletes every session of the user but the one of `keeping` ("sign out of every other device").
+    /// Returns how many went.
+    func deleteSessions(userID: Int64, except keeping: [UInt8]) throws -> Int
 }
+
+/// One of a user's sessions as the settings list it: never its token, only what the user recognises.
+struct SessionSummary: Sendable, Equatable {
+    var tokenHash: [UInt8]
+    var createdAt: Double
+    var lastSeenAt: Double
+    var userAgent: String?
+    var clientAddress: String?
+}
+
+/// A sign-in whose platform account is not the one recorded for that e-mail here (issue 9, item 5).
+struct AccountMismatch: Error, Sendable {}
 
 /// What a sign-in records.
 struct SignInRecord: Sendable {
@@ -30,6 +51,9 @@ struct SignInRecord: Sendable {
     var tokenHash: [UInt8]
     var csrfToken: String
     var replacingTokenHash: [UInt8]?
+    /// The browser's User-Agent and the client address at sign-in (shown in the settings' list).
+    var userAgent: String? = nil
+    var clientAddress: String? = nil
 }
 
 /// A live session as the store has it.
@@ -37,6 +61,8 @@ struct StoredSession: Sendable {
     var session: WebSession
     var user: WebUser
     var lastSeenAt: Double
+    /// When the session was made (its absolute lifetime counts from here).
+    var createdAt: Double = 0
 }
 
 /// The users' settings (SET-01..03), kept on the user's row.

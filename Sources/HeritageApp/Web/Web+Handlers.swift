@@ -44,7 +44,8 @@ extension Web {
     /// Sign-in required but missing, or a CSRF token missing or wrong: the answer; else nil.
     private func refusal(_ request: Request, _ context: WebContext, access: Access, csrfProtected: Bool) -> Response? {
         if access != .anyone && context.user == nil {
-            return signedOutAnswer(access: access, context: context, notice: nil)
+            // A session that just ended (idle, lifetime) says so; no session at all is a plain sign-in.
+            return signedOutAnswer(access: access, context: context, notice: context.sessionEnded ? "expired" : nil)
         }
         if csrfProtected && !csrfIsValid(request, context) {
             log.security(
@@ -71,6 +72,19 @@ extension Web {
     }
 }
 
+extension Web {
+    /// A screen's route takes a small body and no file unless it declares more (issue 9, item 1): a
+    /// form or a JSON call is a few KB; only the photo upload declares a photo's size and one file.
+    static let defaultBodyBytes = 65_536
+
+    static func declared(_ options: RouteOptions) -> RouteOptions {
+        var options = options
+        if options.maxBodyBytes == nil { options.maxBodyBytes = defaultBodyBytes }
+        if options.maxFiles == nil { options.maxFiles = 0 }
+        return options
+    }
+}
+
 extension Router {
     /// Registers a web route: `access` says who may call it; every method but GET/HEAD is CSRF-checked.
     mutating func web(
@@ -78,7 +92,7 @@ extension Router {
         _ handler: @escaping Web.PageHandler
     ) {
         let wrapped = web.authenticated(access, csrfProtected: Web.changesState(method), handler)
-        addInline(method: method, pattern: pattern, options: options, handler: wrapped)
+        addInline(method: method, pattern: pattern, options: Web.declared(options), handler: wrapped)
     }
 
     /// The same for an async handler (one that calls the platform).
@@ -87,6 +101,6 @@ extension Router {
         _ handler: @escaping Web.AsyncPageHandler
     ) {
         let wrapped = web.authenticated(access, csrfProtected: Web.changesState(method), handler)
-        add(method: method, pattern: pattern, options: options, handler: wrapped)
+        add(method: method, pattern: pattern, options: Web.declared(options), handler: wrapped)
     }
 }

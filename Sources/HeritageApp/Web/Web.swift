@@ -31,8 +31,8 @@ final class Web: Sendable {
     let photosDirectory: String
     /// Longest a page waits on the platform (a little under the server's handler deadline).
     let platformWait: Double
-    /// Sign-in attempts: at most 10 per 5 minutes per client address and per e-mail.
-    let signInLimiter = RateLimiter(limit: 10, window: 300)
+    /// Failed sign-ins slow the next attempts (per address, per e-mail, per both), counted in the store.
+    let signInLimiter: SignInLimiter
     /// What the upload worker must hear of at once.
     let events: WebEvents
     /// `?v=<version>` of the public folder's files (issue 14), appended to asset URLs by templates as
@@ -42,13 +42,15 @@ final class Web: Sendable {
     init(
         stores: Stores, templates: TemplateLibrary, catalog: MessageCatalog, platform: PlatformClient, log: Log,
         secure: Bool, photosDirectory: String, handlerDeadline: Double = 30, events: WebEvents = WebEvents(),
-        assetVersion: String = ""
+        assetVersion: String = "",
+        sessionLimits: SessionLimits = SessionLimits()
     ) {
         self.events = events
         self.assetQuery = assetVersion.isEmpty ? "" : "?v=" + assetVersion
         self.platformWait = max(1, min(handlerDeadline - 3, handlerDeadline * 0.9))
         self.stores = stores
-        self.sessions = WebSessions(users: stores.users)
+        self.sessions = WebSessions(users: stores.users, limits: sessionLimits)
+        self.signInLimiter = SignInLimiter(store: stores.signInLimits)
         self.templates = templates
         self.catalog = catalog
         self.platform = platform
@@ -82,12 +84,18 @@ final class Web: Sendable {
         var context = WebContext(
             user: nil, session: nil, csrfToken: "", messages: catalog.messages(for: language), path: request.path,
             wantsJSON: wantsJSON)
-        if let token = request.cookies[sessionCookieName],
-            let found = try sessions.lookup(token: token, now: WallClock.now())
-        {
-            context.user = found.user
-            context.session = found.session
-            context.csrfToken = found.session.csrfToken
+        let lookup = try request.cookies[sessionCookieName].map { try sessions.lookup(token: $0, now: WallClock.now()) }
+        if case .live(let session, let user) = lookup {
+            context.user = user
+            context.session = session
+            context.csrfToken = session.csrfToken
+        } else if case .ended = lookup {
+            // Idle too long or past its lifetime: pages that need a sign-in say so (a fresh anonymous
+            // CSRF token is made below, as for any signed-out visitor).
+            context.sessionEnded = true
+        }
+        if context.session != nil {
+            // Signed in: the session's own CSRF token.
         } else if let anonymous = request.cookies[csrfCookieName], anonymous.utf8.count == 64,
             Hex.decode(anonymous) != nil
         {

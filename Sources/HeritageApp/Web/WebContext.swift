@@ -19,6 +19,8 @@ struct WebContext: Sendable {
     var cookies: [SetCookie] = []
     /// The anonymous CSRF token was made for this very request (no cookie came with it).
     var csrfTokenIsNew = false
+    /// The request came with a session that has just ended (idle timeout or absolute lifetime).
+    var sessionEnded = false
 
     var language: Language { messages.language }
 

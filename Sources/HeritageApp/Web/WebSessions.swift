@@ -38,12 +38,30 @@ struct WebSession: Sendable {
 
 /// Our own sessions on top of the users' store: cookie tokens made and hashed here, so that only their
 /// SHA-256 reaches the store, and a sign-in survives a server restart.
+/// Sessions end (issue 9, item 4): after `idleSeconds` without a request, and `maxSeconds` after the
+/// sign-in whatever happens (`HAR_SESSION_IDLE_SECONDS`, `HAR_SESSION_MAX_SECONDS`), and never after
+/// the platform session they carry.
+struct SessionLimits: Sendable, Equatable {
+    var idleSeconds: Double = 7 * 86_400
+    var maxSeconds: Double = 30 * 86_400
+}
+
 struct WebSessions: Sendable {
     let users: any UserStore
+    var limits = SessionLimits()
     /// When the platform gives no expiration_time, our session lasts this long.
     static let fallbackLifetime: Double = 12 * 3600
-    /// `last_seen_at` is refreshed at most this often: a write per page view would cost the list its speed.
-    static let touchInterval: Double = 300
+    /// `last_seen_at` is refreshed at most this often (a write per page view would cost the list its
+    /// speed), and at least ten times per idle timeout, so an active session never reads as idle.
+    var touchInterval: Double { min(300, limits.idleSeconds / 10) }
+
+    /// What a cookie's token stands for.
+    enum Lookup {
+        case live(session: WebSession, user: WebUser)
+        /// The session existed but was idle too long or reached its lifetime: it is deleted now.
+        case ended
+        case unknown
+    }
 
     /// 256 random bits as lowercase hex: the cookie value.
     static func newToken() -> String { Crypto.randomHex(bytes: 32) }
@@ -57,10 +75,13 @@ struct WebSessions: Sendable {
     /// Signs `email` in: upserts the user with the platform session, deletes the session the browser
     /// had (rotation: a planted cookie never becomes signed in) and makes a new one.
     /// Returns the new cookie token and its session.
-    func signIn(email: String, platform: PlatformSession, replacing oldToken: String?, now: Double) throws
-        -> (token: String, session: WebSession)
-    {
-        let expires = platform.expirationTime?.timeIntervalSince1970 ?? now + Self.fallbackLifetime
+    func signIn(
+        email: String, platform: PlatformSession, replacing oldToken: String?, userAgent: String? = nil,
+        clientAddress: String? = nil, now: Double
+    ) throws -> (token: String, session: WebSession) {
+        // Never beyond the absolute lifetime, whatever the platform grants: the cookie's Max-Age follows.
+        let expires = min(
+            platform.expirationTime?.timeIntervalSince1970 ?? now + Self.fallbackLifetime, now + limits.maxSeconds)
         let token = Self.newToken()
         guard let tokenHash = Self.hash(token: token) else { throw StoreError(.invariant, "token hash failed") }
         let csrf = Crypto.randomHex(bytes: 32)
@@ -68,19 +89,35 @@ struct WebSessions: Sendable {
             SignInRecord(
                 email: email, accountID: platform.accountID, fullname: platform.fullname,
                 platformSessionID: platform.sessionID, platformSessionExpiresAt: expires, tokenHash: tokenHash,
-                csrfToken: csrf, replacingTokenHash: oldToken.flatMap(Self.hash(token:))),
+                csrfToken: csrf, replacingTokenHash: oldToken.flatMap(Self.hash(token:)),
+                userAgent: userAgent.map { String($0.prefix(300)) }, clientAddress: clientAddress),
             now: now)
         return (token, WebSession(tokenHash: tokenHash, userID: userID, csrfToken: csrf, expiresAt: expires))
     }
 
-    /// The live session and its user for a cookie token; nil when unknown or expired.
-    func lookup(token: String, now: Double) throws -> (session: WebSession, user: WebUser)? {
+    /// The live session and its user for a cookie token, checked on every request: idle too long or
+    /// past its lifetime, the session is deleted and reads as `.ended`.
+    func lookup(token: String, now: Double) throws -> Lookup {
         guard let tokenHash = Self.hash(token: token), let found = try users.session(tokenHash: tokenHash, now: now)
-        else { return nil }
-        if now - found.lastSeenAt > Self.touchInterval {
+        else { return .unknown }
+        if now - found.lastSeenAt >= limits.idleSeconds || now - found.createdAt >= limits.maxSeconds {
+            try users.deleteSession(tokenHash: tokenHash)
+            return .ended
+        }
+        if now - found.lastSeenAt > touchInterval {
             try users.touchSession(tokenHash: tokenHash, now: now)
         }
-        return (found.session, found.user)
+        return .live(session: found.session, user: found.user)
+    }
+
+    /// The user's sessions, for the settings' list.
+    func active(userID: Int64, now: Double) throws -> [SessionSummary] {
+        try users.activeSessions(userID: userID, now: now)
+    }
+
+    /// "Sign out of every other device": every session of the user but `session` ends.
+    func endOthers(of session: WebSession) throws -> Int {
+        try users.deleteSessions(userID: session.userID, except: session.tokenHash)
     }
 
     /// Sign-out: this browser's session only.
