@@ -19,7 +19,15 @@ enum AppMigrations {
         Migration(version: 2, name: "users, sessions, reports, photos", sql: usersSessionsReportsPhotos),
         Migration(version: 3, name: "expired drafts", sql: expiredDrafts),
         Migration(version: 4, name: "list indexes", sql: listIndexes),
+        Migration(version: 7, name: "device reports", sql: deviceReports),
     ]
+
+    /// Reports made on a device (issue 12): the browser's outbox names them with ids it made and sends
+    /// them as drafts, filled then submitted. Such a draft is the device's: the creation page never takes
+    /// it up as the user's open draft, and Cancel there does not remove it.
+    static let deviceReports = """
+        ALTER TABLE reports ADD COLUMN from_device INTEGER NOT NULL DEFAULT 0;
+        """
 
     /// The report list's page query walks `reports_user_time` in its exact order (newest first, then
     /// by id) and reads the state from the index; each row's two photo counts read only
