@@ -103,6 +103,7 @@ public final class Application: Sendable {
         var router = Router()
         router.errorPage = { status, request in pages.error(status: status, request: request) }
         router.serveStatic(prefix: "/static", directory: configuration.publicDir)
+        ServiceWorkerRoute.register(on: &router, publicDir: configuration.publicDir)
         let health = Health(store: parts.stores.instance)
         router.getInline("/healthz") { _ in health.response() }
         let (metrics, outbox, workerMetrics) = (parts.metrics, parts.outbox, parts.workerMetrics)
