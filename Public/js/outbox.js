@@ -46,7 +46,8 @@
       return new Promise(function (resolve, reject) {
         var tx;
         try { tx = db.transaction(STORE, mode); } catch (e) { reject(failure('write', e)); return; }
-        var result = work(tx.objectStore(STORE));
+        var result;
+        try { result = work(tx.objectStore(STORE)); } catch (e) { tx.abort(); reject(failure('write', e)); return; }
         tx.oncomplete = function () { resolve(result && 'value' in result ? result.value : true); };
         tx.onerror = tx.onabort = function () { reject(failure('write', tx.error)); };
       });
@@ -88,9 +89,26 @@
     });
   }
 
+  // Where the browser says how much room is left, a record that would not fit is refused before the
+  // write (some browsers take a blob past the quota and evict the origin's data later): said as 'quota'.
+  function room(record) {
+    var storage = global.navigator && navigator.storage;
+    if (!storage || !storage.estimate) return Promise.resolve();
+    var bytes = (record.photos || []).reduce(function (sum, photo) { return sum + (photo.blob ? photo.blob.size : 0); }, 0);
+    return storage.estimate().then(function (estimate) {
+      if (estimate.quota && estimate.usage + bytes > estimate.quota) {
+        var error = new Error('quota');
+        error.kind = 'quota';
+        throw error;
+      }
+    }, function () {});
+  }
+
   function save(record) {
     record.updatedAt = Date.now();
-    return transaction('readwrite', function (store) { store.put(record); });
+    return room(record).then(function () {
+      return transaction('readwrite', function (store) { store.put(record); });
+    });
   }
 
   function remove(id) { return transaction('readwrite', function (store) { store.delete(id); }); }

@@ -191,3 +191,163 @@ def test_OFF_04_server_killed_while_the_second_photo_is_sent_still_once(driver):
                                   "WHERE r.name = 'Flooded crypt'") == [(2,)]
     finally:
         server.remove()
+
+
+def session_user(driver):
+    driver.set_script_timeout(30)
+    return driver.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        fetch('/api/device/session', {headers: {'Accept': 'application/json'}})
+          .then(function (r) { return r.json(); }).then(function (s) { done(s.user); }, function () { done(null); });
+    """)
+
+
+def attempt(driver):
+    """One round of the page's sending (device-sync.js), awaited."""
+    driver.set_script_timeout(60)
+    driver.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        HARDevice.attempt().then(function () { done(true); }, function () { done(false); });
+    """)
+
+
+def test_OFF_03_05_two_users_on_one_browser_and_a_session_that_expired(driver):
+    server = start_server()
+    try:
+        alice = visit_online(driver, server)
+        alice_id = session_user(driver)
+        server.stop()
+        make_offline_report(driver, server, "Alice's mill")
+        # Alice's session ends while she is offline (expired, or ended elsewhere).
+        local_rows(server, "SELECT 1")
+        connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
+        connection.execute("DELETE FROM web_sessions WHERE user_id = ?", (int(alice_id),))
+        connection.commit()
+        connection.close()
+        server = restart(server)
+        # The shell's list learns of it: the report stays, and the page asks her to sign in.
+        attempt(driver)
+        notice = driver.find_element(By.ID, "outbox-error")
+        assert notice.is_displayed() and "sign in again" in notice.text
+        assert [r[1:] for r in outbox_ids(driver)] == [[alice_id, "waiting"]]
+        # Bob signs in on the same browser: he never sees Alice's report, and his session never sends it.
+        driver.delete_all_cookies()
+        sign_in(driver, server, unique_email("bob"))
+        bob_id = session_user(driver)
+        assert bob_id != alice_id
+        attempt(driver)
+        assert not driver.find_elements(By.CSS_SELECTOR, "#device-list .device-row")
+        assert "Alice's mill" not in driver.page_source
+        assert [r[1:] for r in outbox_ids(driver)] == [[alice_id, "waiting"]]
+        assert local_rows(server, "SELECT count(*) FROM reports WHERE name = ?", "Alice's mill") == [(0,)]
+        # Bob signs out (nothing of his waits: no question), Alice signs in again: hers goes, once.
+        driver.delete_all_cookies()
+        sign_in(driver, server, alice)
+        wait_for(driver, lambda d: stored_on_platform(server, "Alice's mill") == 2, 90)
+        wait_for(driver, lambda d: outbox_ids(d) == [], 30)
+    finally:
+        server.remove()
+
+
+def test_OFF_05_a_full_device_is_said_and_nothing_is_lost(driver):
+    server = start_server()
+    try:
+        visit_online(driver, server)
+        server.stop()
+        driver.get(server.url + "/reports/new")
+        assert driver.find_element(By.ID, "main").get_attribute("data-mode") == "new"
+        capture_offline(driver, 1)
+        # A device with no room left: the browser's storage refuses the next write as it does when full
+        # (a QuotaExceededError; headless Chromium's quota override does not reach IndexedDB's writes,
+        # so the refusal is made here), and the page says so in the user's words.
+        driver.execute_script("""
+            window.__realPut = IDBObjectStore.prototype.put;
+            IDBObjectStore.prototype.put = function () { throw new DOMException('full', 'QuotaExceededError'); };
+        """)
+        driver.find_element(By.ID, "capture").click()
+        error = wait_for(driver, lambda d: d.find_element(By.ID, "outbox-error") if d.find_element(
+            By.ID, "outbox-error").is_displayed() else None, 15)
+        assert error.text == "This device has no room left to keep the report. Free some space, or delete photos, " \
+                             "and try again."
+        # The photo kept before is still there, on the page and on the device.
+        assert device_photos(driver) == 1
+        records = outbox_ids(driver)
+        assert len(records) == 1 and records[0][2] == "open"
+        # Room again: the report is finished and kept, then sent on the browser's 'online' event (CDP's
+        # offline emulation turned off), not by a timer.
+        driver.execute_script("IDBObjectStore.prototype.put = window.__realPut;")
+        driver.find_element(By.ID, "continue").click()
+        wait_for(driver, lambda d: d.current_url.endswith("/reports/new/submit"))
+        fill_and_submit(driver, "Cross by the road")
+        wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#device-list .device-row"))
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        server = restart(server)
+        driver.execute_script("window.__sent = false; window.addEventListener('online', function () {"
+                              " window.__sent = 'online'; });")
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        wait_for(driver, lambda d: d.execute_script("return window.__sent") == "online")
+        wait_for(driver, lambda d: stored_on_platform(server, "Cross by the road") == 1, 60)
+    finally:
+        server.remove()
+
+
+def shell_caches(driver):
+    driver.set_script_timeout(30)
+    return driver.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        caches.keys().then(function (names) {
+          done(names.filter(function (n) { return n.indexOf('har-shell-') === 0; }));
+        });
+    """)
+
+
+def test_OFF_02_a_new_version_of_the_app_while_a_report_waits_loses_nothing(driver):
+    public = tempfile.mkdtemp(prefix="har-public.")
+    shutil.rmtree(public)
+    shutil.copytree(os.path.join(ROOT, "Public"), public)
+    server = start_server(env={"HAR_PUBLIC_DIR": public})
+    try:
+        visit_online(driver, server)
+        old = shell_caches(driver)
+        server.stop()
+        make_offline_report(driver, server, "Tower on the hill")
+        # A new version of the app: its files changed, the server started again.
+        with open(os.path.join(public, "css", "app.css"), "a") as css:
+            css.write("\n/* a new version */\n")
+        # The report may not go yet (its sending is held up): the update happens while it waits.
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/device/*"]})
+        server = restart(server)
+        driver.get(server.url + "/reports")
+        wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#device-list .device-row"), 20)
+        driver.set_script_timeout(60)
+        installed = driver.execute_async_script("""
+            var done = arguments[arguments.length - 1];
+            navigator.serviceWorker.getRegistration().then(function (r) { return r.update().then(function () {
+              var next = r.installing || r.waiting;
+              if (!next) { done('none'); return; }
+              if (next.state === 'installed') { done('waiting'); return; }
+              next.addEventListener('statechange', function () {
+                if (next.state === 'installed' || next.state === 'activated') done(next.state);
+              });
+            }); }).catch(function (e) { done(String(e)); });
+        """)
+        assert installed in ("waiting", "installed"), installed
+        # Not in the middle of the report: the old version still runs this page.
+        assert shell_caches(driver) != [] and set(old) <= set(shell_caches(driver))
+        # The next start of the app: no page of it open, then opened again.
+        driver.get("about:blank")
+        driver.get(server.url + "/healthz")
+        wait_for(driver, lambda d: len(shell_caches(d)) == 1 and shell_caches(d) != old, 30)
+        driver.get(server.url + "/reports")
+        assert [r[2] for r in outbox_ids(driver)] == ["waiting"]
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        attempt(driver)
+        wait_for(driver, lambda d: stored_on_platform(server, "Tower on the hill") == 2, 90)
+        assert outbox_ids(driver) == []
+    finally:
+        server.remove()
+        shutil.rmtree(public, ignore_errors=True)
