@@ -391,3 +391,20 @@ def test_axe_settings_panel_with_reports_kept_on_the_device(driver, server, lang
     wait_for(driver, lambda d: d.execute_script(
         "return getComputedStyle(arguments[0]).transform", panel) in ("none", "matrix(1, 0, 0, 1, 0, 0)"))
     assert_no_violations(driver, "the list and settings panel with reports kept on the device")
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_welcome_screens_and_guide(driver, server, lang, width):
+    as_visitor(driver, server, lang, width)
+    open_page(driver, server, "/signin", lang)
+    driver.execute_script("HARWelcome.welcome()")
+    for n in (1, 2, 3):
+        wait_for(driver, lambda d: d.find_element(By.ID, "welcome").get_attribute("data-step") == str(n))
+        assert_no_violations(driver, "the welcome, screen %d" % n)
+        if n < 3:
+            driver.find_element(By.ID, "welcome-next").click()
+    as_visitor(driver, server, lang, width, user="empty")
+    open_page(driver, server, "/reports", lang)
+    driver.execute_script("HARWelcome.guide()")
+    wait_for(driver, lambda d: d.find_element(By.ID, "guide").get_attribute("open") is not None)
+    assert_no_violations(driver, "the guide to the list's states")
