@@ -351,3 +351,33 @@ def test_OFF_02_a_new_version_of_the_app_while_a_report_waits_loses_nothing(driv
     finally:
         server.remove()
         shutil.rmtree(public, ignore_errors=True)
+
+
+def test_OFF_03_sign_out_with_reports_waiting_asks_first_and_keeps_them(driver):
+    server = start_server()
+    try:
+        visit_online(driver, server)
+        driver.get(server.url + "/reports")
+        # A report of this user waiting on the device that the server refused once (kept, not resent
+        # by itself): the settings panel says what is kept.
+        driver.set_script_timeout(30)
+        assert driver.execute_async_script("""
+            var done = arguments[arguments.length - 1];
+            HAROutbox.save({id: HAROutbox.uuid(), owner: HARDevice.owner(), status: 'waiting', createdAt: Date.now(),
+                            token: HAROutbox.token(), fields: {name: 'Kept mill'}, photos: [], lastError: 'No photo.'})
+              .then(function () { return HARDevice.render(); }).then(function () { done(true); }, function (e) { done(String(e)); });
+        """) is True
+        driver.find_element(By.ID, "settings-open").click()
+        kept = wait_for(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#device-outbox-settings .device-kept"))
+        assert kept.text == "Kept on this device: 1 report(s), 0 photo(s), waiting for the network."
+        driver.find_element(By.ID, "sign-out").click()
+        alert = wait_for(driver, lambda d: d.switch_to.alert)
+        assert "1 report(s) are still waiting on this device" in alert.text
+        alert.dismiss()
+        assert driver.current_url.endswith("/reports"), "staying signed in"
+        driver.find_element(By.ID, "sign-out").click()
+        wait_for(driver, lambda d: d.switch_to.alert).accept()
+        wait_for(driver, lambda d: "/signin" in d.current_url)
+        assert [r[2] for r in outbox_ids(driver)] == ["waiting"], "kept on the device for its owner"
+    finally:
+        server.remove()
