@@ -49,7 +49,8 @@ import Testing
         (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
     }
 
-    @Test("OFF-04") func eachStepSentTwiceIsKeptOnceAndAnsweredTheSame() async throws {
+    @Test("OFF-04: each step sent twice is kept once and answered the same")
+    func eachStepSentTwiceIsKeptOnceAndAnsweredTheSame() async throws {
         let server = try RunningServer()
         let client = try await SignedInClient(server)
         try await client.openDraft()
@@ -80,7 +81,8 @@ import Testing
         #expect(try scalarValue(server, "SELECT count(*) FROM photos WHERE local_id = '\(photo)'").int == 1)
     }
 
-    @Test("OFF-04") func concurrentDuplicatesAreKeptOnceAndAnsweredTheSame() async throws {
+    @Test("OFF-04: concurrent duplicates are kept once and answered the same")
+    func concurrentDuplicatesAreKeptOnceAndAnsweredTheSame() async throws {
         let server = try RunningServer()
         let client = try await SignedInClient(server)
         try await client.openDraft()
@@ -124,7 +126,8 @@ import Testing
                 == 1)
     }
 
-    @Test("OFF-03") func anotherUsersIdIsRefusedAndTheCreationPageKeepsItsOwnDraft() async throws {
+    @Test("OFF-03: another user's id is refused; the creation page keeps its own draft")
+    func anotherUsersIdIsRefusedAndTheCreationPageKeepsItsOwnDraft() async throws {
         let server = try RunningServer()
         let alice = try await SignedInClient(server)
         let aliceDraft = try await alice.openDraft()

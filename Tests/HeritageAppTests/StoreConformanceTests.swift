@@ -454,7 +454,8 @@ final class StoreScene {
 
     /// OFF-02/04: a device's report id makes one draft however often it is sent; the creation page
     /// never takes it up and Cancel there leaves it; another user's id is refused.
-    @Test("OFF-04", arguments: StoreBackend.all) func aDeviceReportIsOpenedOnceAndKeptApart(backend: StoreBackend)
+    @Test("OFF-04: a device report is opened once and kept apart", arguments: StoreBackend.all)
+    func aDeviceReportIsOpenedOnceAndKeptApart(backend: StoreBackend)
         throws
     {
         let scene = try StoreScene(backend)

@@ -63,7 +63,11 @@ def test_welcome_once_keyboard_and_swipe_then_the_guide_at_the_first_sign_in(new
     assert not is_open(driver, "guide") and not is_open(driver, "welcome")
     # Both reopen from settings.
     driver.find_element(By.ID, "settings-open").click()
+    panel = driver.find_element(By.ID, "settings-panel")
     wait_for(driver, lambda d: d.find_element(By.ID, "guide-again").is_displayed())
+    # The panel slides in: click once it is at rest.
+    wait_for(driver, lambda d: d.execute_script(
+        "return getComputedStyle(arguments[0]).transform", panel) in ("none", "matrix(1, 0, 0, 1, 0, 0)"))
     driver.find_element(By.ID, "guide-again").click()
     wait_for(driver, lambda d: is_open(d, "guide"))
     driver.find_element(By.ID, "guide-title").click()
