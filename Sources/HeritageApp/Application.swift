@@ -104,6 +104,7 @@ public final class Application: Sendable {
         router.errorPage = { status, request in pages.error(status: status, request: request) }
         let assetVersion = StaticAssetVersion.of(directory: configuration.publicDir)
         router.serveStatic(prefix: "/static", directory: configuration.publicDir, version: assetVersion)
+        ServiceWorkerRoute.register(on: &router, publicDir: configuration.publicDir)
         let health = Health(store: parts.stores.instance)
         router.getInline("/healthz") { _ in health.response() }
         let (metrics, outbox, workerMetrics) = (parts.metrics, parts.outbox, parts.workerMetrics)

@@ -451,4 +451,46 @@ final class StoreScene {
         #expect(Set(removable) == Set(unsentPhotos + sendingPhotos + [storedPhoto.localID]))
         #expect(try outbox.removablePhotos(stored: 0...(scene.now + 3600), ended: 0...0) == [storedPhoto.localID])
     }
+
+    /// OFF-02/04: a device's report id makes one draft however often it is sent; the creation page
+    /// never takes it up and Cancel there leaves it; another user's id is refused.
+    @Test("OFF-04: a device report is opened once and kept apart", arguments: StoreBackend.all)
+    func aDeviceReportIsOpenedOnceAndKeptApart(backend: StoreBackend)
+        throws
+    {
+        let scene = try StoreScene(backend)
+        let drafts = scene.stores.drafts
+        let userID = try scene.user("a@example.org")
+        let otherID = try scene.user("b@example.org", token: 2)
+        let id = UUID().uuidString.lowercased()
+        guard case .draft(let first) = try drafts.openDeviceDraft(localID: id, userID: userID, now: scene.now) else {
+            Issue.record("not opened as a draft")
+            return
+        }
+        guard case .draft(let again) = try drafts.openDeviceDraft(localID: id, userID: userID, now: scene.now + 1)
+        else {
+            Issue.record("not the same draft")
+            return
+        }
+        #expect(first.id == again.id && again.localID == id)
+        guard case .elsewhere = try drafts.openDeviceDraft(localID: id, userID: otherID, now: scene.now) else {
+            Issue.record("another user's id was taken")
+            return
+        }
+        let (pageDraft, isNew) = try drafts.openDraft(userID: userID, now: scene.now, freshSince: 0)
+        #expect(isNew && pageDraft.localID != id, "the creation page makes its own draft")
+        #expect(try drafts.cancelDrafts(userID: userID).isEmpty)
+        #expect(try drafts.draft(localID: id, userID: userID) != nil, "Cancel on the page leaves the device's")
+        #expect(try drafts.isSubmitted(localID: id, userID: userID) == false)
+        _ = try drafts.addPhoto(StoreScene.photo(), to: first, now: scene.now)
+        #expect(
+            try drafts.submit(draftLocalID: id, userID: userID, fields: StoreScene.fields, token: "d1", now: scene.now)
+                == .queued)
+        #expect(try drafts.isSubmitted(localID: id, userID: userID))
+        #expect(try drafts.isSubmitted(localID: id, userID: otherID) == false)
+        guard case .submitted = try drafts.openDeviceDraft(localID: id, userID: userID, now: scene.now) else {
+            Issue.record("a submitted report was opened again")
+            return
+        }
+    }
 }

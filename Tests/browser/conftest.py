@@ -94,7 +94,13 @@ class HarServer:
         shutil.rmtree(self.data_dir, ignore_errors=True)
 
 
-def make_driver(language="en-US"):
+# A returning user's browser: the first-use welcome and guide (welcome.js) were seen. Only
+# test_welcome.py opens a browser as a first-time visitor (first_use=True).
+SEEN_FIRST_USE = ("try { localStorage.setItem('har-welcome-seen', '1'); localStorage.setItem('har-guide-seen', '1'); }"
+                  " catch (e) {}")
+
+
+def make_driver(language="en-US", first_use=False):
     options = Options()
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
@@ -106,6 +112,8 @@ def make_driver(language="en-US"):
     service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
     driver = webdriver.Chrome(service=service, options=options)
     driver.set_page_load_timeout(30)
+    if not first_use:
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": SEEN_FIRST_USE})
     return driver
 
 

@@ -8,5 +8,7 @@ enum DraftRoutes {
         CreateScreen.register(on: &router, web: web, drafts: drafts)
         SubmitScreen.register(on: &router, web: web, drafts: drafts)
         PhotoRoutes.register(on: &router, web: web, drafts: drafts)
+        DeviceReportRoutes.register(on: &router, web: web, drafts: drafts)
+        DeviceShellScreen.register(on: &router, web: web)
     }
 }

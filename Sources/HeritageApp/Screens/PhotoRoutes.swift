@@ -310,7 +310,14 @@ struct DraftPhotoUpload {
             result = try await work.run { try store.addPhoto(photo, to: draft, now: now) }
         } catch let error as StoreError where error.isConflict {
             // The same photo id raced in twice: the first one is kept; this copy's files are its files, so
-            // nothing is removed. The page retries and is answered as a replay.
+            // nothing is removed, and the answer is the replay's.
+            if let kept = try store.photo(localID: localID, draft: draft).photo {
+                let answer = Answer(
+                    id: kept.localID, position: kept.position, thumb: "/photos/\(kept.localID)/thumb",
+                    latitude: kept.latitude, longitude: kept.longitude, accuracy: kept.accuracy,
+                    count: try store.photoCount(reportID: draft.id), locationSource: "kept", replayed: true)
+                return web.json(answer, status: 200, context: context)
+            }
             return refuse("busy", "failed", 503, context)
         } catch {
             files.remove(localID)

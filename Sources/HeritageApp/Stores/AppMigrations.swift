@@ -20,6 +20,7 @@ enum AppMigrations {
         Migration(version: 3, name: "expired drafts", sql: expiredDrafts),
         Migration(version: 4, name: "list indexes", sql: listIndexes),
         Migration(version: 5, name: "sign-in failures, session ages", sql: signInFailuresSessionAges),
+        Migration(version: 7, name: "device reports", sql: deviceReports),
         Migration(version: 8, name: "list versions", sql: listVersions),
     ]
 
@@ -97,6 +98,13 @@ enum AppMigrations {
             UPDATE list_versions SET version = version + 1
             WHERE user_id IN (SELECT user_id FROM reports WHERE id IN (NEW.report_id, OLD.report_id));
         END;
+        """
+
+    /// Reports made on a device (issue 12): the browser's outbox names them with ids it made and sends
+    /// them as drafts, filled then submitted. Such a draft is the device's: the creation page never takes
+    /// it up as the user's open draft, and Cancel there does not remove it.
+    static let deviceReports = """
+        ALTER TABLE reports ADD COLUMN from_device INTEGER NOT NULL DEFAULT 0;
         """
 
     /// The report list's page query walks `reports_user_time` in its exact order (newest first, then

@@ -34,6 +34,18 @@ protocol DraftStore: Sendable {
     /// Names and positions of the user's reports (not drafts, not cancelled or deleted) that have a
     /// name and a position (the report's own, else each of its photos'), at most `limit` of them.
     func namedPlaces(userID: Int64, limit: Int) throws -> [NamedPlace]
+    /// The device's report of that id (issue 12: made in the browser's outbox, sent later): a draft made
+    /// now if there is none (never the creation page's open draft), the same draft when sent again,
+    /// `.submitted` once past its draft, `.elsewhere` when the id is another user's.
+    func openDeviceDraft(localID: String, userID: Int64, now: Double) throws -> DeviceDraftState
+    /// Whether the user's report of that id is past its draft (queued or further).
+    func isSubmitted(localID: String, userID: Int64) throws -> Bool
+}
+
+/// What a device's report id finds on the server.
+enum DeviceDraftState: Sendable {
+    case draft(Draft)
+    case submitted, elsewhere
 }
 
 /// A report being made (state 'draft'), as the creation and submission pages see it.

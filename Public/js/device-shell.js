@@ -1,0 +1,185 @@
+// The app shell's pages (DeviceShellScreen, Templates/device.mustache), shown by the service worker
+// when the server cannot be reached (OFF-01/02/05): take photos with the fix of the moment, fill the
+// form, submit, all into the device's outbox (outbox.js) for the user last signed in on this browser;
+// the list (device-sync.js) shows what waits. Storage errors are said in the page's language; the
+// first report kept offline asks the browser to keep the device's storage (navigator.storage.persist).
+(function () {
+  'use strict';
+
+  var words = {};
+  var fix = null;
+  var record = null;
+
+  function t(key) { return window.HARDevice ? HARDevice.t(key) : key; }
+  function shellWord(key) { return words[key] || key; }
+
+  function say(text) {
+    var box = document.getElementById('photo-message');
+    if (box) box.textContent = text;
+  }
+
+  function storageError(error) {
+    var box = document.getElementById('outbox-error');
+    if (!box) return;
+    box.textContent = error && error.kind === 'quota' ? t('quota') : t('writeFailed');
+    box.setAttribute('data-kind', 'storage');
+    box.hidden = false;
+  }
+
+  function saveRecord() {
+    return HAROutbox.save(record).then(function () {
+      if (navigator.storage && navigator.storage.persist) navigator.storage.persist().catch(function () {});
+    }, function (error) { storageError(error); throw error; });
+  }
+
+  function tile(photo, index, removable) {
+    var item = document.createElement('li');
+    item.className = 'photo-item';
+    item.setAttribute('data-id', photo.id);
+    var image = document.createElement('img');
+    image.className = 'photo-thumb';
+    image.width = 72;
+    image.height = 72;
+    image.alt = (shellWord('photos.photoAlt')).replace('{n}', String(index + 1));
+    image.src = URL.createObjectURL(photo.blob);
+    item.appendChild(image);
+    if (removable) {
+      var remove = document.createElement('button');
+      remove.type = 'button';
+      remove.className = 'photo-remove';
+      remove.setAttribute('aria-label', shellWord('photos.remove').replace('{n}', String(index + 1)));
+      remove.textContent = '×';
+      remove.addEventListener('click', function () {
+        record.photos = record.photos.filter(function (p) { return p.id !== photo.id; });
+        saveRecord().then(showPhotos, function () {});
+      });
+      item.appendChild(remove);
+    }
+    return item;
+  }
+
+  function showPhotos() {
+    var strip = document.getElementById('device-photos');
+    if (!strip) return;
+    strip.textContent = '';
+    record.photos.forEach(function (photo, index) { strip.appendChild(tile(photo, index, true)); });
+  }
+
+  function take(blob, name) {
+    var photo = { id: HAROutbox.uuid(), blob: blob, name: name, fix: fix, takenAt: Date.now() };
+    record.photos.push(photo);
+    return saveRecord().then(function () {
+      showPhotos();
+      say(t('saved'));
+    }, function () {
+      record.photos.pop();
+    });
+  }
+
+  function startLocation() {
+    if (!navigator.geolocation) return;
+    navigator.geolocation.watchPosition(function (position) {
+      var c = position.coords;
+      fix = { latitude: c.latitude, longitude: c.longitude, accuracy: c.accuracy, altitude: c.altitude };
+    }, function () {}, { enableHighAccuracy: true, maximumAge: 10000 });
+  }
+
+  function startCamera() {
+    var capture = document.getElementById('capture');
+    var video = document.getElementById('preview');
+    var picker = document.getElementById('picker');
+    var input = document.getElementById('file-input');
+    input.addEventListener('change', function () {
+      var files = Array.prototype.slice.call(input.files || []);
+      files.reduce(function (chain, file) {
+        return chain.then(function () { return take(file, file.name || 'photo'); });
+      }, Promise.resolve()).then(function () { input.value = ''; });
+    });
+    function noCamera() {
+      document.getElementById('camera').hidden = true;
+      picker.hidden = false;
+      say(t('cameraUnavailable'));
+    }
+    if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) { noCamera(); return; }
+    navigator.mediaDevices.getUserMedia({ video: { facingMode: { ideal: 'environment' } }, audio: false })
+      .then(function (stream) {
+        video.srcObject = stream;
+        window.addEventListener('pagehide', function () { stream.getTracks().forEach(function (k) { k.stop(); }); });
+        var played = video.play();
+        if (played && played.catch) played.catch(function () {});
+        capture.disabled = false;
+      }, noCamera);
+    capture.addEventListener('click', function () {
+      if (!video.videoWidth) return;
+      var canvas = document.createElement('canvas');
+      canvas.width = video.videoWidth;
+      canvas.height = video.videoHeight;
+      canvas.getContext('2d').drawImage(video, 0, 0, canvas.width, canvas.height);
+      canvas.toBlob(function (blob) { if (blob) take(blob, 'capture.jpg'); }, 'image/jpeg', 0.9);
+    });
+  }
+
+  function startSubmit() {
+    var form = document.getElementById('device-form');
+    var fields = ['name', 'designation', 'condition', 'occupancy', 'priority_category', 'owner_type', 'grade'];
+    fields.forEach(function (name) {
+      var field = form.elements[name];
+      if (field && record.fields[name]) field.value = record.fields[name];
+      if (field) field.addEventListener('change', function () {
+        record.fields[name] = field.value;
+        if (record.photos.length) saveRecord().catch(function () {});
+      });
+    });
+    showPhotos();
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      var nameField = form.elements.name;
+      var nameError = document.getElementById('field-name-error');
+      nameError.textContent = '';
+      nameField.removeAttribute('aria-invalid');
+      if (!record.photos.length) { say(t('noPhotos')); return; }
+      if (!nameField.value.trim()) {
+        nameError.textContent = shellWord('submit.errors.nameEmpty');
+        nameField.setAttribute('aria-invalid', 'true');
+        nameField.focus();
+        return;
+      }
+      var missing = fields.filter(function (name) { return !form.elements[name].value; })[0];
+      if (missing) { form.elements[missing].focus(); form.reportValidity(); return; }
+      fields.forEach(function (name) { record.fields[name] = form.elements[name].value.trim(); });
+      record.status = 'waiting';
+      record.token = HAROutbox.token();
+      record.submittedAt = Date.now();
+      saveRecord().then(function () {
+        if (navigator.serviceWorker && navigator.serviceWorker.ready) {
+          navigator.serviceWorker.ready.then(function (registration) {
+            if (registration.sync) return registration.sync.register('har-outbox');
+          }).catch(function () {});
+        }
+        window.location.assign('/reports');
+      }, function () { record.status = 'open'; });
+    });
+  }
+
+  function start() {
+    var block = document.getElementById('shell-data');
+    try { words = JSON.parse(block.textContent) || {}; } catch (e) { words = {}; }
+    var mode = document.getElementById('main').getAttribute('data-mode');
+    if (mode === 'list') return;
+    var owner = window.HARDevice && HARDevice.owner();
+    if (!owner) {
+      var box = document.getElementById('outbox-error');
+      box.textContent = t('signIn');
+      box.hidden = false;
+      return;
+    }
+    HAROutbox.openReport(owner).then(function (open) {
+      record = open;
+      if (mode === 'new') { showPhotos(); startLocation(); startCamera(); }
+      if (mode === 'submit') startSubmit();
+      window.HARShell = { record: function () { return record; } };
+    }, storageError);
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
+})();

@@ -1,0 +1,222 @@
+// On every page (issue 12, OFF-01/03/04/05): registers the service worker once signed in, remembers
+// which user this browser is signed in as (the shell, offline, shows only that user's outbox), sends
+// the device's outbox when the server answers (at load, on 'online', on returning to the page, and on
+// a timer that backs off from 15 s to 10 min), shows the waiting reports at the top of the list
+// (#device-list) with their photo count and a Delete that asks first, says when a session to renew
+// holds them, asks before a sign-out leaves them, and fills the settings panel's account of them.
+(function () {
+  'use strict';
+
+  var USER_KEY = 'har-outbox-user';
+  var words = {};
+  var delay = 15000;
+  var timer = null;
+  var sending = false;
+
+  function t(key) { return words[key] || key; }
+  function format(text, values) {
+    return String(text).replace(/\{(\w+)\}/g, function (all, name) { return name in values ? values[name] : all; });
+  }
+
+  function readWords() {
+    var block = document.getElementById('outbox-words');
+    if (block) Object.keys(block.dataset).forEach(function (key) { words[key] = block.dataset[key]; });
+  }
+
+  function owner() {
+    try { return localStorage.getItem(USER_KEY); } catch (e) { return null; }
+  }
+
+  function session() {
+    return fetch('/api/device/session', { credentials: 'same-origin', headers: { 'Accept': 'application/json' } })
+      .then(function (response) {
+        if (response.status === 401) return { signedOut: true };
+        if (response.status !== 200) throw new Error('unavailable');
+        return response.json();
+      }).then(function (answer) {
+        if (answer.user) {
+          try { localStorage.setItem(USER_KEY, answer.user); } catch (e) { /* private mode: this page only */ }
+          register();
+        }
+        return answer;
+      });
+  }
+
+  var registered = false;
+  function register() {
+    if (registered || !('serviceWorker' in navigator)) return;
+    registered = true;
+    navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(function () { registered = false; });
+  }
+
+  function schedule() {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(attempt, delay);
+    delay = Math.min(delay * 2, 600000);
+  }
+
+  // One round of sending; a round already running is not doubled.
+  function attempt() {
+    if (sending || !window.HAROutbox) return Promise.resolve();
+    sending = true;
+    var user = owner();
+    return session().then(function (answer) {
+      if (answer.signedOut) return { signedOut: true, waiting: -1 };
+      user = answer.user;
+      return HAROutbox.send(answer.user, answer.csrf);
+    }).then(function (result) {
+      sending = false;
+      signInNotice(result.signedOut);
+      if (result.waiting > 0 && !result.signedOut) schedule(); else delay = 15000;
+      return render(user);
+    }, function () {
+      sending = false;
+      schedule();
+      return render(user);
+    });
+  }
+
+  function signInNotice(signedOut) {
+    var box = document.getElementById('outbox-error');
+    if (!box || !owner()) return;
+    HAROutbox.list(owner()).then(function (records) {
+      var waiting = records.filter(function (r) { return r.status === 'waiting'; }).length;
+      if (signedOut && waiting) {
+        box.textContent = '';
+        var link = document.createElement('a');
+        link.href = '/signin';
+        link.textContent = t('signIn');
+        box.appendChild(link);
+        box.setAttribute('data-kind', 'signin');
+        box.hidden = false;
+      } else if (box.getAttribute('data-kind') !== 'storage') {
+        box.hidden = true;
+      }
+    }, function () {});
+  }
+
+  // The waiting reports of this user at the top of the list.
+  function render(user) {
+    var list = document.getElementById('device-list');
+    if (!list || !user || !window.HAROutbox) return Promise.resolve();
+    return HAROutbox.list(user).then(function (records) {
+      var waiting = records.filter(function (r) { return r.status === 'waiting'; });
+      list.textContent = '';
+      waiting.forEach(function (record) { list.appendChild(row(record)); });
+      list.hidden = waiting.length === 0;
+      var empty = document.getElementById('device-empty');
+      if (empty) empty.hidden = waiting.length > 0;
+      settingsPanel(records);
+    }, function () {});
+  }
+
+  function row(record) {
+    var item = document.createElement('li');
+    item.className = 'report-row device-row';
+    item.id = 'device-' + record.id;
+    item.setAttribute('data-device-id', record.id);
+    var main = document.createElement('div');
+    main.className = 'report-main';
+    var name = document.createElement('p');
+    name.className = 'report-name';
+    name.textContent = (record.fields && record.fields.name) || '—';
+    var state = document.createElement('p');
+    state.className = 'report-detail device-state';
+    state.textContent = t('waiting') + ' · ' + format(t('photoCount'), { n: record.photos.length });
+    main.appendChild(name);
+    main.appendChild(state);
+    if (record.lastError) {
+      var error = document.createElement('p');
+      error.className = 'report-detail status-attention';
+      error.textContent = record.lastError;
+      main.appendChild(error);
+    }
+    var side = document.createElement('div');
+    side.className = 'report-side';
+    var remove = document.createElement('button');
+    remove.type = 'button';
+    remove.className = 'delete-button device-delete';
+    remove.setAttribute('aria-label', t('delete') + ': ' + name.textContent);
+    remove.textContent = t('delete');
+    remove.addEventListener('click', function () {
+      if (!window.confirm(t('deleteAsk'))) return;
+      HAROutbox.remove(record.id).then(function () { render(owner()); });
+    });
+    side.appendChild(remove);
+    item.appendChild(main);
+    item.appendChild(side);
+    return item;
+  }
+
+  // The settings panel: what is kept on this device, Send now, Delete (asks first).
+  function settingsPanel(records) {
+    var box = document.getElementById('device-outbox-settings');
+    if (!box) return;
+    var waiting = records.filter(function (r) { return r.status === 'waiting'; });
+    var photos = waiting.reduce(function (sum, r) { return sum + r.photos.length; }, 0);
+    box.querySelector('.device-kept').textContent = waiting.length
+      ? format(t('kept'), { n: waiting.length, p: photos }) : t('keptNone');
+    box.querySelector('#device-send').hidden = !waiting.length;
+    box.querySelector('#device-delete-all').hidden = !waiting.length;
+  }
+
+  function wireSettings() {
+    var box = document.getElementById('device-outbox-settings');
+    if (!box) return;
+    box.querySelector('#device-send').addEventListener('click', function () {
+      HAROutbox.list(owner()).then(function (records) {
+        // A report the server refused is tried again when the user asks.
+        return Promise.all(records.filter(function (r) { return r.lastError; }).map(function (r) {
+          delete r.lastError;
+          return HAROutbox.save(r);
+        }));
+      }).then(function () { delay = 15000; attempt(); });
+    });
+    box.querySelector('#device-delete-all').addEventListener('click', function () {
+      if (!window.confirm(t('deleteAllAsk'))) return;
+      HAROutbox.list(owner()).then(function (records) {
+        return Promise.all(records.map(function (r) { return HAROutbox.remove(r.id); }));
+      }).then(function () { render(owner()); });
+    });
+  }
+
+  // Sign-out with reports waiting: ask first. They stay on the device, shown and sent only to this
+  // user, when they sign in again.
+  function onSignOut(event) {
+    var user = owner();
+    if (!user || !window.HAROutbox) return;
+    var form = event.target;
+    if (form.hasAttribute('data-outbox-checked')) { forget(); return; }
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    HAROutbox.list(user).then(function (records) {
+      var waiting = records.filter(function (r) { return r.status === 'waiting'; }).length;
+      if (waiting && !window.confirm(format(t('signOutAsk'), { n: waiting }))) return;
+      form.setAttribute('data-outbox-checked', 'true');
+      forget();
+      form.requestSubmit ? form.requestSubmit() : form.submit();
+    }, function () {
+      form.setAttribute('data-outbox-checked', 'true');
+      forget();
+      form.submit();
+    });
+  }
+
+  function forget() { try { localStorage.removeItem(USER_KEY); } catch (e) { /* nothing kept */ } }
+
+  function start() {
+    readWords();
+    var signOut = document.getElementById('sign-out-form');
+    if (signOut) signOut.addEventListener('submit', onSignOut, true);
+    wireSettings();
+    render(owner());
+    attempt();
+    window.addEventListener('online', function () { delay = 15000; attempt(); });
+    document.addEventListener('visibilitychange', function () {
+      if (document.visibilityState === 'visible') attempt();
+    });
+  }
+
+  window.HARDevice = { attempt: attempt, render: function () { return render(owner()); }, owner: owner, t: t, format: format };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
+})();

@@ -1,0 +1,383 @@
+"""Offline in the browser (issue 12, OFF-01..05), real Chromium against the real `har serve` with its
+embedded local platform and upload worker. The server is stopped (or killed) for real; the page is then
+answered by the service worker from its cache, the report kept in the device's outbox (IndexedDB), and
+sent when the server answers again on the same address and data. The platform's database is the judge.
+"""
+import os
+import shutil
+import signal
+import sqlite3
+import tempfile
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+from conftest import HarServer, ROOT, make_driver, sign_in, unique_email, wait_for
+from test_create import LONDON, set_location
+
+
+@pytest.fixture
+def driver():
+    browser = make_driver()
+    yield browser
+    browser.quit()
+
+
+def platform_rows(server, sql, *args):
+    connection = sqlite3.connect(os.path.join(server.data_dir, "platform", "platform.sqlite"), timeout=10)
+    try:
+        return connection.execute(sql, args).fetchall()
+    finally:
+        connection.close()
+
+
+def local_rows(server, sql, *args):
+    connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
+    try:
+        return connection.execute(sql, args).fetchall()
+    finally:
+        connection.close()
+
+
+def start_server(data_dir=None, port=None, env=None):
+    values = {"HAR_WORKER_ENABLED": "true"}
+    values.update(env or {})
+    if port:
+        values["HAR_PORT"] = str(port)
+    return HarServer(data_dir=data_dir, env=values).start()
+
+
+def restart(server, env=None):
+    """The same server again: same address (the browser's service worker and outbox are per origin) and data."""
+    values = dict(server.extra_env)
+    values.update(env or {})
+    values["HAR_PORT"] = str(server.port)
+    again = HarServer(data_dir=server.data_dir, env=values)
+    return again.start()
+
+
+def worker_ready(driver):
+    """Waits until the service worker is active with the app shell in its cache."""
+    driver.set_script_timeout(60)
+    return driver.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        navigator.serviceWorker.ready.then(function (registration) {
+          return caches.keys().then(function (names) {
+            var shell = names.filter(function (n) { return n.indexOf('har-shell-') === 0; });
+            return caches.open(shell[0]).then(function (cache) { return cache.match('/app-shell/new'); })
+              .then(function (kept) { done({active: !!registration.active, shells: shell, kept: !!kept}); });
+          });
+        }).catch(function (e) { done({error: String(e)}); });
+    """)
+
+
+def visit_online(driver, server):
+    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
+    set_location(driver, LONDON)
+    email = sign_in(driver, server)
+    driver.get(server.url + "/reports/new")
+    state = worker_ready(driver)
+    assert state.get("active") and state.get("kept") and len(state["shells"]) == 1, state
+    return email
+
+
+def device_photos(driver):
+    return len(driver.find_elements(By.CSS_SELECTOR, "#device-photos .photo-item"))
+
+
+def capture_offline(driver, count):
+    wait_for(driver, lambda d: d.find_element(By.ID, "capture").is_enabled(), 25)
+    wait_for(driver, lambda d: d.execute_script(
+        "var v = document.getElementById('preview'); return v.videoWidth > 0 && v.readyState >= 2"))
+    for n in range(count):
+        before = device_photos(driver)
+        driver.find_element(By.ID, "capture").click()
+        wait_for(driver, lambda d: device_photos(d) == before + 1, 15)
+
+
+def fill_and_submit(driver, name):
+    driver.find_element(By.ID, "field-name").send_keys(name)
+    for field, value in [("designation", "SM"), ("condition", "poor"), ("occupancy", "vacant"),
+                         ("priority-category", "B"), ("owner-type", "private"), ("grade", "II")]:
+        Select(driver.find_element(By.ID, "field-" + field)).select_by_value(value)
+    driver.find_element(By.ID, "submit").click()
+    wait_for(driver, lambda d: d.current_url.endswith("/reports"))
+
+
+def make_offline_report(driver, server, name, photos=2):
+    """With the server unreachable: the shell's creation page, photos, the form, Submit."""
+    driver.get(server.url + "/reports/new")
+    assert driver.find_element(By.ID, "main").get_attribute("data-mode") == "new", "not the service worker's shell"
+    capture_offline(driver, photos)
+    driver.find_element(By.ID, "continue").click()
+    wait_for(driver, lambda d: d.current_url.endswith("/reports/new/submit"))
+    assert driver.find_element(By.ID, "main").get_attribute("data-mode") == "submit"
+    assert device_photos(driver) == photos
+    fill_and_submit(driver, name)
+    row = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#device-list .device-row"))
+    assert len(row) == 1
+    text = row[0].text
+    assert name in text and "On this device — waiting for the network" in text and "%d photo" % photos in text
+
+
+def outbox_ids(driver):
+    driver.set_script_timeout(30)
+    return driver.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        var request = indexedDB.open('har-outbox', 1);
+        request.onsuccess = function () {
+          var store = request.result.transaction('reports').objectStore('reports');
+          var all = store.getAll();
+          all.onsuccess = function () { done(all.result.map(function (r) { return [r.id, r.owner, r.status]; })); };
+        };
+        request.onerror = function () { done(null); };
+    """)
+
+
+def stored_on_platform(server, name):
+    rows = platform_rows(server, "SELECT id FROM report WHERE place_name = ? AND deleted_time IS NULL", name)
+    if len(rows) != 1:
+        return None
+    return platform_rows(server, "SELECT count(*) FROM photo WHERE report_id = ?", rows[0][0])[0][0]
+
+
+def test_OFF_01_02_04_offline_report_is_sent_once_when_the_server_returns(driver):
+    server = start_server()
+    try:
+        visit_online(driver, server)
+        server.stop()
+        make_offline_report(driver, server, "Chapel in the valley")
+        # The list's shell too, reloaded with no server.
+        driver.refresh()
+        wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#device-list .device-row"))
+        server = restart(server)
+        # No action by the user: the page's timer finds the server again.
+        wait_for(driver, lambda d: stored_on_platform(server, "Chapel in the valley") == 2, 90)
+        wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, "#device-list .device-row"), 30)
+        assert outbox_ids(driver) == []
+        assert local_rows(server, "SELECT count(*) FROM reports WHERE name = 'Chapel in the valley'") == [(1,)]
+        assert local_rows(server, "SELECT count(*) FROM photos p JOIN reports r ON r.id = p.report_id "
+                                  "WHERE r.name = 'Chapel in the valley'") == [(2,)]
+    finally:
+        server.remove()
+
+
+def test_OFF_04_server_killed_while_the_second_photo_is_sent_still_once(driver):
+    server = start_server()
+    try:
+        visit_online(driver, server)
+        server.stop()
+        make_offline_report(driver, server, "Flooded crypt")
+        # The page's sending is watched: the moment the second photo's request leaves, the server dies.
+        driver.execute_script("""
+            window.__photoRequests = 0;
+            var real = window.fetch;
+            window.fetch = function (url, options) {
+              if (String(url).indexOf('/photos') > 0) window.__photoRequests += 1;
+              return real.apply(this, arguments);
+            };
+        """)
+        server = restart(server)
+        wait_for(driver, lambda d: d.execute_script("return window.__photoRequests") >= 2, 90)
+        server.process.send_signal(signal.SIGKILL)
+        server.process.wait()
+        server.process = None
+        server = restart(server)
+        wait_for(driver, lambda d: stored_on_platform(server, "Flooded crypt") == 2, 120)
+        wait_for(driver, lambda d: outbox_ids(d) == [], 30)
+        assert local_rows(server, "SELECT count(*) FROM reports WHERE name = 'Flooded crypt'") == [(1,)]
+        assert local_rows(server, "SELECT count(*) FROM photos p JOIN reports r ON r.id = p.report_id "
+                                  "WHERE r.name = 'Flooded crypt'") == [(2,)]
+    finally:
+        server.remove()
+
+
+def session_user(driver):
+    driver.set_script_timeout(30)
+    return driver.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        fetch('/api/device/session', {headers: {'Accept': 'application/json'}})
+          .then(function (r) { return r.json(); }).then(function (s) { done(s.user); }, function () { done(null); });
+    """)
+
+
+def attempt(driver):
+    """One round of the page's sending (device-sync.js), awaited."""
+    driver.set_script_timeout(60)
+    driver.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        HARDevice.attempt().then(function () { done(true); }, function () { done(false); });
+    """)
+
+
+def test_OFF_03_05_two_users_on_one_browser_and_a_session_that_expired(driver):
+    server = start_server()
+    try:
+        alice = visit_online(driver, server)
+        alice_id = session_user(driver)
+        server.stop()
+        make_offline_report(driver, server, "Alice's mill")
+        # Alice's session ends while she is offline (expired, or ended elsewhere).
+        local_rows(server, "SELECT 1")
+        connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
+        connection.execute("DELETE FROM web_sessions WHERE user_id = ?", (int(alice_id),))
+        connection.commit()
+        connection.close()
+        server = restart(server)
+        # The shell's list learns of it: the report stays, and the page asks her to sign in.
+        attempt(driver)
+        notice = driver.find_element(By.ID, "outbox-error")
+        assert notice.is_displayed() and "sign in again" in notice.text
+        assert [r[1:] for r in outbox_ids(driver)] == [[alice_id, "waiting"]]
+        # Bob signs in on the same browser: he never sees Alice's report, and his session never sends it.
+        driver.delete_all_cookies()
+        sign_in(driver, server, unique_email("bob"))
+        bob_id = session_user(driver)
+        assert bob_id != alice_id
+        attempt(driver)
+        assert not driver.find_elements(By.CSS_SELECTOR, "#device-list .device-row")
+        assert "Alice's mill" not in driver.page_source
+        assert [r[1:] for r in outbox_ids(driver)] == [[alice_id, "waiting"]]
+        assert local_rows(server, "SELECT count(*) FROM reports WHERE name = ?", "Alice's mill") == [(0,)]
+        # Bob signs out (nothing of his waits: no question), Alice signs in again: hers goes, once.
+        driver.delete_all_cookies()
+        sign_in(driver, server, alice)
+        wait_for(driver, lambda d: stored_on_platform(server, "Alice's mill") == 2, 90)
+        wait_for(driver, lambda d: outbox_ids(d) == [], 30)
+    finally:
+        server.remove()
+
+
+def test_OFF_05_a_full_device_is_said_and_nothing_is_lost(driver):
+    server = start_server()
+    try:
+        visit_online(driver, server)
+        server.stop()
+        driver.get(server.url + "/reports/new")
+        assert driver.find_element(By.ID, "main").get_attribute("data-mode") == "new"
+        capture_offline(driver, 1)
+        # A device with no room left: the browser's storage refuses the next write as it does when full
+        # (a QuotaExceededError; headless Chromium's quota override does not reach IndexedDB's writes,
+        # so the refusal is made here), and the page says so in the user's words.
+        driver.execute_script("""
+            window.__realPut = IDBObjectStore.prototype.put;
+            IDBObjectStore.prototype.put = function () { throw new DOMException('full', 'QuotaExceededError'); };
+        """)
+        driver.find_element(By.ID, "capture").click()
+        error = wait_for(driver, lambda d: d.find_element(By.ID, "outbox-error") if d.find_element(
+            By.ID, "outbox-error").is_displayed() else None, 15)
+        assert error.text == "This device has no room left to keep the report. Free some space, or delete photos, " \
+                             "and try again."
+        # The photo kept before is still there, on the page and on the device.
+        assert device_photos(driver) == 1
+        records = outbox_ids(driver)
+        assert len(records) == 1 and records[0][2] == "open"
+        # Room again: the report is finished and kept, then sent on the browser's 'online' event (CDP's
+        # offline emulation turned off), not by a timer.
+        driver.execute_script("IDBObjectStore.prototype.put = window.__realPut;")
+        driver.find_element(By.ID, "continue").click()
+        wait_for(driver, lambda d: d.current_url.endswith("/reports/new/submit"))
+        fill_and_submit(driver, "Cross by the road")
+        wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#device-list .device-row"))
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        server = restart(server)
+        driver.execute_script("window.__sent = false; window.addEventListener('online', function () {"
+                              " window.__sent = 'online'; });")
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        wait_for(driver, lambda d: d.execute_script("return window.__sent") == "online")
+        wait_for(driver, lambda d: stored_on_platform(server, "Cross by the road") == 1, 60)
+    finally:
+        server.remove()
+
+
+def shell_caches(driver):
+    driver.set_script_timeout(30)
+    return driver.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        caches.keys().then(function (names) {
+          done(names.filter(function (n) { return n.indexOf('har-shell-') === 0; }));
+        });
+    """)
+
+
+def test_OFF_02_a_new_version_of_the_app_while_a_report_waits_loses_nothing(driver):
+    public = tempfile.mkdtemp(prefix="har-public.")
+    shutil.rmtree(public)
+    shutil.copytree(os.path.join(ROOT, "Public"), public)
+    server = start_server(env={"HAR_PUBLIC_DIR": public})
+    try:
+        visit_online(driver, server)
+        old = shell_caches(driver)
+        server.stop()
+        make_offline_report(driver, server, "Tower on the hill")
+        # A new version of the app: its files changed, the server started again.
+        with open(os.path.join(public, "css", "app.css"), "a") as css:
+            css.write("\n/* a new version */\n")
+        # The report may not go yet (its sending is held up): the update happens while it waits.
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/device/*"]})
+        server = restart(server)
+        driver.get(server.url + "/reports")
+        wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#device-list .device-row"), 20)
+        driver.set_script_timeout(60)
+        installed = driver.execute_async_script("""
+            var done = arguments[arguments.length - 1];
+            navigator.serviceWorker.getRegistration().then(function (r) { return r.update().then(function () {
+              var next = r.installing || r.waiting;
+              if (!next) { done('none'); return; }
+              if (next.state === 'installed') { done('waiting'); return; }
+              next.addEventListener('statechange', function () {
+                if (next.state === 'installed' || next.state === 'activated') done(next.state);
+              });
+            }); }).catch(function (e) { done(String(e)); });
+        """)
+        assert installed in ("waiting", "installed"), installed
+        # Not in the middle of the report: the old version still runs this page.
+        assert shell_caches(driver) != [] and set(old) <= set(shell_caches(driver))
+        # The next start of the app: no page of it open, then opened again.
+        driver.get("about:blank")
+        driver.get(server.url + "/healthz")
+        wait_for(driver, lambda d: len(shell_caches(d)) == 1 and shell_caches(d) != old, 30)
+        driver.get(server.url + "/reports")
+        assert [r[2] for r in outbox_ids(driver)] == ["waiting"]
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        attempt(driver)
+        wait_for(driver, lambda d: stored_on_platform(server, "Tower on the hill") == 2, 90)
+        assert outbox_ids(driver) == []
+    finally:
+        server.remove()
+        shutil.rmtree(public, ignore_errors=True)
+
+
+def test_OFF_03_sign_out_with_reports_waiting_asks_first_and_keeps_them(driver):
+    server = start_server()
+    try:
+        visit_online(driver, server)
+        driver.get(server.url + "/reports")
+        # A report of this user waiting on the device that the server refused once (kept, not resent
+        # by itself): the settings panel says what is kept.
+        driver.set_script_timeout(30)
+        assert driver.execute_async_script("""
+            var done = arguments[arguments.length - 1];
+            HAROutbox.save({id: HAROutbox.uuid(), owner: HARDevice.owner(), status: 'waiting', createdAt: Date.now(),
+                            token: HAROutbox.token(), fields: {name: 'Kept mill'}, photos: [], lastError: 'No photo.'})
+              .then(function () { return HARDevice.render(); }).then(function () { done(true); }, function (e) { done(String(e)); });
+        """) is True
+        driver.find_element(By.ID, "settings-open").click()
+        kept = wait_for(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#device-outbox-settings .device-kept"))
+        assert kept.text == "Kept on this device: 1 report(s), 0 photo(s), waiting for the network."
+        driver.find_element(By.ID, "sign-out").click()
+        alert = wait_for(driver, lambda d: d.switch_to.alert)
+        assert "1 report(s) are still waiting on this device" in alert.text
+        alert.dismiss()
+        assert driver.current_url.endswith("/reports"), "staying signed in"
+        driver.find_element(By.ID, "sign-out").click()
+        wait_for(driver, lambda d: d.switch_to.alert).accept()
+        wait_for(driver, lambda d: "/signin" in d.current_url)
+        assert [r[2] for r in outbox_ids(driver)] == ["waiting"], "kept on the device for its owner"
+    finally:
+        server.remove()
