@@ -17,6 +17,7 @@ let package = Package(
         // libvips is opened at first use (see its shim.h), so neither its headers' flags nor its libraries
         // are needed to build; Debian's libvips42 (from libvips-dev in scripts/setup) is needed to run.
         .systemLibrary(name: "CVips"),
+        .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "Mustache"),
@@ -29,12 +30,14 @@ let package = Package(
             name: "HeritageApp",
             dependencies: [
                 "Basics", "HTTPServer", "Storage", "Mustache", "PlatformClient", "LocalPlatform", "Imaging", "COpenSSL",
+                "PostgresStorage",
             ]),
         .target(name: "Imaging", dependencies: ["Basics", "CVips"]),
         .executableTarget(name: "har", dependencies: ["HeritageApp"]),
+        .target(name: "PostgresStorage", dependencies: ["CPostgreSQL", "Storage"]),
 
         // Shared by every test target: scratch folders, paths, hex, polling, child processes, the HTTP client.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PostgresStorage"], path: "Tests/TestSupport"),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "MustacheTests", dependencies: ["Mustache", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
@@ -49,6 +52,7 @@ let package = Package(
                 "TestSupport",
             ]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
+        .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "Storage", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
