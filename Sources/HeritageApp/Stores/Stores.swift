@@ -35,6 +35,19 @@ extension Stores {
     }
 }
 
+extension Stores {
+    /// The stores on the PostgreSQL database at `url` (migrated when needed, under an advisory lock),
+    /// with at most `poolSize` connections.
+    static func postgres(url: String, poolSize: Int) throws -> Stores {
+        let database = try PostgresDatabase(url: url, poolSize: poolSize, migrations: PostgresAppMigrations.all)
+        let reports = PostgresReportStore(database: database)
+        return Stores(
+            users: PostgresUserStore(database: database), settings: PostgresSettingsStore(database: database),
+            drafts: PostgresDraftStore(database: database), reports: reports, outbox: reports,
+            instance: PostgresInstanceStore(database: database), close: { database.close() })
+    }
+}
+
 /// A store's failure, by what the caller can do about it. Carries the backend's description (for the
 /// log: the statement, never a bound value) and nothing of the backend's types.
 struct StoreError: Error, CustomStringConvertible, Sendable, Equatable {
