@@ -43,8 +43,8 @@ public final class Application: Sendable {
         try DataFolder.prepare(temporaryDirectory)
         DataFolder.removeContents(of: temporaryDirectory)
 
-        try DataFolder.preparePrivateFile(dataDir + "/har.sqlite")
-        stores = try Stores.sqlite(path: dataDir + "/har.sqlite")
+        if configuration.databaseURL == nil { try DataFolder.preparePrivateFile(dataDir + "/har.sqlite") }
+        stores = try Stores.open(configuration: configuration)
         try PlatformIdentity.check(PlatformIdentity.of(configuration), store: stores.instance, dataDir: dataDir)
         templates = try TemplateLibrary(directory: configuration.templatesDir)
         metrics = Metrics()

@@ -75,6 +75,10 @@ extension Configuration {
         .int(
             "photo_retention_seconds", \.photoRetentionSeconds, 0...31_536_000,
             "keep photo files this long once the platform has them"),
+        .optionalString(
+            "database_url", \.databaseURL,
+            "PostgreSQL shared by several nodes (postgresql://… or key=value; never logged); unset = SQLite"),
+        .int("database_pool_size", \.databasePoolSize, 1...1000, "PostgreSQL connections per node, at most"),
     ]
 
     /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.
@@ -143,6 +147,11 @@ extension Configuration {
             }
         } else if consumerKey != nil || consumerSecret != nil {
             throw ConfigurationError("consumer_key and consumer_secret need platform_url")
+        }
+        // Nodes sharing a database share its reports; an embedded platform per node would scatter them.
+        if databaseURL != nil, platformURL == nil {
+            throw ConfigurationError(
+                "database_url needs platform_url: the embedded local platform is off when nodes share a database")
         }
         for name in allowedHostNames ?? [] where HostAllowlist.hostName(name) != name.lowercased() {
             throw ConfigurationError("bad value for \"allowed_hosts\": \"\(name)\" is not a host name or address")

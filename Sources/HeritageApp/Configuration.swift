@@ -60,6 +60,11 @@ public struct Configuration: Sendable, Equatable {
     public var retryCapSeconds = 600.0
     public var photoRetentionSeconds = 7 * 86_400
 
+    // Several web nodes on one PostgreSQL (issue 13); unset = SQLite in the data folder
+    /// A `postgresql://` URL or libpq key=value string; it may hold a password: never logged or shown.
+    public var databaseURL: String?
+    public var databasePoolSize = 8
+
     public init() {}
 
     /// `allowed_hosts` split at commas, trimmed; nil when unset.

@@ -36,6 +36,15 @@ extension Stores {
 }
 
 extension Stores {
+    /// The stores `har serve` runs on: PostgreSQL at `database_url` when set, else the data folder's
+    /// SQLite file.
+    static func open(configuration: Configuration) throws -> Stores {
+        if let url = configuration.databaseURL {
+            return try postgres(url: url, poolSize: configuration.databasePoolSize)
+        }
+        return try sqlite(path: configuration.dataDir + "/har.sqlite")
+    }
+
     /// The stores on the PostgreSQL database at `url` (migrated when needed, under an advisory lock),
     /// with at most `poolSize` connections.
     static func postgres(url: String, poolSize: Int) throws -> Stores {

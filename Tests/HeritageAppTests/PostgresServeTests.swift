@@ -1,0 +1,68 @@
+import Foundation
+import PostgresStorage
+import Testing
+
+@testable import HeritageApp
+
+/// `har serve`'s application on PostgreSQL (`database_url`): two nodes on one database and one upstream
+/// platform share their users' sessions; a schema newer than the program stops start.
+@Suite(.enabled(if: PostgresCluster.isInstalled, Comment(rawValue: PostgresCluster.skipMessage)))
+struct PostgresServeTests {
+    static func environment(database: String, platform: PlatformProcess) -> [String: String] {
+        [
+            "HAR_DATABASE_URL": database, "HAR_PLATFORM_URL": platform.baseURL,
+            "HAR_CONSUMER_KEY": PlatformProcess.key, "HAR_CONSUMER_SECRET": PlatformProcess.secret,
+            "HAR_WORKER_ENABLED": "false",
+        ]
+    }
+
+    @Test func signingInOnOneNodeWorksOnTheOther() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let platform = try await PlatformProcess(folder: folder)
+        let database = try PostgresCluster.shared().makeDatabase()
+        let environment = Self.environment(database: database, platform: platform)
+        let first = try RunningServer(environment: environment)
+        let second = try RunningServer(environment: environment)
+        defer {
+            first.application.stop(gracePeriod: 1)
+            second.application.stop(gracePeriod: 1)
+        }
+        #expect(
+            !FileManager.default.fileExists(atPath: first.dataDir + "/har.sqlite"), "no SQLite file with PostgreSQL")
+        #expect(try await curl(second.baseURL + "/healthz").body.contains(#""store":"ok""#))
+
+        let client = try WebClient(first)
+        let signedIn = try await client.signIn(uniqueEmail())
+        #expect(signedIn.headers["location"] == "/reports")
+        let token = try #require(client.cookie("har_session"))
+        let elsewhere = try WebClient(second)
+        try elsewhere.setCookie("har_session", token)
+        let page = try await elsewhere.get("/reports")
+        #expect(page.status == 200, "the other node knows the session")
+        let stranger = try await WebClient(second).get("/reports")
+        #expect(stranger.headers["location"] == "/signin")
+        await platform.stop()
+    }
+
+    @Test func aSchemaNewerThanTheProgramStopsStart() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let platform = try await PlatformProcess(folder: folder)
+        let database = try PostgresCluster.shared().makeDatabase()
+        let connection = try PostgresConnection(database)
+        try PostgresMigrator.apply(PostgresAppMigrations.all, to: connection)
+        try connection.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 'x')")
+        let error = try #require(throws: StoreError.self) {
+            _ = try RunningServer(environment: Self.environment(database: database, platform: platform))
+        }
+        #expect(error.description.contains("newer than this program"))
+        await platform.stop()
+    }
+
+    @Test func aDatabaseNeedsAnUpstreamPlatform() {
+        #expect(throws: ConfigurationError.self) {
+            try Configuration.load(file: nil, environment: ["HAR_DATABASE_URL": "host=/tmp dbname=x"])
+        }
+    }
+}
