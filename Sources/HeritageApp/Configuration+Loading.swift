@@ -79,6 +79,8 @@ extension Configuration {
             "database_url", \.databaseURL,
             "PostgreSQL shared by several nodes (postgresql://… or key=value; never logged); unset = SQLite"),
         .int("database_pool_size", \.databasePoolSize, 1...1000, "PostgreSQL connections per node, at most"),
+        .optionalString("photo_dir", \.photoDir, "photo folder shared by every node; unset = <data_dir>/photos"),
+        .optionalString("node_id", \.nodeID, "this node's name (letters, digits, . _ - :); unset = host name and port"),
     ]
 
     /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.
@@ -147,6 +149,10 @@ extension Configuration {
             }
         } else if consumerKey != nil || consumerSecret != nil {
             throw ConfigurationError("consumer_key and consumer_secret need platform_url")
+        }
+        if let nodeID, nodeID.isEmpty || nodeID.count > 100 || !nodeID.allSatisfy(Self.isNodeIDCharacter) {
+            throw ConfigurationError(
+                "bad value for \"node_id\": expected 1 to 100 letters, digits, '.', '_', '-' or ':'")
         }
         // Nodes sharing a database share its reports; an embedded platform per node would scatter them.
         if databaseURL != nil, platformURL == nil {

@@ -45,6 +45,37 @@ struct PostgresServeTests {
         await platform.stop()
     }
 
+    /// A photo uploaded through one node is in the shared photo folder, served by the other; each node's
+    /// uploads folder is its own, under the shared one.
+    @Test func nodesSharePhotosThroughThePhotoFolder() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let platform = try await PlatformProcess(folder: folder)
+        let photos = folder + "/shared-photos"
+        var environment = Self.environment(
+            database: try PostgresCluster.shared().makeDatabase(), platform: platform)
+        environment["HAR_PHOTO_DIR"] = photos
+        let first = try RunningServer(environment: environment.merging(["HAR_NODE_ID": "node-a"]) { $1 })
+        let second = try RunningServer(environment: environment.merging(["HAR_NODE_ID": "node-b"]) { $1 })
+        defer {
+            first.application.stop(gracePeriod: 1)
+            second.application.stop(gracePeriod: 1)
+        }
+        let client = try await SignedInClient(first)
+        let draft = try await client.openDraft()
+        let photoID = try client.photoID(try await client.upload(draft, file: try TestImages.jpeg()))
+        #expect(FileManager.default.fileExists(atPath: photos + "/" + photoID))
+        #expect(FileManager.default.fileExists(atPath: photos + "/tmp/node-a"))
+        #expect(FileManager.default.fileExists(atPath: photos + "/tmp/node-b"))
+
+        let elsewhere = try WebClient(second)
+        try elsewhere.setCookie("har_session", try #require(client.http.cookie("har_session")))
+        let served = try await elsewhere.get("/photos/\(photoID)")
+        #expect(served.status == 200)
+        #expect(served.headers["content-type"] == "image/jpeg")
+        await platform.stop()
+    }
+
     @Test func aSchemaNewerThanTheProgramStopsStart() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
