@@ -76,6 +76,46 @@ struct PostgresServeTests {
         await platform.stop()
     }
 
+    /// The upload worker on PostgreSQL: a report filed through one node reaches the platform with its
+    /// photos, every transition recorded in the shared database.
+    @Test func theWorkerDeliversAReportFromPostgreSQL() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let platform = try await PlatformProcess(folder: folder)
+        let database = try PostgresCluster.shared().makeDatabase()
+        var environment = Self.environment(database: database, platform: platform)
+        environment["HAR_WORKER_ENABLED"] = "true"
+        let node = try RunningServer(environment: environment)
+        defer { node.application.stop(gracePeriod: 1) }
+        let client = try await SignedInClient(node)
+        let draft = try await client.openDraft()
+        for _ in 0..<2 {
+            _ = try client.photoID(
+                try await client.upload(
+                    draft, file: try TestImages.jpeg(), fields: ["latitude": "51", "longitude": "0"]))
+        }
+        let form = try await client.get("/reports/new/submit").body
+        let token = try #require(form.firstMatch(#"name="submit_token" value="([0-9a-f]{64})""#))
+        var submit = [
+            "--data-urlencode", "_csrf=\(client.csrf)", "--data-urlencode", "submit_token=\(token)",
+            "--data-urlencode", "draft=\(draft)",
+        ]
+        for (name, value) in SubmitTests.good.sorted(by: { $0.key < $1.key }) {
+            submit += ["--data-urlencode", "\(name)=\(value)"]
+        }
+        #expect(try await client.post("/reports/new/submit", submit, csrf: false).status == 303)
+
+        let stores = try Stores.postgres(url: database, poolSize: 1)
+        defer { stores.close() }
+        try await waitUntil("the report is stored") { try stores.outbox.countsByState()["stored"] == 1 }
+        let id = try #require(try stores.outbox.reportID(localID: draft))
+        #expect(try stores.outbox.report(id: id)?.platformReportID != nil)
+        let photos = try stores.outbox.photos(reportID: id)
+        #expect(photos.count == 2)
+        #expect(photos.allSatisfy { $0.state == .stored && $0.platformPhotoID != nil })
+        await platform.stop()
+    }
+
     @Test func aSchemaNewerThanTheProgramStopsStart() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
