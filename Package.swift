@@ -20,6 +20,7 @@ let package = Package(
         // Compression of responses (issue 14): gzip for pages and JSON, gzip and brotli for static assets.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
+        .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "Mustache"),
@@ -32,12 +33,14 @@ let package = Package(
             name: "HeritageApp",
             dependencies: [
                 "Basics", "HTTPServer", "Storage", "Mustache", "PlatformClient", "LocalPlatform", "Imaging", "COpenSSL",
+                "PostgresStorage",
             ]),
         .target(name: "Imaging", dependencies: ["Basics", "CVips"]),
         .executableTarget(name: "har", dependencies: ["HeritageApp"]),
+        .target(name: "PostgresStorage", dependencies: ["CPostgreSQL", "Storage"]),
 
         // Shared by every test target: scratch folders, paths, hex, polling, child processes, the HTTP client.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PostgresStorage"], path: "Tests/TestSupport"),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "MustacheTests", dependencies: ["Mustache", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport", "CZlib", "CBrotli"]),
@@ -52,6 +55,7 @@ let package = Package(
                 "TestSupport",
             ]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
+        .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "Storage", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -37,14 +37,14 @@ public final class Application: Sendable {
     public init(configuration: Configuration, log: Log = Log(), platformExecutable: String? = nil) throws {
         self.configuration = configuration
         let dataDir = configuration.dataDir
-        let temporaryDirectory = dataDir + "/tmp"
+        let temporaryDirectory = configuration.uploadsDirectory
         try DataFolder.prepare(dataDir)
         dataFolderLock = try DataFolderLock(dataDir: dataDir)
         try DataFolder.prepare(temporaryDirectory)
         DataFolder.removeContents(of: temporaryDirectory)
 
-        try DataFolder.preparePrivateFile(dataDir + "/har.sqlite")
-        stores = try Stores.sqlite(path: dataDir + "/har.sqlite")
+        if configuration.databaseURL == nil { try DataFolder.preparePrivateFile(dataDir + "/har.sqlite") }
+        stores = try Stores.open(configuration: configuration)
         try PlatformIdentity.check(PlatformIdentity.of(configuration), store: stores.instance, dataDir: dataDir)
         templates = try TemplateLibrary(directory: configuration.templatesDir)
         metrics = Metrics()
@@ -63,7 +63,7 @@ public final class Application: Sendable {
         let workerMetrics = WorkerMetrics()
         let worker = UploadWorker(
             store: outbox, client: clients.worker, settings: WorkerSettings(configuration: configuration),
-            dataDirectory: dataDir, metrics: workerMetrics, log: log)
+            dataDirectory: dataDir, metrics: workerMetrics, log: log, photosDirectory: configuration.photosDirectory)
         self.worker = worker
 
         let (router, drafts) = Self.router(
@@ -134,7 +134,7 @@ public final class Application: Sendable {
             stores: parts.stores, templates: parts.templates, catalog: parts.messages, platform: parts.platform,
             log: log,
             secure: configuration.tlsCert != nil || configuration.cookieSecure,
-            photosDirectory: configuration.dataDir + "/photos",
+            photosDirectory: configuration.photosDirectory,
             handlerDeadline: Double(configuration.handlerDeadlineSeconds),
             events: WebEvents(userSignedIn: { worker.userSignedIn(userID: $0) }, reportDeleting: { worker.wake() }),
             assetVersion: assetVersion,

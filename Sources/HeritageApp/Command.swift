@@ -18,6 +18,8 @@ public enum Command {
                                          the upload queue (see har outbox --help)
           har tls self-signed --host NAME-OR-IP [--host …] [--days N] [--dir DIR]
                                          HTTPS for tablets on a LAN (see har tls --help)
+          har migrate sqlite-to-postgres --from DATA_DIR
+                                         a single node's data into database_url's PostgreSQL
           har --version
           har --help | har serve --help
 
@@ -46,6 +48,8 @@ public enum Command {
             return OutboxCommand.main(rest)
         case "tls":
             return TLSCommand.main(rest)
+        case "migrate":
+            return MigrateCommand.main(rest)
         case "serve", "platform":
             if rest.contains("--help") || rest.contains("-h") {
                 printHelp()

@@ -98,6 +98,12 @@ extension Configuration {
         .int(
             "photo_bytes_per_user", \.photoBytesPerUser, 0...(1 << 50),
             "bytes of one user's photos not yet on the platform (0 = no limit)"),
+        .optionalString(
+            "database_url", \.databaseURL,
+            "PostgreSQL shared by several nodes (postgresql://… or key=value; never logged); unset = SQLite"),
+        .int("database_pool_size", \.databasePoolSize, 1...1000, "PostgreSQL connections per node, at most"),
+        .optionalString("photo_dir", \.photoDir, "photo folder shared by every node; unset = <data_dir>/photos"),
+        .optionalString("node_id", \.nodeID, "this node's name (letters, digits, . _ - :); unset = host name and port"),
     ]
 
     /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.
@@ -166,6 +172,15 @@ extension Configuration {
             }
         } else if consumerKey != nil || consumerSecret != nil {
             throw ConfigurationError("consumer_key and consumer_secret need platform_url")
+        }
+        if let nodeID, nodeID.isEmpty || nodeID.count > 100 || !nodeID.allSatisfy(Self.isNodeIDCharacter) {
+            throw ConfigurationError(
+                "bad value for \"node_id\": expected 1 to 100 letters, digits, '.', '_', '-' or ':'")
+        }
+        // Nodes sharing a database share its reports; an embedded platform per node would scatter them.
+        if databaseURL != nil, platformURL == nil {
+            throw ConfigurationError(
+                "database_url needs platform_url: the embedded local platform is off when nodes share a database")
         }
         for name in allowedHostNames ?? [] where HostAllowlist.hostName(name) != name.lowercased() {
             throw ConfigurationError("bad value for \"allowed_hosts\": \"\(name)\" is not a host name or address")

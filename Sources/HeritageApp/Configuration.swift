@@ -74,6 +74,14 @@ public struct Configuration: Sendable, Equatable {
     // Per-user photo quotas (issue 9)
     public var photosPerDay = 500
     public var photoBytesPerUser = 2 << 30
+    // Several web nodes on one PostgreSQL (issue 13); unset = SQLite in the data folder
+    /// A `postgresql://` URL or libpq key=value string; it may hold a password: never logged or shown.
+    public var databaseURL: String?
+    public var databasePoolSize = 8
+    /// One photo folder shared by every node (NFS or the like); unset = `<data_dir>/photos`.
+    public var photoDir: String?
+    /// This node's name among the nodes (its uploads folder under `photo_dir`); unset = host name and port.
+    public var nodeID: String?
 
     public init() {}
 

@@ -39,12 +39,12 @@ enum OutboxCommand {
             return 78
         }
         let path = configuration.dataDir + "/har.sqlite"
-        guard FileManager.default.fileExists(atPath: path) else {
+        guard configuration.databaseURL != nil || FileManager.default.fileExists(atPath: path) else {
             Command.printError("no database at \(path) (is HAR_DATA_DIR right?)")
             return 66  // EX_NOINPUT
         }
         do {
-            let stores = try Stores.sqlite(path: path)
+            let stores = try Stores.open(configuration: configuration)
             defer { stores.close() }
             return try run(action, store: stores.outbox)
         } catch {

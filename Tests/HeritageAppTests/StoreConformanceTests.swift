@@ -1,5 +1,6 @@
 import Foundation
 import PlatformClient
+import TestSupport
 import Testing
 
 @testable import HeritageApp
@@ -16,7 +17,19 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
 
     static let sqlite = StoreBackend(name: "SQLite") { folder in try Stores.sqlite(path: folder + "/har.sqlite") }
 
-    static let all: [StoreBackend] = [.sqlite]
+    /// A database of its own on the test process's throwaway PostgreSQL cluster (`PostgresCluster`).
+    static let postgres = StoreBackend(name: "PostgreSQL") { _ in
+        try Stores.postgres(url: try PostgresCluster.shared().makeDatabase(), poolSize: 4)
+    }
+
+    /// Both backends; SQLite alone (with a message) where PostgreSQL is not installed.
+    static let all: [StoreBackend] = {
+        guard PostgresCluster.isInstalled else {
+            print("StoreConformanceTests: \(PostgresCluster.skipMessage)")
+            return [.sqlite]
+        }
+        return [.sqlite, .postgres]
+    }()
 }
 
 /// Fresh stores on an empty database in a folder of their own, closed and removed at the end.

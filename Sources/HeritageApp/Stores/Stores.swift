@@ -41,6 +41,28 @@ extension Stores {
     }
 }
 
+extension Stores {
+    /// The stores `har serve` runs on: PostgreSQL at `database_url` when set, else the data folder's
+    /// SQLite file.
+    static func open(configuration: Configuration) throws -> Stores {
+        if let url = configuration.databaseURL {
+            return try postgres(url: url, poolSize: configuration.databasePoolSize)
+        }
+        return try sqlite(path: configuration.dataDir + "/har.sqlite")
+    }
+
+    /// The stores on the PostgreSQL database at `url` (migrated when needed, under an advisory lock),
+    /// with at most `poolSize` connections.
+    static func postgres(url: String, poolSize: Int) throws -> Stores {
+        let database = try PostgresDatabase(url: url, poolSize: poolSize, migrations: PostgresAppMigrations.all)
+        let reports = PostgresReportStore(database: database)
+        return Stores(
+            users: PostgresUserStore(database: database), settings: PostgresSettingsStore(database: database),
+            drafts: PostgresDraftStore(database: database), reports: reports, outbox: reports,
+            instance: PostgresInstanceStore(database: database), close: { database.close() })
+    }
+}
+
 /// A store's failure, by what the caller can do about it. Carries the backend's description (for the
 /// log: the statement, never a bound value) and nothing of the backend's types.
 struct StoreError: Error, CustomStringConvertible, Sendable, Equatable {

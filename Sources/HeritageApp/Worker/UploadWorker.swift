@@ -34,8 +34,9 @@ final class UploadWorker: Sendable {
 
     init(
         store: any OutboxStore, client: PlatformClient, settings: WorkerSettings, dataDirectory: String,
-        metrics: WorkerMetrics, log: Log
+        metrics: WorkerMetrics, log: Log, photosDirectory: String? = nil
     ) {
+        let photosDirectory = photosDirectory ?? dataDirectory + "/photos"
         let queue = OutboxQueue(store)
         self.store = queue
         self.settings = settings
@@ -44,10 +45,10 @@ final class UploadWorker: Sendable {
         let failedSessions = FailedSessions()
         self.failedSessions = failedSessions
         sweep = PhotoSweep(
-            store: store, photosDirectory: dataDirectory + "/photos", retentionSeconds: settings.photoRetentionSeconds)
+            store: store, photosDirectory: photosDirectory, retentionSeconds: settings.photoRetentionSeconds)
         let stopping = self.stopping
         uploader = ReportUploader(
-            store: queue, client: client, settings: settings, photosDirectory: dataDirectory + "/photos",
+            store: queue, client: client, settings: settings, photosDirectory: photosDirectory,
             photoLimiter: AsyncLimiter(limit: settings.photosAtOnce), createGate: KeyedGate(),
             failedSessions: failedSessions, metrics: metrics, log: log,
             isStopping: { stopping.isSet })

@@ -1,0 +1,33 @@
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+// Where a node keeps photos and uploads when several nodes share one photo folder (issue 13).
+extension Configuration {
+    /// The photos of drafts and reports: `photo_dir`, shared by every node, else the data folder's.
+    var photosDirectory: String { photoDir ?? dataDir + "/photos" }
+
+    /// Uploads while they arrive. With a shared `photo_dir` they go to a folder of this node's under it,
+    /// so that a finished upload's rename into the photo folder never crosses filesystems, and each node
+    /// empties only its own at start; else the data folder's `tmp/`.
+    var uploadsDirectory: String {
+        guard let photoDir else { return dataDir + "/tmp" }
+        return photoDir + "/tmp/" + nodeName
+    }
+
+    /// `node_id`, else the host name and the port (the process id instead of port 0, which every node
+    /// started on a free port would share).
+    var nodeName: String {
+        if let nodeID { return nodeID }
+        var buffer = [CChar](repeating: 0, count: 256)
+        let host = gethostname(&buffer, buffer.count - 1) == 0 ? String(cString: buffer) : "node"
+        let suffix = port == 0 ? "pid\(getpid())" : String(port)
+        return String((host + ":" + suffix).map { Self.isNodeIDCharacter($0) ? $0 : "-" })
+    }
+
+    static func isNodeIDCharacter(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || ".-_:".contains(character))
+    }
+}

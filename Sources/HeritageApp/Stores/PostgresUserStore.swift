@@ -1,0 +1,130 @@
+import PostgresStorage
+import Storage
+
+/// `UserStore` on PostgreSQL: the `users` and `web_sessions` tables.
+struct PostgresUserStore: UserStore {
+    let database: PostgresDatabase
+
+    func signIn(_ record: SignInRecord, now: Double) throws -> Int64 {
+        try database.write { db -> Int64 in
+            try db.run(
+                """
+                INSERT INTO users (email, account_id, fullname, platform_session_id, platform_session_expires_at,
+                                   created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT ((lower(email))) DO UPDATE SET account_id = excluded.account_id, fullname = excluded.fullname,
+                    platform_session_id = excluded.platform_session_id,
+                    platform_session_expires_at = excluded.platform_session_expires_at,
+                    updated_at = excluded.updated_at
+                """,
+                .text(record.email), SQLValue(record.accountID), SQLValue(record.fullname),
+                .text(record.platformSessionID), .real(record.platformSessionExpiresAt), .real(now), .real(now))
+            guard let id = try db.scalar("SELECT id FROM users WHERE lower(email) = lower(?)", .text(record.email)).int
+            else {
+                throw StoreError(.invariant, "user row missing after upsert")
+            }
+            if let oldHash = record.replacingTokenHash {
+                try db.run("DELETE FROM web_sessions WHERE token_hash = ?", .blob(oldHash))
+            }
+            // Housekeeping rides on sign-in, which is rare: no timer needed.
+            try db.run("DELETE FROM web_sessions WHERE expires_at <= ?", .real(now))
+            try db.run(
+                """
+                INSERT INTO web_sessions (token_hash, user_id, csrf_token, created_at, expires_at, last_seen_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, .blob(record.tokenHash), .integer(id), .text(record.csrfToken), .real(now),
+                .real(record.platformSessionExpiresAt), .real(now))
+            return id
+        }
+    }
+
+    func session(tokenHash: [UInt8], now: Double) throws -> StoredSession? {
+        let rows = try database.read { db in
+            try db.query(
+                """
+                SELECT s.csrf_token, s.expires_at, s.last_seen_at, u.id, u.email, u.fullname,
+                       u.platform_session_id, u.platform_session_expires_at,
+                       u.gps_accuracy_m, u.gps_alert_seconds, u.wireless_only
+                FROM web_sessions s JOIN users u ON u.id = s.user_id
+                WHERE s.token_hash = ? AND s.expires_at > ?
+                """, .blob(tokenHash), .real(now))
+        }
+        return try PostgresDatabase.mapped { () -> StoredSession? in
+            guard let row = rows.first, let userID = try row.int("id"), let csrf = try row.string("csrf_token"),
+                let expires = try row.double("expires_at"), let email = try row.string("email")
+            else { return nil }
+            let settings = UserSettings(
+                gpsAccuracyMetres: Int(try row.int("gps_accuracy_m") ?? 20),
+                gpsAlertSeconds: Int(try row.int("gps_alert_seconds") ?? 60),
+                wirelessOnly: (try row.int("wireless_only") ?? 0) != 0)
+            let user = WebUser(
+                id: userID, email: email, fullname: try row.string("fullname"), settings: settings,
+                platformSessionID: try row.string("platform_session_id"),
+                platformSessionExpiresAt: try row.double("platform_session_expires_at"))
+            return StoredSession(
+                session: WebSession(tokenHash: tokenHash, userID: userID, csrfToken: csrf, expiresAt: expires),
+                user: user, lastSeenAt: try row.double("last_seen_at") ?? 0)
+        }
+    }
+
+    func touchSession(tokenHash: [UInt8], now: Double) throws {
+        try database.write { db in
+            _ = try db.run(
+                "UPDATE web_sessions SET last_seen_at = ? WHERE token_hash = ?", .real(now), .blob(tokenHash))
+        }
+    }
+
+    func deleteSession(tokenHash: [UInt8]) throws {
+        try database.write { db in
+            _ = try db.run("DELETE FROM web_sessions WHERE token_hash = ?", .blob(tokenHash))
+        }
+    }
+
+    func endPlatformSession(userID: Int64) throws {
+        try database.write { db in
+            _ = try db.run("DELETE FROM web_sessions WHERE user_id = ?", .integer(userID))
+            _ = try db.run(
+                "UPDATE users SET platform_session_id = NULL, platform_session_expires_at = NULL WHERE id = ?",
+                .integer(userID))
+        }
+    }
+}
+
+/// `SettingsStore` on PostgreSQL: three columns of `users`.
+struct PostgresSettingsStore: SettingsStore {
+    let database: PostgresDatabase
+
+    func save(settings: UserSettings, userID: Int64, now: Double) throws {
+        try database.write { db in
+            _ = try db.run(
+                """
+                UPDATE users SET gps_accuracy_m = ?, gps_alert_seconds = ?, wireless_only = ?, updated_at = ?
+                WHERE id = ?
+                """, .integer(Int64(settings.gpsAccuracyMetres)), .integer(Int64(settings.gpsAlertSeconds)),
+                .integer(settings.wirelessOnly ? 1 : 0), .real(now), .integer(userID))
+        }
+    }
+}
+
+/// `InstanceStore` on PostgreSQL: the `instance` key-value table.
+struct PostgresInstanceStore: InstanceStore {
+    let database: PostgresDatabase
+
+    func claimPlatform(_ identity: String) throws -> String? {
+        try database.write { db -> String? in
+            let recorded = try db.scalar("SELECT value FROM instance WHERE key = 'platform'").string
+            if let recorded, recorded != identity {
+                let reports = try db.scalar("SELECT count(*) FROM reports WHERE state != 'draft'").int ?? 0
+                if reports > 0 { return recorded }
+            }
+            try db.run(
+                "INSERT INTO instance (key, value) VALUES ('platform', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                .text(identity))
+            return nil
+        }
+    }
+
+    func isHealthy() -> Bool {
+        (try? database.read { db in try db.scalar("SELECT count(*) FROM instance") }) != nil
+    }
+}

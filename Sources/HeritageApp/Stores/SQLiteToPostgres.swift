@@ -1,0 +1,74 @@
+import PostgresStorage
+import Storage
+
+/// `har migrate sqlite-to-postgres`: copies a single node's database (the data folder's SQLite file) into
+/// an empty PostgreSQL database, row ids kept and the id sequences set past them, in one transaction,
+/// then checks that every table holds as many rows on both sides.
+enum SQLiteToPostgres {
+    /// The application's tables, parents before children; the columns are the same in both dialects.
+    static let tables = ["users", "web_sessions", "reports", "photos", "expired_drafts"]
+    /// Tables whose `id` is an identity column in PostgreSQL (its sequence is set after the copy).
+    static let identityTables = ["users", "reports", "photos"]
+
+    struct Copied: Sendable, Equatable {
+        var rows: [String: Int]
+    }
+
+    static func copy(from source: SQLiteDatabase, to target: PostgresDatabase) throws -> Copied {
+        var data: [String: [Row]] = [:]
+        try source.read { db in
+            for table in tables + ["instance"] {
+                data[table] = try db.query("SELECT * FROM \(table) ORDER BY 1")
+            }
+        }
+        return try PostgresDatabase.mapped {
+            try target.pool.withConnection { db in
+                try db.transaction(.serializable) {
+                    for table in tables {
+                        guard try db.scalar("SELECT count(*) FROM \(table)").int == 0 else {
+                            throw StoreError(
+                                .conflict, "the PostgreSQL database already holds \(table): copy only into an empty one"
+                            )
+                        }
+                    }
+                    for (key, value) in try instance(data["instance"] ?? []) {
+                        try db.run(
+                            "INSERT INTO instance (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                            .text(key), .text(value))
+                    }
+                    for table in tables {
+                        for row in data[table] ?? [] {
+                            let names = row.columnNames.joined(separator: ", ")
+                            let marks = Array(repeating: "?", count: row.count).joined(separator: ", ")
+                            try db.run("INSERT INTO \(table) (\(names)) VALUES (\(marks))", row.values)
+                        }
+                    }
+                    for table in identityTables {
+                        try db.run(
+                            """
+                            SELECT setval(pg_get_serial_sequence('\(table)', 'id'),
+                                          COALESCE((SELECT max(id) FROM \(table)), 0) + 1, false)
+                            """)
+                    }
+                    var counts: [String: Int] = [:]
+                    for table in tables {
+                        let copied = Int(try db.scalar("SELECT count(*) FROM \(table)").int ?? -1)
+                        guard copied == data[table]?.count ?? 0 else {
+                            throw StoreError(
+                                .invariant, "\(table): \(data[table]?.count ?? 0) rows in SQLite, \(copied) copied")
+                        }
+                        counts[table] = copied
+                    }
+                    return Copied(rows: counts)
+                }
+            }
+        }
+    }
+
+    private static func instance(_ rows: [Row]) throws -> [(String, String)] {
+        try rows.compactMap { row in
+            guard let key = try row.string("key"), let value = try row.string("value") else { return nil }
+            return (key, value)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Storage
+
+/// Column names of a result, shared by all its rows.
+final class PostgresColumns: Sendable {
+    let names: [String]
+    let indexes: [String: Int]
+
+    init(names: [String]) {
+        self.names = names
+        var indexes: [String: Int] = [:]
+        for (index, name) in names.enumerated() where indexes[name] == nil { indexes[name] = index }
+        self.indexes = indexes
+    }
+}
+
+/// One row of a query result, copied out of libpq's result so it outlives it. Values are typed by the
+/// column's type: integers (`bigint`, `integer`, `smallint`, `boolean` as 1 or 0) as `.integer`,
+/// `double precision`, `real` and `numeric` as `.real`, `bytea` as `.blob`, everything else as `.text`.
+///
+/// The accessors are those of Storage's `Row`, so that a store reads both backends' rows alike; asking
+/// for a column the query does not return throws.
+public struct PostgresRow: Sendable {
+    let columns: PostgresColumns
+    public let values: [SQLValue]
+
+    init(columns: PostgresColumns, values: [SQLValue]) {
+        self.columns = columns
+        self.values = values
+    }
+
+    public var columnNames: [String] { columns.names }
+    public var count: Int { values.count }
+
+    public func value(at index: Int) throws -> SQLValue {
+        guard values.indices.contains(index) else {
+            throw PostgresError.misuse("no column at index \(index) (row has \(values.count))")
+        }
+        return values[index]
+    }
+
+    public func value(named name: String) throws -> SQLValue {
+        guard let index = columns.indexes[name] else {
+            throw PostgresError.misuse(
+                "no column named \(name) (columns: \(columns.names.joined(separator: ", ")))")
+        }
+        return values[index]
+    }
+
+    public func isNull(_ index: Int) throws -> Bool { try value(at: index) == .null }
+    public func isNull(_ name: String) throws -> Bool { try value(named: name) == .null }
+    public func int(_ index: Int) throws -> Int64? { try value(at: index).int }
+    public func int(_ name: String) throws -> Int64? { try value(named: name).int }
+    public func double(_ index: Int) throws -> Double? { try value(at: index).double }
+    public func double(_ name: String) throws -> Double? { try value(named: name).double }
+    public func string(_ index: Int) throws -> String? { try value(at: index).string }
+    public func string(_ name: String) throws -> String? { try value(named: name).string }
+    public func blob(_ index: Int) throws -> [UInt8]? { try value(at: index).blob }
+    public func blob(_ name: String) throws -> [UInt8]? { try value(named: name).blob }
+}
