@@ -28,6 +28,8 @@ struct SQLiteToPostgresTests {
         let before = try #require(try sqlite.outbox.report(id: reportID))
         let photosBefore = try sqlite.outbox.photos(reportID: reportID)
         #expect(try sqlite.instance.claimPlatform("https://api.example.org") == nil)
+        let listVersion = try sqlite.reports.listVersion(userID: userID)
+        #expect(listVersion > 0)
         source.close()
 
         let url = try PostgresCluster.shared().makeDatabase()
@@ -45,6 +47,8 @@ struct SQLiteToPostgresTests {
         defer { postgres.close() }
         #expect(try postgres.outbox.report(id: reportID) == before)
         #expect(try postgres.outbox.photos(reportID: reportID) == photosBefore)
+        // The list version goes over as it was (an ETag the browser holds stays right for the same list).
+        #expect(try postgres.reports.listVersion(userID: userID) == listVersion)
         let session = try #require(try postgres.users.session(tokenHash: Array(repeating: 9, count: 32), now: now))
         #expect(session.user.id == userID)
         #expect(try postgres.instance.claimPlatform("embedded") == "https://api.example.org")

@@ -12,7 +12,7 @@ struct PostgresDraftStore: DraftStore {
         try database.write { db in
             if let row = try db.query(
                 """
-                SELECT id, local_id, updated_at FROM reports WHERE user_id = ? AND state = 'draft' AND updated_at >= ?
+                SELECT id, local_id, updated_at FROM reports WHERE user_id = ? AND state = 'draft' AND from_device = 0 AND updated_at >= ?
                 ORDER BY id DESC LIMIT 1
                 """,
                 .integer(userID), .real(cutoff)
@@ -129,7 +129,7 @@ struct PostgresDraftStore: DraftStore {
 
     /// Deletes the user's drafts (Cancel); returns the photo ids whose files are to go.
     func cancelDrafts(userID: Int64) throws -> [String] {
-        try deleteDrafts(where: "user_id = ?", .integer(userID), expiredAt: nil)
+        try deleteDrafts(where: "user_id = ? AND from_device = 0", .integer(userID), expiredAt: nil)
     }
 
     /// Deletes drafts untouched since `cutoff` (abandoned), remembering each in `expired_drafts`, and

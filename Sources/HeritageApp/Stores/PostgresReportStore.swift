@@ -17,6 +17,13 @@ final class PostgresReportStore: ReportStore, Sendable {
     /// report retrying after an unanswered create may exist there too, and goes to the worker).
     static let notYetSentStates = "('queued', 'retry_wait', 'needs_attention', 'waiting_signin', 'held')"
 
+    /// Bumped by the trigger functions of migration 8 (`PostgresAppMigrations.listVersions`).
+    func listVersion(userID: Int64) throws -> Int64 {
+        try database.read { db in
+            try db.query("SELECT version FROM list_versions WHERE user_id = ?", .integer(userID)).first?.int(0) ?? 0
+        }
+    }
+
     func page(userID: Int64, limit: Int?) throws -> ReportPage {
         let limitClause = limit == nil ? "" : "LIMIT ?"
         let parameters: [SQLValue] = [.integer(userID)] + (limit.map { [.integer(Int64($0))] } ?? [])

@@ -7,6 +7,16 @@ struct PostgresUserStore: UserStore {
 
     func signIn(_ record: SignInRecord, now: Double) throws -> Int64 {
         try database.write { db -> Int64 in
+            // Read then written in one SERIALIZABLE transaction: a concurrent sign-in of the same e-mail
+            // on another node cannot slip another account in between.
+            if let accountID = record.accountID,
+                let recorded = try db.scalar(
+                    "SELECT account_id FROM users WHERE lower(email) = lower(?)", .text(record.email)
+                ).string,
+                recorded != accountID
+            {
+                throw AccountMismatch()
+            }
             try db.run(
                 """
                 INSERT INTO users (email, account_id, fullname, platform_session_id, platform_session_expires_at,
@@ -30,10 +40,12 @@ struct PostgresUserStore: UserStore {
             try db.run("DELETE FROM web_sessions WHERE expires_at <= ?", .real(now))
             try db.run(
                 """
-                INSERT INTO web_sessions (token_hash, user_id, csrf_token, created_at, expires_at, last_seen_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO web_sessions (token_hash, user_id, csrf_token, created_at, expires_at, last_seen_at,
+                                          user_agent, client_address)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """, .blob(record.tokenHash), .integer(id), .text(record.csrfToken), .real(now),
-                .real(record.platformSessionExpiresAt), .real(now))
+                .real(record.platformSessionExpiresAt), .real(now), SQLValue(record.userAgent),
+                SQLValue(record.clientAddress))
             return id
         }
     }
@@ -42,7 +54,7 @@ struct PostgresUserStore: UserStore {
         let rows = try database.read { db in
             try db.query(
                 """
-                SELECT s.csrf_token, s.expires_at, s.last_seen_at, u.id, u.email, u.fullname,
+                SELECT s.csrf_token, s.expires_at, s.last_seen_at, s.created_at, u.id, u.email, u.fullname,
                        u.platform_session_id, u.platform_session_expires_at,
                        u.gps_accuracy_m, u.gps_alert_seconds, u.wireless_only
                 FROM web_sessions s JOIN users u ON u.id = s.user_id
@@ -63,7 +75,8 @@ struct PostgresUserStore: UserStore {
                 platformSessionExpiresAt: try row.double("platform_session_expires_at"))
             return StoredSession(
                 session: WebSession(tokenHash: tokenHash, userID: userID, csrfToken: csrf, expiresAt: expires),
-                user: user, lastSeenAt: try row.double("last_seen_at") ?? 0)
+                user: user, lastSeenAt: try row.double("last_seen_at") ?? 0,
+                createdAt: try row.double("created_at") ?? 0)
         }
     }
 
@@ -86,6 +99,31 @@ struct PostgresUserStore: UserStore {
             _ = try db.run(
                 "UPDATE users SET platform_session_id = NULL, platform_session_expires_at = NULL WHERE id = ?",
                 .integer(userID))
+        }
+    }
+
+    func activeSessions(userID: Int64, now: Double) throws -> [SessionSummary] {
+        let rows = try database.read { db in
+            try db.query(
+                """
+                SELECT token_hash, created_at, last_seen_at, user_agent, client_address FROM web_sessions
+                WHERE user_id = ? AND expires_at > ? ORDER BY last_seen_at DESC, created_at DESC
+                """, .integer(userID), .real(now))
+        }
+        return try PostgresDatabase.mapped {
+            try rows.map { row in
+                SessionSummary(
+                    tokenHash: try row.blob("token_hash") ?? [], createdAt: try row.double("created_at") ?? 0,
+                    lastSeenAt: try row.double("last_seen_at") ?? 0, userAgent: try row.string("user_agent"),
+                    clientAddress: try row.string("client_address"))
+            }
+        }
+    }
+
+    func deleteSessions(userID: Int64, except keeping: [UInt8]) throws -> Int {
+        try database.write { db in
+            try db.run(
+                "DELETE FROM web_sessions WHERE user_id = ? AND token_hash <> ?", .integer(userID), .blob(keeping))
         }
     }
 }

@@ -6,7 +6,10 @@ import Storage
 /// then checks that every table holds as many rows on both sides.
 enum SQLiteToPostgres {
     /// The application's tables, parents before children; the columns are the same in both dialects.
-    static let tables = ["users", "web_sessions", "reports", "photos", "expired_drafts"]
+    static let tables = ["users", "web_sessions", "reports", "photos", "expired_drafts", "signin_failures"]
+    /// Kept by triggers in both dialects (migration 8): the copy's inserts bump PostgreSQL's, which are
+    /// then set to SQLite's numbers, so a list's ETag stays the same for the same list.
+    static let derivedTables = ["list_versions"]
     /// Tables whose `id` is an identity column in PostgreSQL (its sequence is set after the copy).
     static let identityTables = ["users", "reports", "photos"]
 
@@ -17,7 +20,7 @@ enum SQLiteToPostgres {
     static func copy(from source: SQLiteDatabase, to target: PostgresDatabase) throws -> Copied {
         var data: [String: [Row]] = [:]
         try source.read { db in
-            for table in tables + ["instance"] {
+            for table in tables + derivedTables + ["instance"] {
                 data[table] = try db.query("SELECT * FROM \(table) ORDER BY 1")
             }
         }
@@ -43,6 +46,13 @@ enum SQLiteToPostgres {
                             try db.run("INSERT INTO \(table) (\(names)) VALUES (\(marks))", row.values)
                         }
                     }
+                    for row in data["list_versions"] ?? [] {
+                        try db.run(
+                            """
+                            INSERT INTO list_versions (user_id, version) VALUES (?, ?)
+                            ON CONFLICT (user_id) DO UPDATE SET version = excluded.version
+                            """, row.values)
+                    }
                     for table in identityTables {
                         try db.run(
                             """
@@ -51,7 +61,7 @@ enum SQLiteToPostgres {
                             """)
                     }
                     var counts: [String: Int] = [:]
-                    for table in tables {
+                    for table in tables + derivedTables {
                         let copied = Int(try db.scalar("SELECT count(*) FROM \(table)").int ?? -1)
                         guard copied == data[table]?.count ?? 0 else {
                             throw StoreError(

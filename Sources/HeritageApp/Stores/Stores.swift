@@ -59,7 +59,9 @@ extension Stores {
         return Stores(
             users: PostgresUserStore(database: database), settings: PostgresSettingsStore(database: database),
             drafts: PostgresDraftStore(database: database), reports: reports, outbox: reports,
-            instance: PostgresInstanceStore(database: database), close: { database.close() })
+            instance: PostgresInstanceStore(database: database),
+            signInLimits: PostgresSignInLimitStore(database: database),
+            photoQuota: PostgresPhotoQuotaStore(database: database), close: { database.close() })
     }
 }
 

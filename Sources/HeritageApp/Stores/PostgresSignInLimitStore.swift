@@ -1,0 +1,74 @@
+import PostgresStorage
+import Storage
+
+/// `SignInLimitStore` on PostgreSQL: the `signin_failures` table (migration 5), shared by every node on
+/// the database, so a guesser gains nothing by spreading guesses over nodes. Each write is one
+/// SERIALIZABLE transaction: two nodes counting a failure of one key at once both count.
+struct PostgresSignInLimitStore: SignInLimitStore {
+    let database: PostgresDatabase
+
+    func failures(keys: [String], forgetBefore: Double) throws -> [String: SignInFailures] {
+        guard !keys.isEmpty else { return [:] }
+        let marks = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+        let rows = try database.read { db in
+            try db.query(
+                "SELECT key, failures, last_at FROM signin_failures WHERE last_at > ? AND key IN (\(marks))",
+                [.real(forgetBefore)] + keys.map { .text($0) })
+        }
+        return try PostgresDatabase.mapped {
+            var found: [String: SignInFailures] = [:]
+            for row in rows {
+                guard let key = try row.string("key"), let count = try row.int("failures"),
+                    let last = try row.double("last_at")
+                else { continue }
+                found[key] = SignInFailures(count: Int(count), lastAt: last)
+            }
+            return found
+        }
+    }
+
+    func recordFailure(keys: [String], now: Double, forgetBefore: Double) throws {
+        try database.write { db in
+            for key in keys {
+                _ = try db.run(
+                    """
+                    INSERT INTO signin_failures (key, failures, last_at) VALUES (?, 1, ?)
+                    ON CONFLICT (key) DO UPDATE SET
+                        failures = CASE WHEN signin_failures.last_at > ? THEN signin_failures.failures + 1 ELSE 1 END,
+                        last_at = excluded.last_at
+                    """, .text(key), .real(now), .real(forgetBefore))
+            }
+            // Housekeeping rides on failures: the table holds only the recent ones.
+            _ = try db.run("DELETE FROM signin_failures WHERE last_at <= ?", .real(forgetBefore))
+        }
+    }
+
+    func clear(keys: [String]) throws {
+        try database.write { db in
+            for key in keys { _ = try db.run("DELETE FROM signin_failures WHERE key = ?", .text(key)) }
+        }
+    }
+}
+
+/// `PhotoQuotaStore` on PostgreSQL: the same one pass as SQLite's over the user's reports' photos (the
+/// sums cast back to `bigint`: PostgreSQL's `sum` of a `bigint` is `numeric`).
+struct PostgresPhotoQuotaStore: PhotoQuotaStore {
+    let database: PostgresDatabase
+
+    func photoUsage(userID: Int64, since: Double) throws -> PhotoUsage {
+        let rows = try database.read { db in
+            try db.query(
+                """
+                SELECT COALESCE(SUM(CASE WHEN p.created_at > ? THEN 1 ELSE 0 END), 0)::bigint AS added,
+                       COALESCE(SUM(CASE WHEN p.state <> 'stored' THEN p.size ELSE 0 END), 0)::bigint AS bytes
+                FROM photos p JOIN reports r ON r.id = p.report_id
+                WHERE r.user_id = ?
+                """, .real(since), .integer(userID))
+        }
+        return try PostgresDatabase.mapped {
+            PhotoUsage(
+                addedSince: Int(try rows.first?.int("added") ?? 0),
+                undeliveredBytes: Int(try rows.first?.int("bytes") ?? 0))
+        }
+    }
+}
