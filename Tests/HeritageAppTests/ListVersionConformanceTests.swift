@@ -156,4 +156,31 @@ import Testing
             try scene.stores.outbox.finishDeletion(sending, wasOnPlatform: false)
         }
     }
+
+    /// Drafts are not listed: making, filling, cancelling and sweeping them (the creation page's and the
+    /// device's alike) never move the version, whatever the backend's triggers do with their rows.
+    @Test(arguments: StoreBackend.all) func draftsNeverMoveTheVersion(backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let drafts = scene.stores.drafts
+        let userID = try scene.user("a@example.org")
+        _ = try scene.queuedReport(userID: userID)
+        let deviceID = "00000000-0000-4000-8000-000000000001"
+        try Self.expectSame(scene, userID, "drafts made, filled and emptied") {
+            let (draft, _) = try drafts.openDraft(userID: userID, now: scene.now, freshSince: 0)
+            let photo = StoreScene.photo()
+            _ = try drafts.addPhoto(photo, to: draft, now: scene.now)
+            Self.check(try drafts.deletePhoto(localID: photo.localID, draft: draft, now: scene.now))
+            _ = try drafts.addPhoto(StoreScene.photo(), to: draft, now: scene.now)
+            guard
+                case .draft(let device) = try drafts.openDeviceDraft(localID: deviceID, userID: userID, now: scene.now)
+            else { throw StoreError(.invariant, "no device draft") }
+            _ = try drafts.addPhoto(StoreScene.photo(), to: device, now: scene.now)
+        }
+        try Self.expectSame(scene, userID, "Cancel") { Self.check(try drafts.cancelDrafts(userID: userID).count == 1) }
+        try Self.expectSame(scene, userID, "the sweep of abandoned drafts") {
+            Self.check(
+                try drafts.sweepDrafts(untouchedSince: scene.now + 1, now: scene.now + 2, forgetBefore: 0).count == 1)
+        }
+        Self.check(try drafts.draft(localID: deviceID, userID: userID) == nil)
+    }
 }

@@ -76,6 +76,81 @@ final class PostgresStoreRaceTests: Sendable {
         #expect(results.values.filter { $0 == .alreadySubmitted }.count == 5)
         #expect(try nodes[2].outbox.countsByState()["queued"] == 1)
     }
+
+    /// 30 failed sign-ins of one key from three nodes at once: all 30 counted (none lost to a race of
+    /// the upsert), and a clear on one node is seen by the others.
+    @Test func signInFailuresAddUpAcrossNodes() throws {
+        let results = Results<Bool>()
+        DispatchQueue.concurrentPerform(iterations: 30) { index in
+            results.append {
+                try self.nodes[index % 3].signInLimits.recordFailure(
+                    keys: ["email:a@example.org", "ip:192.0.2.\(index % 3)"], now: self.now,
+                    forgetBefore: self.now - 900)
+                return true
+            }
+        }
+        #expect(results.errors.isEmpty, "\(results.errors)")
+        let counts = try nodes[1].signInLimits.failures(
+            keys: ["email:a@example.org", "ip:192.0.2.0", "ip:192.0.2.1", "ip:192.0.2.2"], forgetBefore: now - 900)
+        #expect(counts["email:a@example.org"]?.count == 30)
+        #expect(counts["ip:192.0.2.0"]?.count == 10)
+        try nodes[2].signInLimits.clear(keys: ["email:a@example.org"])
+        #expect(try nodes[0].signInLimits.failures(keys: ["email:a@example.org"], forgetBefore: now - 900).isEmpty)
+    }
+
+    /// One device report id sent to three nodes at once (a retried request): one draft, the same for all.
+    @Test func aDeviceReportIsMadeOnceAcrossNodes() throws {
+        let userID = try user("d@example.org")
+        let localID = "0f0e0d0c-0b0a-4908-8706-050403020100"
+        let results = Results<Int64>()
+        DispatchQueue.concurrentPerform(iterations: 9) { index in
+            results.append {
+                guard
+                    case .draft(let draft) = try self.nodes[index % 3].drafts.openDeviceDraft(
+                        localID: localID, userID: userID, now: self.now)
+                else { return -1 }
+                return draft.id
+            }
+        }
+        #expect(results.errors.isEmpty, "\(results.errors)")
+        #expect(results.values.count == 9)
+        #expect(Set(results.values).count == 1)
+        #expect(!results.values.contains(-1))
+    }
+
+    /// Twelve submits of one user's device reports from three nodes at once: the list version moves
+    /// once for each (the trigger's bump of the user's one row is never lost between nodes).
+    @Test func theListVersionCountsEveryChangeAcrossNodes() throws {
+        let userID = try user("e@example.org")
+        func draftWithPhoto(_ index: Int) throws -> String {
+            let localID = "00000000-0000-4000-8000-0000000000\(10 + index)"
+            guard
+                case .draft(let draft) = try nodes[0].drafts.openDeviceDraft(localID: localID, userID: userID, now: now)
+            else { throw StoreError(.invariant, "no device draft") }
+            _ = try nodes[0].drafts.addPhoto(StoreScene.photo(), to: draft, now: now)
+            return localID
+        }
+        @Sendable func submit(_ localID: String, on node: Stores) throws -> SubmitResult {
+            try node.drafts.submit(
+                draftLocalID: localID, userID: userID, fields: StoreScene.fields, token: "token-" + localID, now: now)
+        }
+        // What one submit moves the version by, alone.
+        let first = try draftWithPhoto(0)
+        let start = try nodes[0].reports.listVersion(userID: userID)
+        #expect(try submit(first, on: nodes[0]) == .queued)
+        let step = try nodes[0].reports.listVersion(userID: userID) - start
+        #expect(step > 0)
+
+        let drafts = try (1...12).map(draftWithPhoto)
+        let before = try nodes[0].reports.listVersion(userID: userID)
+        let results = Results<SubmitResult>()
+        DispatchQueue.concurrentPerform(iterations: 12) { index in
+            results.append { try submit(drafts[index], on: self.nodes[index % 3]) }
+        }
+        #expect(results.errors.isEmpty, "\(results.errors)")
+        #expect(results.values.filter { $0 == .queued }.count == 12)
+        #expect(try nodes[1].reports.listVersion(userID: userID) == before + 12 * step)
+    }
 }
 
 /// Values and errors collected from several threads.
