@@ -133,6 +133,9 @@ public final class Application: Sendable {
             events: WebEvents(userSignedIn: { worker.userSignedIn(userID: $0) }, reportDeleting: { worker.wake() }))
         let drafts = Drafts(web: web, options: draftOptions)
         WebRoutes.register(on: &router, web: web, drafts: drafts)
+        ReviewRoutes.register(
+            on: &router, web: web, settings: ReviewSettings(configuration: configuration, wakeWorker: { worker.wake() })
+        )
         return (router, drafts)
     }
 

@@ -75,6 +75,9 @@ extension Configuration {
         .int(
             "photo_retention_seconds", \.photoRetentionSeconds, 0...31_536_000,
             "keep photo files this long once the platform has them"),
+        .optionalString("coordinators", \.coordinators, "comma-separated e-mails of coordinators (see har users)"),
+        .string(
+            "review_policy", \.reviewPolicy, "what waits for a coordinator's approval before upload: none|kiosk|all"),
     ]
 
     /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.
@@ -126,6 +129,9 @@ extension Configuration {
 
     /// Checks that need more than one key.
     func validate() throws {
+        if ReviewPolicy(rawValue: reviewPolicy) == nil {
+            throw ConfigurationError("bad value for \"review_policy\": expected none, kiosk or all")
+        }
         if (tlsCert == nil) != (tlsKey == nil) {
             throw ConfigurationError("tls_cert and tls_key go together: set both or neither")
         }

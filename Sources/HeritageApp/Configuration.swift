@@ -60,6 +60,12 @@ public struct Configuration: Sendable, Equatable {
     public var retryCapSeconds = 600.0
     public var photoRetentionSeconds = 7 * 86_400
 
+    // Coordinators' review (issue 10)
+    /// Comma-separated e-mails who are coordinators from their next request (besides `har users grant`).
+    public var coordinators: String?
+    /// Which reports wait for a coordinator's approval before upload: none, kiosk, all.
+    public var reviewPolicy = "kiosk"
+
     public init() {}
 
     /// `allowed_hosts` split at commas, trimmed; nil when unset.

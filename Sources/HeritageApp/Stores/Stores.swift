@@ -16,6 +16,8 @@ struct Stores: Sendable {
     /// The worker's and `har outbox`'s side of the same aggregate.
     var outbox: any OutboxStore
     var instance: any InstanceStore
+    /// Roles, review states and the audit log (issue 10).
+    var review: any ReviewStore
     /// Closes the backend; later calls throw `StoreError`.
     var close: @Sendable () -> Void
 }
@@ -31,7 +33,8 @@ extension Stores {
         return Stores(
             users: SQLiteUserStore(database: database), settings: SQLiteSettingsStore(database: database),
             drafts: SQLiteDraftStore(database: database), reports: reports, outbox: reports,
-            instance: SQLiteInstanceStore(database: database), close: { database.close() })
+            instance: SQLiteInstanceStore(database: database), review: SQLiteReviewStore(database: database),
+            close: { database.close() })
     }
 }
 
