@@ -86,22 +86,33 @@ enum ReviewExports {
         }
         struct Properties: Encodable {
             var id: Int64
-            var local_id: String
+            var localID: String
             var name: String?
             var reporter: String
             var origin: String
-            var submitted_at: String
-            var review_state: String
-            var review_reason: String?
-            var delivery_state: String
-            var accuracy_m: Double?
+            var submittedAt: String
+            var reviewState: String
+            var reviewReason: String?
+            var deliveryState: String
+            var accuracyMetres: Double?
             var designation: String?
             var condition: String?
             var occupancy: String?
-            var priority_category: String?
-            var owner_type: String?
+            var priorityCategory: String?
+            var ownerType: String?
             var grade: String?
-            var photo_count: Int
+            var photoCount: Int
+
+            enum CodingKeys: String, CodingKey {
+                case id, name, reporter, origin, designation, condition, grade
+                case localID = "local_id"
+                case submittedAt = "submitted_at"
+                case reviewState = "review_state"
+                case deliveryState = "delivery_state"
+                case accuracyMetres = "accuracy_m"
+                case ownerType = "owner_type"
+                case photoCount = "photo_count"
+            }
         }
         var type = "Feature"
         var geometry: Point?
@@ -112,12 +123,12 @@ enum ReviewExports {
                 geometry = Point(coordinates: [longitude, latitude])
             }
             properties = Properties(
-                id: row.id, local_id: row.localID, name: row.name, reporter: row.reporter, origin: row.origin,
-                submitted_at: ISO8601.utc(seconds: row.submittedAt), review_state: row.review,
-                review_reason: row.reason, delivery_state: row.delivery, accuracy_m: row.accuracy,
+                id: row.id, localID: row.localID, name: row.name, reporter: row.reporter, origin: row.origin,
+                submittedAt: ISO8601.utc(seconds: row.submittedAt), reviewState: row.review,
+                reviewReason: row.reason, deliveryState: row.delivery, accuracyMetres: row.accuracy,
                 designation: row.designation, condition: row.condition, occupancy: row.occupancy,
-                priority_category: row.priorityCategory, owner_type: row.ownerType, grade: row.grade,
-                photo_count: row.photoCount)
+                priorityCategory: row.priorityCategory, ownerType: row.ownerType, grade: row.grade,
+                photoCount: row.photoCount)
         }
 
         func encode(to encoder: any Encoder) throws {
