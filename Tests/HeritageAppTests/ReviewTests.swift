@@ -303,3 +303,52 @@ import Testing
         await server.stop()
     }
 }
+
+/// REV-03 against the local platform as its own process, its database checked at the end.
+@Suite(.serialized) struct ReviewPolicyTests {
+    /// Policy `all`: two reports submitted through the web endpoints wait (the worker runs, the platform
+    /// gets nothing); the coordinator finds one by filter and approves it, rejects the other; the
+    /// platform then holds exactly the approved one, once, with its photos; the rejected one stays here.
+    @Test func rev03WaitingReportsNeverReachThePlatformApprovedOnceExactly() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let platform = try await PlatformProcess(folder: folder)
+        let fixture = try OutboxFixture(dataDir: folder + "/app")
+        var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
+        environment["HAR_REVIEW_POLICY"] = "all"
+        environment["HAR_COORDINATORS"] = "lead@example.org"
+        let serve = try RunningServer(environment: environment)
+        let browser = try WebReporter(baseURL: serve.baseURL, folder: folder)
+        try await browser.signIn(email: "reporter@example.org")
+        try await browser.submitReports(2, photos: 2, tag: "policy", into: fixture)
+        let (approved, rejected) = (fixture.captured[0], fixture.captured[1])
+        // The worker is running and polls every second: give it several chances to misbehave.
+        try await Task.sleep(for: .seconds(3))
+        #expect(try fixture.states() == ["queued": 2])
+        try checkPlatformHolds([], platformDatabase: platform.databasePath)
+
+        let lead = try await SignedInClient(serve, email: "lead@example.org")
+        let found = try await lead.get("/review?review=received&q=" + ReviewQuery.percentEncoded(approved.placeName))
+        #expect(found.body.contains("1 reports match") && found.body.contains(approved.placeName))
+        #expect(!found.body.contains(rejected.placeName))
+        let approve = try await ReviewTests.post(
+            lead, "/review/reports/\(approved.id)/action", [("action", "approve")], tokenFrom: "/review")
+        #expect(approve.status == 303)
+        let reject = try await ReviewTests.post(
+            lead, "/review/reports/\(rejected.id)/action",
+            [("action", "reject"), ("reason", "not_heritage"), ("message", "A modern garage")], tokenFrom: "/review")
+        #expect(reject.status == 303)
+        try await waitUntil("the approved report is stored", timeout: 60) {
+            try fixture.state(of: approved.localID).state == "stored"
+        }
+        try await Task.sleep(for: .seconds(2))
+        #expect(try fixture.state(of: rejected.localID).state == "queued")
+        // The reporter sees both decisions in their list.
+        let list = try await browser.get("/reports")
+        #expect(list.body.contains("Approved by a coordinator") && list.body.contains("Rejected by a coordinator"))
+        #expect(list.body.contains("A modern garage") && list.body.contains("Not heritage"))
+        await serve.stop()
+        try checkPlatformHolds([approved], platformDatabase: platform.databasePath)
+        await platform.stop()
+    }
+}
