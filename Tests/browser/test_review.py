@@ -1,0 +1,99 @@
+"""Issue 10 in real Chromium against `har serve` (worker on, HAR_REVIEW_POLICY=all, the embedded local
+platform): a volunteer files two reports with the fake camera; they wait; a coordinator finds one by the
+dashboard's filter and approves it, rejects the other; the platform ends up with exactly the approved
+one. Screenshots for docs/REVIEW.md are written to docs/img/ on the way."""
+import os
+import sqlite3
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+from conftest import HarServer, sign_in, unique_email, wait_for
+from test_create import LONDON, browser, capture, open_creation  # noqa: F401
+from test_submit import fill
+
+COORDINATOR = unique_email("coordinator")
+SHOTS = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "img")
+
+
+@pytest.fixture(scope="module")
+def server():
+    running = HarServer(env={"HAR_WORKER_ENABLED": "true", "HAR_REVIEW_POLICY": "all",
+                             "HAR_COORDINATORS": COORDINATOR}).start()
+    yield running
+    running.remove()
+
+
+def rows(server, sql, *args, platform=False):
+    path = os.path.join(server.data_dir, "platform", "platform.sqlite") if platform else \
+        os.path.join(server.data_dir, "har.sqlite")
+    connection = sqlite3.connect(path, timeout=10)
+    try:
+        return connection.execute(sql, args).fetchall()
+    finally:
+        connection.close()
+
+
+def file_report(driver, server, name):
+    open_creation(driver, server)
+    capture(driver)
+    driver.find_element(By.ID, "continue").click()
+    wait_for(driver, lambda d: d.current_url.endswith("/reports/new/submit"))
+    fill(driver, name)
+    driver.find_element(By.ID, "submit").click()
+    wait_for(driver, lambda d: d.current_url.endswith("/reports"))
+
+
+def shot(driver, name):
+    os.makedirs(SHOTS, exist_ok=True)
+    driver.save_screenshot(os.path.join(SHOTS, name))
+
+
+def test_REV_02_03_05_volunteer_files_coordinator_filters_approves_one_rejects_one(browser, server):
+    file_report(browser, server, "Chapel of St Anne")
+    file_report(browser, server, "Garage on Mill Lane")
+    # Waiting for review: the worker (on) leaves both alone.
+    assert sorted(r[0] for r in rows(server, "SELECT state FROM reports WHERE state != 'draft'")) == \
+        ["queued", "queued"]
+
+    browser.delete_all_cookies()
+    browser.set_window_size(1280, 900)
+    sign_in(browser, server, COORDINATOR)
+    browser.get(server.url + "/review")
+    assert "Chapel of St Anne" in browser.find_element(By.ID, "review-table").text
+    shot(browser, "review-dashboard.png")
+    # The filter lands in the address: a view to bookmark.
+    browser.find_element(By.ID, "f-q").send_keys("chapel")
+    Select(browser.find_element(By.ID, "f-review")).select_by_value("received")
+    browser.find_element(By.CSS_SELECTOR, ".review-filter-actions button").click()
+    wait_for(browser, lambda d: "q=chapel" in d.current_url and "review=received" in d.current_url)
+    table = browser.find_element(By.ID, "review-table").text
+    assert "Chapel of St Anne" in table and "Garage on Mill Lane" not in table
+    browser.find_element(By.LINK_TEXT, "Chapel of St Anne").click()
+    wait_for(browser, lambda d: "/review/reports/" in d.current_url)
+    shot(browser, "review-report.png")
+    browser.find_element(By.ID, "act-approve").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "review-state").text == "Approved")
+
+    browser.get(server.url + "/review?q=garage")
+    browser.find_element(By.LINK_TEXT, "Garage on Mill Lane").click()
+    wait_for(browser, lambda d: "/review/reports/" in d.current_url)
+    Select(browser.find_element(By.ID, "rj-reason")).select_by_value("not_heritage")
+    browser.find_element(By.ID, "rj-message").send_keys("A modern garage")
+    browser.find_element(By.ID, "act-reject").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "review-state").text == "Rejected")
+    assert "A modern garage" in browser.find_element(By.ID, "review-history").text
+
+    # The platform receives exactly the approved one; the rejected one stays here, queued, unsent.
+    wait_for(browser, lambda d: rows(server, "SELECT state FROM reports WHERE name = 'Chapel of St Anne'")[0][0]
+             == "stored", 60)
+    assert [r[0] for r in rows(server, "SELECT place_name FROM report WHERE deleted_time IS NULL",
+                               platform=True)] == ["Chapel of St Anne"]
+    assert rows(server, "SELECT state FROM reports WHERE name = 'Garage on Mill Lane'")[0][0] == "queued"
+
+    browser.get(server.url + "/review/audit")
+    audit = browser.find_element(By.ID, "audit-table").text
+    assert "Approve" in audit and "Reject" in audit
+    shot(browser, "review-audit.png")
+    browser.set_window_size(412, 860)
