@@ -368,8 +368,10 @@ def test_axe_review_pages(driver, server, lang, width):
         assert_no_violations(driver, screen)
     # The bulk confirmation and its per-report results.
     open_page(driver, server, "/review?q=review", lang)
-    driver.find_element(By.ID, "sel-%d" % chapel).click()
-    driver.find_element(By.CSS_SELECTOR, "button[name=scope][value=selected]").click()
+    for target in (driver.find_element(By.ID, "sel-%d" % chapel),
+                   driver.find_element(By.CSS_SELECTOR, "button[name=scope][value=selected]")):
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", target)
+        target.click()
     wait_for(driver, lambda d: d.find_elements(By.ID, "bulk-confirm"))
     assert_no_violations(driver, "bulk confirmation")
     driver.find_element(By.ID, "bulk-confirm").click()

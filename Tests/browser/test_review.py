@@ -97,3 +97,39 @@ def test_REV_02_03_05_volunteer_files_coordinator_filters_approves_one_rejects_o
     assert "Approve" in audit and "Reject" in audit
     shot(browser, "review-audit.png")
     browser.set_window_size(412, 860)
+
+
+def test_REV_05_map_clusters_the_filtered_reports_and_keys_move_and_decide(browser, server):
+    from conftest import seed_report, database
+    email = unique_email("mapped")
+    browser.delete_all_cookies()
+    sign_in(browser, server, email)
+    for n in range(30):
+        seed_report(server, email, "Mapped Cross %d" % n)
+    with database(server) as connection:
+        connection.execute("UPDATE reports SET latitude = 48.85 + id * 0.0001, longitude = 2.35 "
+                           "WHERE name LIKE 'Mapped Cross %'")
+    browser.delete_all_cookies()
+    browser.set_window_size(1280, 900)
+    sign_in(browser, server, COORDINATOR)
+    browser.get(server.url + "/review?q=mapped+cross")
+    wait_for(browser, lambda d: d.execute_script("return !!(window.HARReview && HARReview.loaded)"), 20)
+    assert browser.find_element(By.ID, "review-map").get_attribute("data-markers") == "30"
+    # Thirty markers a few metres apart: one cluster, not thirty pins.
+    wait_for(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#review-map .marker-cluster"))
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#review-map .leaflet-marker-icon:not(.marker-cluster)")) < 30
+    shot(browser, "review-map.png")
+    # J moves to the first row, Enter opens it; on the report, A approves; J goes to the next of the view.
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys("j")
+    first = browser.switch_to.active_element.text
+    assert first.startswith("Mapped Cross")
+    browser.switch_to.active_element.send_keys("\n")
+    wait_for(browser, lambda d: "/review/reports/" in d.current_url and "q=mapped" in d.current_url)
+    browser.find_element(By.TAG_NAME, "body").send_keys("a")
+    wait_for(browser, lambda d: d.find_element(By.ID, "review-state").text == "Approved")
+    here = browser.current_url.split("?")[0]
+    browser.find_element(By.TAG_NAME, "body").send_keys("j")
+    wait_for(browser, lambda d: d.current_url.split("?")[0] != here)
+    assert browser.find_element(By.TAG_NAME, "h1").text.startswith("Mapped Cross")
+    browser.set_window_size(412, 860)

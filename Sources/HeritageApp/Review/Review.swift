@@ -14,9 +14,12 @@ struct ReviewSettings: Sendable {
     var wakeWorker: @Sendable () -> Void = {}
     /// Where exports are written before they are streamed (the data folder's `tmp`).
     var temporaryDirectory: String
+    /// The dashboard map's tiles (the creation page's `map_tile_url`).
+    var mapTileURL: String
 
     init(configuration: Configuration, wakeWorker: @escaping @Sendable () -> Void) {
         temporaryDirectory = configuration.dataDir + "/tmp"
+        mapTileURL = configuration.mapTileURL
         configuredCoordinators = Self.emails(configuration.coordinators)
         policy = ReviewPolicy(rawValue: configuration.reviewPolicy) ?? .kiosk
         self.wakeWorker = wakeWorker
@@ -78,6 +81,7 @@ enum ReviewRoutes {
         ("POST", "/review/reports/1/action", .coordinator), ("POST", "/review/bulk", .coordinator),
         ("GET", "/review/audit", .coordinator), ("GET", "/review/audit.csv", .coordinator),
         ("GET", "/review/export.csv", .coordinator), ("GET", "/review/export.geojson", .coordinator),
+        ("GET", "/review/map.geojson", .coordinator),
         ("GET", "/review/photos/00000000-0000-0000-0000-000000000000/thumb", .coordinator),
         ("GET", "/review/photos/00000000-0000-0000-0000-000000000000", .coordinator),
         ("GET", "/review/users", .admin), ("POST", "/review/users", .admin),

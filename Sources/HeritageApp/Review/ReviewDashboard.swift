@@ -68,10 +68,13 @@ enum ReviewDashboard {
             "reasonOptions": options(
                 RejectReason.allCases.map(\.rawValue), selected: nil, prefix: "review.reason.", messages),
             "isAdmin": .bool(role >= .admin),
+            "mapSource": .string("/review/map.geojson?" + filterString),
+            "tiles": .string(review.settings.mapTileURL),
+            "reportQuery": .string(filterString.isEmpty ? "" : "?" + filterString),
             "policy": .string(messages["review.policy.\(review.settings.policy.rawValue)"]),
         ]
         return try review.web.render(
-            "review", title: messages["review.title"], values, context: context, scripts: ["review"])
+            "review", title: messages["review.title"], values, context: context)
     }
 
     /// `<option>`s with their labels from the catalogue.

@@ -25,23 +25,37 @@ enum ReviewExports {
                 request, context, type: "text/csv; charset=utf-8", name: "reports.csv")
         }
         router.review("GET", "/review/export.geojson", review) { request, context, user, _ in
-            let query = ReviewQuery(request.query)
-            let file = try ExportFile(directory: review.settings.temporaryDirectory, suffix: "geojson")
-            try file.write("{\"type\":\"FeatureCollection\",\"features\":[")
-            var first = true
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            try eachRow(review.store, query.filter) { row in
-                let feature = Feature(row)
-                let bytes = Array(try encoder.encode(feature))
-                try file.write(first ? "\n" : ",\n")
-                try file.write(bytes)
-                first = false
-            }
-            try file.write("\n]}\n")
-            try audit(review, user: user, action: "export_geojson", query: query)
-            return try file.response(request, context, type: "application/geo+json", name: "reports.geojson")
+            try geoJSON(review, request, context, user: user, audited: true)
         }
+        // The dashboard's map: the same features (at most `mapLimit`), a view rather than an export.
+        router.review("GET", "/review/map.geojson", review) { request, context, user, _ in
+            try geoJSON(review, request, context, user: user, audited: false)
+        }
+    }
+
+    static let mapLimit = 10_000
+
+    static func geoJSON(_ review: Review, _ request: Request, _ context: WebContext, user: WebUser, audited: Bool)
+        throws -> Response
+    {
+        let query = ReviewQuery(request.query)
+        let file = try ExportFile(directory: review.settings.temporaryDirectory, suffix: "geojson")
+        try file.write("{\"type\":\"FeatureCollection\",\"features\":[")
+        var first = true
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var count = 0
+        try eachRow(review.store, query.filter, limit: audited ? nil : mapLimit) { row in
+            count += 1
+            let feature = Feature(row)
+            let bytes = Array(try encoder.encode(feature))
+            try file.write(first ? "\n" : ",\n")
+            try file.write(bytes)
+            first = false
+        }
+        try file.write("\n]}\n")
+        if audited { try audit(review, user: user, action: "export_geojson", query: query) }
+        return try file.response(request, context, type: "application/geo+json", name: "reports.geojson")
     }
 
     static func audit(_ review: Review, user: WebUser, action: String, query: ReviewQuery) throws {
@@ -50,12 +64,17 @@ enum ReviewExports {
     }
 
     /// Every row matching the filter, in the filter's order, a page at a time.
-    static func eachRow(_ store: any ReviewStore, _ filter: ReviewFilter, _ body: (ReviewRow) throws -> Void) throws {
+    static func eachRow(
+        _ store: any ReviewStore, _ filter: ReviewFilter, limit: Int? = nil, _ body: (ReviewRow) throws -> Void
+    ) throws {
         var cursor: ReviewCursor?
-        while true {
-            let rows = try store.search(filter, after: cursor, limit: batch)
+        var left = limit ?? Int.max
+        while left > 0 {
+            let wanted = min(batch, left)
+            let rows = try store.search(filter, after: cursor, limit: wanted)
             for row in rows { try body(row) }
-            guard rows.count == batch, let last = rows.last else { return }
+            left -= rows.count
+            guard rows.count == wanted, let last = rows.last else { return }
             cursor = ReviewCursor(key: last.cursorKey(filter.sort), id: last.id)
         }
     }

@@ -14,7 +14,8 @@ enum ReviewReportScreen {
             guard let id = request.parameters["id"].flatMap({ Int64($0) }), let row = try review.store.row(id: id)
             else { return notFound(review, context) }
             let notice = request.queryValue("done").map { _ in context.messages["review.outcome.done"] }
-            return try page(review, context, row: row, user: user, notice: notice, status: 200)
+            return try page(
+                review, context, row: row, user: user, notice: notice, status: 200, query: ReviewQuery(request.query))
         }
         router.review("POST", "/review/reports/:id/action", review, options: RouteOptions(maxBodyBytes: 65_536)) {
             request, context, user, _ in
@@ -23,18 +24,22 @@ enum ReviewReportScreen {
             let message = request.formValue("message").map { Text.trimmed(String($0.prefix(2000))) }
             let reason = RejectReason(rawValue: request.formValue("reason") ?? "")?.rawValue
             let duplicateOf = request.formValue("duplicate_of").flatMap { Int64(Text.trimmed($0)) }
+            // The dashboard's filter rides along in hidden fields, for next and previous after the action.
+            let query = ReviewQuery(request.formFields)
             let outcome = try ReviewActions.perform(
                 review, action: action, id: id, actor: user.email, reason: reason,
                 message: (message?.isEmpty ?? true) ? nil : message, duplicateOf: duplicateOf, now: WallClock.now())
             if outcome == .done {
                 if action == "approve" { review.settings.wakeWorker() }
-                return review.web.redirect("/review/reports/\(id)?done=\(action)", context: context)
+                let back = query.queryString.isEmpty ? "" : "&" + query.queryString
+                return review.web.redirect("/review/reports/\(id)?done=\(action)" + back, context: context)
             }
             guard let row = try review.store.row(id: id) else { return notFound(review, context) }
             // Someone else was first, or the action does not apply: the page again, saying so.
             return try page(
                 review, context, row: row, user: user,
-                notice: ReviewPresentation.outcome(outcome, messages: context.messages), status: 409, isError: true)
+                notice: ReviewPresentation.outcome(outcome, messages: context.messages), status: 409, isError: true,
+                query: query)
         }
         router.review("GET", "/review/photos/:photo/thumb", review) { request, context, _, _ in
             photo(review, request, context, thumbnail: true)
@@ -51,7 +56,7 @@ enum ReviewReportScreen {
 
     static func page(
         _ review: Review, _ context: WebContext, row: ReviewRow, user: WebUser, notice: String?, status: Int,
-        isError: Bool = false
+        isError: Bool = false, query: ReviewQuery = ReviewQuery()
     ) throws -> Response {
         let messages = context.messages
         let photos = try review.store.photos(reportID: row.id)
@@ -116,11 +121,26 @@ enum ReviewReportScreen {
             "duplicateOf": MustacheValue(row.duplicateOf.map { String($0) }),
             "attempts": MustacheValue(row.lastError),
         ]
+        // The next and previous report of the dashboard's filter and order (J and K), by keyset.
+        let filterString = query.queryString
+        let suffix = filterString.isEmpty ? "" : "?" + filterString
+        let cursor = ReviewCursor(key: row.cursorKey(query.filter.sort), id: row.id)
+        if let next = try review.store.search(query.filter, after: cursor, limit: 1).first {
+            values["next"] = .string("/review/reports/\(next.id)" + suffix)
+        }
+        if query.filter.sort != .name {
+            var reversed = query.filter
+            reversed.sort = query.filter.sort == .newest ? .oldest : .newest
+            if let previous = try review.store.search(reversed, after: cursor, limit: 1).first {
+                values["previous"] = .string("/review/reports/\(previous.id)" + suffix)
+            }
+        }
+        values["hidden"] = query.hiddenFields
+        values["dashboard"] = .string("/review" + suffix)
         values["canDecide"] = .bool(["received", "needs_info"].contains(row.review))
         values["canReopen"] = .bool(row.review != "received")
         return try review.web.render(
-            "review-report", title: row.name ?? messages["list.noName"], values, context: context, status: status,
-            scripts: ["review"])
+            "review-report", title: row.name ?? messages["list.noName"], values, context: context, status: status)
     }
 
     /// A report's photo or thumbnail, to coordinators: the same guards as the owner's `/photos/…`.
