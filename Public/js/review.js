@@ -94,3 +94,12 @@
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', setUpMap);
   else setUpMap();
 })();
+
+// A bulk's results: the Undo button goes away when its 10 seconds are over (the server refuses it then).
+(function () {
+  'use strict';
+  var form = document.getElementById('undo-form');
+  if (!form) return;
+  var seconds = parseInt(form.dataset.seconds, 10) || 10;
+  setTimeout(function () { form.hidden = true; }, seconds * 1000);
+})();

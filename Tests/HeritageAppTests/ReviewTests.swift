@@ -216,8 +216,26 @@ import Testing
         #expect(done.body.contains("Approve: 60 done, 0 skipped."))
         #expect(done.body.components(separatedBy: "class=\"bulk-done\"").count == 61)
         #expect(try sqlite(server.dataDir, "SELECT count(*) FROM reports WHERE review_state = 'approved'") == "60")
+        // Undo, within its 10 seconds: another coordinator cannot take back this one's decisions; the
+        // coordinator can, once.
+        #expect(done.body.contains("id=\"undo-form\""))
+        let doneIDs = try sqlite(server.dataDir, "SELECT id FROM reports WHERE name LIKE 'Barn %' LIMIT 3")
+            .split(separator: "\n").map { ("ids", String($0)) }
+        let other = try await SignedInClient(server, email: "someone@example.org")
+        let refused = try await Self.post(
+            other, "/review/bulk/undo", [("action", "approve")] + doneIDs, tokenFrom: "/review")
+        #expect(refused.body.contains("Undo: 0 done, 3 skipped.") && refused.body.contains("Too late to undo"))
+        let undone = try await Self.post(
+            coordinator, "/review/bulk/undo", [("action", "approve")] + doneIDs, tokenFrom: "/review")
+        #expect(undone.body.contains("Undo: 3 done, 0 skipped."))
+        #expect(try sqlite(server.dataDir, "SELECT count(*) FROM reports WHERE review_state = 'approved'") == "57")
+        let twice = try await Self.post(
+            coordinator, "/review/bulk/undo", [("action", "approve")] + doneIDs, tokenFrom: "/review")
+        #expect(twice.body.contains("Undo: 0 done, 3 skipped."))
         let again = try await Self.post(coordinator, "/review/bulk", fields + [("confirm", "60")], tokenFrom: "/review")
-        #expect(again.body.contains("Approve: 0 done, 60 skipped."))
+        // The three undone are received again and approved now; the rest were approved already.
+        #expect(again.body.contains("Approve: 3 done, 57 skipped."))
+        #expect(try sqlite(server.dataDir, "SELECT count(*) FROM reports WHERE review_state = 'approved'") == "60")
         #expect(again.body.contains("Already done by \(Self.coordinator)"))
         // Ticked rows.
         let mills = try sqlite(server.dataDir, "SELECT id FROM reports WHERE name LIKE 'Mill %'").split(separator: "\n")

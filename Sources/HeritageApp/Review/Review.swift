@@ -79,6 +79,7 @@ enum ReviewRoutes {
     static let routes: [(method: String, path: String, role: Role)] = [
         ("GET", "/review", .coordinator), ("GET", "/review/reports/1", .coordinator),
         ("POST", "/review/reports/1/action", .coordinator), ("POST", "/review/bulk", .coordinator),
+        ("POST", "/review/bulk/undo", .coordinator),
         ("GET", "/review/audit", .coordinator), ("GET", "/review/audit.csv", .coordinator),
         ("GET", "/review/export.csv", .coordinator), ("GET", "/review/export.geojson", .coordinator),
         ("GET", "/review/map.geojson", .coordinator),

@@ -18,6 +18,10 @@ enum ReviewDashboard {
             request, context, user, _ in
             try bulk(review, request, context, user: user)
         }
+        router.review("POST", "/review/bulk/undo", review, options: RouteOptions(maxBodyBytes: 4 * 1024 * 1024)) {
+            request, context, user, _ in
+            try undo(review, request, context, user: user)
+        }
     }
 
     static func page(_ review: Review, _ context: WebContext, query: ReviewQuery, role: Role) throws -> Response {
@@ -134,7 +138,14 @@ enum ReviewDashboard {
             review, action: action, ids: ids, actor: user.email, reason: reason, message: message,
             now: WallClock.now())
         let done = results.filter { $0.done }.count
+        let undoable = ReviewBulk.undoable.contains(action) && done > 0
         let values: [String: MustacheValue] = [
+            "undo": undoable
+                ? [
+                    "action": .string(action),
+                    "ids": .array(results.filter(\.done).map { .string(String($0.id)) }),
+                    "seconds": .int(Int(ReviewBulk.undoSeconds)),
+                ] : .null,
             "summary": .string(
                 messages.format(
                     "review.bulk.summary",
@@ -152,8 +163,63 @@ enum ReviewDashboard {
     }
 }
 
+extension ReviewDashboard {
+    /// Undo of a bulk decision, within `ReviewBulk.undoSeconds` of it: each report whose latest audit row
+    /// is this user's `action`, that recent, goes back to the state before it (a compare-and-set from the
+    /// state after it, audited as `undo`). The window is judged on the audit log's time, not the form's.
+    static func undo(_ review: Review, _ request: Request, _ context: WebContext, user: WebUser) throws -> Response {
+        let messages = context.messages
+        let action = request.formValue("action") ?? ""
+        guard ReviewBulk.undoable.contains(action) else {
+            return review.web.errorPage(
+                status: 400, titleKey: "errors.badRequestTitle", messageKey: "review.errors.noAction", context: context)
+        }
+        let ids = Array(Set(request.formFields.filter { $0.name == "ids" }.compactMap { Int64($0.value) })).sorted()
+        let now = WallClock.now()
+        var results: [ReviewBulk.Result] = []
+        for id in ids {
+            guard
+                let last = try review.store.audit(AuditFilter(reportID: id), beforeID: nil, limit: 1).first,
+                last.action == action, last.actor.lowercased() == user.email.lowercased(),
+                now - last.at <= ReviewBulk.undoSeconds,
+                let before = ReviewState(rawValue: last.before ?? ""),
+                let after = ReviewState(rawValue: last.after ?? "")
+            else {
+                results.append(ReviewBulk.Result(id: id, outcome: .notApplicable(state: "undo")))
+                continue
+            }
+            let outcome = try review.store.decide(
+                ReviewDecision(to: before, from: [after], action: "undo"), id: id, actor: user.email, now: now)
+            results.append(ReviewBulk.Result(id: id, outcome: outcome))
+        }
+        let done = results.filter(\.done).count
+        let values: [String: MustacheValue] = [
+            "summary": .string(
+                messages.format(
+                    "review.bulk.summary",
+                    [
+                        "action": messages["review.action.undo"], "done": String(done),
+                        "skipped": String(results.count - done),
+                    ])),
+            "results": .array(
+                results.map { result in
+                    [
+                        "id": .string(String(result.id)), "done": .bool(result.done),
+                        "text": .string(ReviewPresentation.outcome(result.outcome, messages: messages)),
+                    ]
+                }),
+            "query": .string(""), "hidden": .array([]), "question": .null, "undo": .null,
+        ]
+        return try review.web.render("review-bulk", title: messages["review.bulk.title"], values, context: context)
+    }
+}
+
 /// Bulk actions, done on the server one report at a time, each its own compare-and-set.
 enum ReviewBulk {
+    /// Decisions a bulk undo can take back, for this long after them.
+    static let undoable = ["approve", "reject", "needs_info", "reopen"]
+    static let undoSeconds = 10.0
+
     static let actions = ["approve", "reject", "needs_info", "reopen", "retry", "hold", "release"]
 
     struct Result: Sendable {

@@ -38,6 +38,8 @@ enum ReviewPresentation {
             return messages.format(
                 "review.outcome.conflict",
                 ["actor": actor, "action": messages["review.action.\(action)"], "when": time(at)])
+        case .notApplicable("undo"):
+            return messages["review.outcome.tooLate"]
         case .notApplicable(let state):
             return messages.format(
                 "review.outcome.notApplicable", ["state": messages["review.delivery.\(state)"]])
