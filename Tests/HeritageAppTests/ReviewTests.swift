@@ -1,4 +1,5 @@
 import Foundation
+import PlatformClient
 import Storage
 import Testing
 
@@ -318,6 +319,45 @@ import Testing
         #expect(
             try sqlite(server.dataDir, "SELECT group_concat(action) FROM review_audit")
                 == "export_csv,export_csv,export_geojson")
+
+        // The photos archive: the originals kept (two of three here), a thumbnail for one whose original
+        // is gone, a manifest; read back by Python's zipfile, which checks each CRC-32.
+        let photos = try sqlite(
+            server.dataDir,
+            "SELECT p.local_id FROM photos p JOIN reports r ON r.id = p.report_id WHERE r.name LIKE 'Bridge %' ORDER BY r.id"
+        ).split(separator: "\n").map(String.init)
+        try FileManager.default.createDirectory(atPath: server.dataDir + "/photos", withIntermediateDirectories: true)
+        var written: [String: [UInt8]] = [:]
+        for (index, photo) in photos.enumerated() {
+            let bytes: [UInt8] =
+                [0xFF, 0xD8, 0xFF, 0xE0] + (0..<(5000 * (index + 1))).map { UInt8(($0 * 7 + index) % 251) }
+            let path = server.dataDir + "/photos/" + photo + (index == 2 ? ".thumb.jpg" : "")
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            written[photo] = bytes
+        }
+        let zip = try await coordinator.get("/review/export.zip?q=bridge")
+        #expect(zip.status == 200 && zip.headers["content-type"] == "application/zip")
+        let zipPath = server.dataDir + "/../photos-\(UUID().uuidString).zip"
+        #expect(FileManager.default.createFile(atPath: zipPath, contents: Data(zip.bytes)))
+        defer { try? FileManager.default.removeItem(atPath: zipPath) }
+        let check = try await runProgram(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import hashlib, sys, zipfile
+                z = zipfile.ZipFile(sys.argv[1])
+                assert z.testzip() is None
+                for n in sorted(z.namelist()):
+                    print(n, hashlib.sha256(z.read(n)).hexdigest() if n != 'manifest.csv' else z.read(n).decode('utf-8-sig').count('\\n'))
+                """, zipPath,
+            ])
+        #expect(check.status == 0, "\(check.stderr)")
+        let listed = check.stdout.split(separator: "\n").map(String.init)
+        #expect(listed.count == 4 && listed.first == "manifest.csv 4", "three photos and a manifest of 3 rows")
+        for (photo, bytes) in written {
+            #expect(listed.contains { $0.contains(photo) && $0.hasSuffix(SHA256Stream.hash(bytes)) }, "\(photo)")
+        }
         await server.stop()
     }
 }

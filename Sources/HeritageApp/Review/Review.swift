@@ -82,7 +82,7 @@ enum ReviewRoutes {
         ("POST", "/review/bulk/undo", .coordinator),
         ("GET", "/review/audit", .coordinator), ("GET", "/review/audit.csv", .coordinator),
         ("GET", "/review/export.csv", .coordinator), ("GET", "/review/export.geojson", .coordinator),
-        ("GET", "/review/map.geojson", .coordinator),
+        ("GET", "/review/map.geojson", .coordinator), ("GET", "/review/export.zip", .coordinator),
         ("GET", "/review/photos/00000000-0000-0000-0000-000000000000/thumb", .coordinator),
         ("GET", "/review/photos/00000000-0000-0000-0000-000000000000", .coordinator),
         ("GET", "/review/users", .admin), ("POST", "/review/users", .admin),
@@ -99,6 +99,7 @@ enum ReviewRoutes {
         ReviewReportScreen.register(on: &router, review: review)
         ReviewAuditScreen.register(on: &router, review: review)
         ReviewExports.register(on: &router, review: review)
+        ReviewPhotoArchive.register(on: &router, review: review)
         ReviewUsersScreen.register(on: &router, review: review)
         ReporterReply.register(on: &router, review: review)
     }

@@ -206,6 +206,8 @@ final class ExportFile {
     let path: String
     private var descriptor: Int32
     private var buffer: [UInt8] = []
+    /// Bytes written so far (the offset of the next one).
+    private(set) var written = 0
 
     init(directory: String, suffix: String) throws {
         Self.removeStale(in: directory, olderThan: 600)
@@ -221,6 +223,7 @@ final class ExportFile {
 
     func write(_ bytes: [UInt8]) throws {
         buffer += bytes
+        written += bytes.count
         if buffer.count >= 1 << 16 { try flush() }
     }
 
