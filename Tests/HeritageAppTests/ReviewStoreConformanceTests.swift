@@ -167,4 +167,33 @@ import Testing
         #expect(try review.audit(AuditFilter(), beforeID: newest[1].id, limit: 10).map(\.actor) == ["a2", "a1", "a0"])
         #expect(try review.audit(AuditFilter(actor: "A2"), beforeID: nil, limit: 10).count == 1)
     }
+
+    /// REV-07: discard to the trash (never sent, out of the dashboard's view), restore, and the purge of
+    /// what has been there long enough (cancelled, its photos named for removal).
+    @Test(arguments: StoreBackend.all) func rev07TrashDiscardRestorePurge(_ backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let user = try scene.user("v@example.org")
+        let (id, _) = try scene.queuedReport(userID: user, photos: 2)
+        let review = scene.stores.review
+        let outbox = scene.stores.outbox
+        try review.setPolicy(.none)
+        func due() throws -> [Int64] { try outbox.dueReports(now: scene.now + 1, excluding: [], limit: 10) }
+        #expect(try due() == [id])
+        #expect(try review.discard(id: id, actor: "c@example.org", now: scene.now) == .done)
+        #expect(try due() == [], "a report in the trash is never sent")
+        #expect(try review.count(ReviewFilter()) == 0)
+        var trash = ReviewFilter()
+        trash.trash = true
+        #expect(try review.search(trash, after: nil, limit: 10).map(\.id) == [id])
+        #expect(
+            try review.discard(id: id, actor: "d@example.org", now: scene.now + 1)
+                == .conflict(actor: "c@example.org", action: "discard", at: scene.now))
+        #expect(try review.restore(id: id, actor: "c@example.org", now: scene.now + 2, since: scene.now - 10) == .done)
+        #expect(try due() == [id])
+        #expect(try review.discard(id: id, actor: "c@example.org", now: scene.now + 3) == .done)
+        #expect(try review.purgeTrash(before: scene.now, now: scene.now + 4).isEmpty, "not there long enough")
+        #expect(try review.purgeTrash(before: scene.now + 3, now: scene.now + 4).count == 2)
+        #expect(try outbox.report(id: id)?.state == .cancelled)
+        #expect(try review.restore(id: id, actor: "c@example.org", now: scene.now + 5, since: 0) == .notFound)
+    }
 }

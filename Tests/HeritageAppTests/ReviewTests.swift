@@ -238,6 +238,17 @@ import Testing
         #expect(again.body.contains("Approve: 3 done, 57 skipped."))
         #expect(try sqlite(server.dataDir, "SELECT count(*) FROM reports WHERE review_state = 'approved'") == "60")
         #expect(again.body.contains("Already done by \(Self.coordinator)"))
+        // Discard and restore, from the bulk form too: out of the view, into the trash, and back.
+        let barn = try #require(
+            try sqlite(server.dataDir, "SELECT id FROM reports WHERE name = 'Barn 1'").split(separator: "\n").first)
+        let discard = [("action", "discard"), ("scope", "selected"), ("ids", String(barn)), ("confirm", "1")]
+        #expect(try await Self.post(coordinator, "/review/bulk", discard, tokenFrom: "/review").body.contains("1 done"))
+        #expect(try await coordinator.get("/review?q=barn").body.contains("59 reports match"))
+        #expect(try await coordinator.get("/review?q=barn&trash=1").body.contains("1 reports match"))
+        let restore = try await Self.post(
+            coordinator, "/review/reports/\(barn)/action", [("action", "restore")], tokenFrom: "/review")
+        #expect(restore.status == 303)
+        #expect(try await coordinator.get("/review?q=barn").body.contains("60 reports match"))
         // Ticked rows.
         let mills = try sqlite(server.dataDir, "SELECT id FROM reports WHERE name LIKE 'Mill %'").split(separator: "\n")
         let ticked =

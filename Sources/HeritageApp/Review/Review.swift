@@ -37,6 +37,8 @@ struct Review: Sendable {
     let settings: ReviewSettings
     /// Claims lapse after 30 minutes.
     static let claimSeconds = 1800.0
+    /// The trash keeps a discarded report this long, restorable; then it is cancelled.
+    static let trashSeconds = 30 * 86_400.0
 
     /// The user's role: the stored grant, at least coordinator when the configuration names them.
     func role(of user: WebUser) throws -> Role {
@@ -95,6 +97,7 @@ enum ReviewRoutes {
         } catch {
             web.log.error("review: cannot record the review policy: \(error)")
         }
+        try? ReviewActions.purge(review, now: WallClock.now())
         ReviewDashboard.register(on: &router, review: review)
         ReviewReportScreen.register(on: &router, review: review)
         ReviewAuditScreen.register(on: &router, review: review)

@@ -40,6 +40,11 @@ enum ReviewActions {
             return try store.claim(id: id, actor: actor, now: now, until: now + Review.claimSeconds)
         case "release_claim":
             return try store.releaseClaim(id: id, actor: actor, now: now)
+        case "discard":
+            try purge(review, now: now)
+            return try store.discard(id: id, actor: actor, now: now)
+        case "restore":
+            return try store.restore(id: id, actor: actor, now: now, since: now - Review.trashSeconds)
         case "retry", "hold", "release":
             return try delivery(review, action: action, id: id, actor: actor, now: now)
         default:
@@ -66,5 +71,12 @@ enum ReviewActions {
             AuditEntry(at: now, actor: actor, action: action, reportID: id, before: before.delivery, after: after))
         review.settings.wakeWorker()
         return .done
+    }
+
+    /// Empties the trash of what has been there 30 days: cancelled, photo files removed.
+    static func purge(_ review: Review, now: Double) throws {
+        let photos = try review.store.purgeTrash(before: now - Review.trashSeconds, now: now)
+        let files = PhotoFiles(directory: review.web.photosDirectory)
+        for photo in photos { files.remove(photo) }
     }
 }

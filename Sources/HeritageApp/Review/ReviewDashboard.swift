@@ -52,7 +52,7 @@ enum ReviewDashboard {
             "filter": [
                 "reporter": .string(query.filter.reporter), "q": .string(query.filter.text),
                 "from": .string(query.fromText), "to": .string(query.toText), "bounds": .string(query.boundsText),
-                "failure": .bool(query.filter.hasFailure),
+                "failure": .bool(query.filter.hasFailure), "trash": .bool(query.filter.trash),
             ],
             "reviewOptions": options(
                 ReviewState.allCases.map(\.rawValue), selected: query.filter.review?.rawValue, prefix: "review.state.",
@@ -220,7 +220,9 @@ enum ReviewBulk {
     static let undoable = ["approve", "reject", "needs_info", "reopen"]
     static let undoSeconds = 10.0
 
-    static let actions = ["approve", "reject", "needs_info", "reopen", "retry", "hold", "release"]
+    static let actions = [
+        "approve", "reject", "needs_info", "reopen", "retry", "hold", "release", "discard", "restore",
+    ]
 
     struct Result: Sendable {
         var id: Int64

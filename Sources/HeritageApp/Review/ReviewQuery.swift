@@ -27,6 +27,7 @@ struct ReviewQuery: Sendable, Equatable {
         filter.reporter = value("reporter")
         filter.text = value("q")
         filter.hasFailure = value("failure") == "1"
+        filter.trash = value("trash") == "1"
         filter.sort = ReviewFilter.Sort(rawValue: value("sort")) ?? .newest
         if let from = Self.day(value("from")) {
             filter.from = from
@@ -64,6 +65,7 @@ struct ReviewQuery: Sendable, Equatable {
         if !toText.isEmpty { pairs.append(("to", toText)) }
         if !filter.text.isEmpty { pairs.append(("q", filter.text)) }
         if filter.hasFailure { pairs.append(("failure", "1")) }
+        if filter.trash { pairs.append(("trash", "1")) }
         if !boundsText.isEmpty { pairs.append(("bounds", boundsText)) }
         if filter.sort != .newest { pairs.append(("sort", filter.sort.rawValue)) }
         return pairs

@@ -137,6 +137,13 @@ enum ReviewReportScreen {
         }
         values["hidden"] = query.hiddenFields
         values["dashboard"] = .string("/review" + suffix)
+        values["discarded"] = MustacheValue(
+            row.discardedAt.map {
+                messages.format(
+                    "review.trash.since", ["who": row.discardedBy ?? "?", "when": ReviewPresentation.time($0)])
+            })
+        values["canDiscard"] = .bool(
+            row.discardedAt == nil && ["queued", "held", "needs_attention"].contains(row.delivery))
         values["canDecide"] = .bool(["received", "needs_info"].contains(row.review))
         values["canReopen"] = .bool(row.review != "received")
         return try review.web.render(

@@ -169,6 +169,9 @@ enum AppMigrations {
         -- A coordinator's claim, lapsing at claimed_until.
         ALTER TABLE reports ADD COLUMN claimed_by TEXT;
         ALTER TABLE reports ADD COLUMN claimed_until REAL;
+        -- Discarded by a coordinator: in the trash, restorable for 30 days, then cancelled.
+        ALTER TABLE reports ADD COLUMN discarded_at REAL;
+        ALTER TABLE reports ADD COLUMN discarded_by TEXT;
         CREATE INDEX reports_review ON reports(review_state, submitted_at DESC, id DESC);
         CREATE INDEX reports_submitted ON reports(submitted_at DESC, id DESC);
 

@@ -49,6 +49,13 @@ protocol ReviewStore: Sendable {
     func reporterView(localID: String, userID: Int64) throws -> ReporterView?
     /// The review state of each of the user's submitted reports not simply received, by local id (the list).
     func reviewStates(userID: Int64) throws -> [String: ReporterView]
+    /// Moves a report the platform does not have (queued, held, needs attention) to the trash.
+    func discard(id: Int64, actor: String, now: Double) throws -> ReviewOutcome
+    /// Takes a report out of the trash, when it went there after `since`.
+    func restore(id: Int64, actor: String, now: Double, since: Double) throws -> ReviewOutcome
+    /// Reports in the trash since before `cutoff` are cancelled for good; returns their photos' ids
+    /// (whose files are to go).
+    func purgeTrash(before cutoff: Double, now: Double) throws -> [String]
     /// The reporter sends a report in needs info back, with the corrected name and a note (REV-04).
     func reply(localID: String, userID: Int64, name: String?, note: String, now: Double) throws -> Bool
 
@@ -131,6 +138,8 @@ struct ReviewFilter: Sendable, Equatable {
     /// Part of the name, address or local id.
     var text = ""
     var hasFailure = false
+    /// The trash instead of the reports not discarded.
+    var trash = false
     /// The map's bounds: south, west, north, east.
     var bounds: (Double, Double, Double, Double)?
     var sort = Sort.newest
@@ -138,7 +147,7 @@ struct ReviewFilter: Sendable, Equatable {
     static func == (lhs: ReviewFilter, rhs: ReviewFilter) -> Bool {
         lhs.review == rhs.review && lhs.delivery == rhs.delivery && lhs.origin == rhs.origin
             && lhs.reporter == rhs.reporter && lhs.from == rhs.from && lhs.to == rhs.to && lhs.text == rhs.text
-            && lhs.hasFailure == rhs.hasFailure && lhs.sort == rhs.sort
+            && lhs.hasFailure == rhs.hasFailure && lhs.sort == rhs.sort && lhs.trash == rhs.trash
             && lhs.bounds.map { [$0.0, $0.1, $0.2, $0.3] } == rhs.bounds.map { [$0.0, $0.1, $0.2, $0.3] }
     }
 }
@@ -180,6 +189,8 @@ struct ReviewRow: Sendable, Equatable {
     var occupancy: String?
     var priorityCategory: String?
     var ownerType: String?
+    var discardedAt: Double?
+    var discardedBy: String?
 
     /// The key this row has in `sort`, for the next page's cursor.
     func cursorKey(_ sort: ReviewFilter.Sort) -> String {

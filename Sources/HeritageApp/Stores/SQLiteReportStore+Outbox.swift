@@ -50,11 +50,11 @@ extension SQLiteReportStore: OutboxStore {
         }
     }
 
-    /// A queued report the review keeps back (REV-03): rejected or marked duplicate, or not yet approved
+    /// A queued report the review keeps back (REV-03): in the trash, rejected or marked duplicate, or not yet approved
     /// when the policy recorded by `ReviewStore.setPolicy` (default `kiosk`) makes its origin wait. Only
     /// `queued` is held back: a report the worker has begun sending was approved or never had to be.
     static let waitingForReviewSQL = """
-        (review_state IN ('rejected', 'duplicate')
+        (discarded_at IS NOT NULL OR review_state IN ('rejected', 'duplicate')
          OR (review_state != 'approved'
              AND (SELECT coalesce(max(value), 'kiosk') FROM instance WHERE key = 'review_policy')
                  IN ('all', CASE WHEN origin = 'kiosk' THEN 'kiosk' ELSE 'all' END)))

@@ -87,7 +87,7 @@ struct SQLiteReviewStore: ReviewStore {
         r.id, r.local_id, r.name, u.email, r.origin, r.submitted_at, r.designation, r.condition, r.grade,
         r.latitude, r.longitude, r.accuracy, r.state, r.review_state, r.review_reason, r.review_message,
         r.duplicate_of, r.reviewed_by, r.reviewed_at, r.replied_at, r.claimed_by, r.claimed_until, r.last_error,
-        r.platform_report_id, r.occupancy, r.priority_category, r.owner_type,
+        r.platform_report_id, r.occupancy, r.priority_category, r.owner_type, r.discarded_at, r.discarded_by,
         (SELECT count(*) FROM photos p WHERE p.report_id = r.id) AS photo_count,
         (SELECT p.local_id FROM photos p WHERE p.report_id = r.id ORDER BY p.position, p.id LIMIT 1) AS first_photo
         """
@@ -102,7 +102,7 @@ struct SQLiteReviewStore: ReviewStore {
                       sum(CASE WHEN r.review_state = 'received' AND r.replied_at IS NOT NULL THEN 1 ELSE 0 END) AS replied,
                       sum(CASE WHEN r.state = 'needs_attention' THEN 1 ELSE 0 END) AS attention,
                       sum(CASE WHEN r.state = 'held' THEN 1 ELSE 0 END) AS held
-                    FROM reports r WHERE \(Self.reviewable) AND r.state != 'deleting'
+                    FROM reports r WHERE \(Self.reviewable) AND r.state != 'deleting' AND r.discarded_at IS NULL
                     """
                 ).first
             else { return ReviewCounts() }
@@ -114,7 +114,7 @@ struct SQLiteReviewStore: ReviewStore {
 
     /// The WHERE clause of a filter and its values.
     static func whereClause(_ filter: ReviewFilter) -> (String, [SQLValue]) {
-        var clauses = [reviewable]
+        var clauses = [reviewable, filter.trash ? "r.discarded_at IS NOT NULL" : "r.discarded_at IS NULL"]
         var values: [SQLValue] = []
         if let review = filter.review {
             clauses.append("r.review_state = ?")
@@ -274,7 +274,8 @@ struct SQLiteReviewStore: ReviewStore {
             claimedUntil: try row.double("claimed_until"), lastError: try row.string("last_error"),
             photoCount: Int(try row.int("photo_count") ?? 0), firstPhoto: try row.string("first_photo"),
             platformReportID: try row.string("platform_report_id"), occupancy: try row.string("occupancy"),
-            priorityCategory: try row.string("priority_category"), ownerType: try row.string("owner_type"))
+            priorityCategory: try row.string("priority_category"), ownerType: try row.string("owner_type"),
+            discardedAt: try row.double("discarded_at"), discardedBy: try row.string("discarded_by"))
     }
 
     // MARK: Actions
@@ -418,6 +419,72 @@ struct SQLiteReviewStore: ReviewStore {
             review: try row.string("review_state") ?? "", message: try row.string("review_message"),
             reason: try row.string("review_reason"), name: try row.string("name"),
             delivery: try row.string("state") ?? "")
+    }
+
+    func discard(id: Int64, actor: String, now: Double) throws -> ReviewOutcome {
+        try database.write { db -> ReviewOutcome in
+            guard
+                let row = try db.query(
+                    "SELECT state, discarded_at FROM reports r WHERE r.id = ? AND \(Self.reviewable)", .integer(id)
+                ).first, let state = try row.string("state")
+            else { return .notFound }
+            if try row.double("discarded_at") != nil {
+                return try Self.lastAction(db, reportID: id, actions: ["discard"])
+                    ?? .conflict(actor: "?", action: "discard", at: 0)
+            }
+            guard ["queued", "held", "needs_attention"].contains(state) else { return .notApplicable(state: state) }
+            _ = try db.run(
+                """
+                UPDATE reports SET discarded_at = ?, discarded_by = ?, claimed_by = NULL, claimed_until = NULL
+                WHERE id = ? AND discarded_at IS NULL AND state IN ('queued', 'held', 'needs_attention')
+                """, .real(now), .text(actor), .integer(id))
+            try Self.insertAudit(db, AuditEntry(at: now, actor: actor, action: "discard", reportID: id, before: state))
+            return .done
+        }
+    }
+
+    func restore(id: Int64, actor: String, now: Double, since: Double) throws -> ReviewOutcome {
+        try database.write { db -> ReviewOutcome in
+            guard
+                let row = try db.query(
+                    "SELECT state, discarded_at FROM reports r WHERE r.id = ? AND \(Self.reviewable)", .integer(id)
+                ).first
+            else { return .notFound }
+            guard let discardedAt = try row.double("discarded_at") else {
+                return try Self.lastAction(db, reportID: id, actions: ["restore"])
+                    ?? .notApplicable(state: try row.string("state") ?? "")
+            }
+            guard discardedAt > since else { return .notApplicable(state: "cancelled") }
+            _ = try db.run(
+                "UPDATE reports SET discarded_at = NULL, discarded_by = NULL WHERE id = ? AND discarded_at IS NOT NULL",
+                .integer(id))
+            try Self.insertAudit(
+                db, AuditEntry(at: now, actor: actor, action: "restore", reportID: id, after: try row.string("state")))
+            return .done
+        }
+    }
+
+    func purgeTrash(before cutoff: Double, now: Double) throws -> [String] {
+        try database.write { db -> [String] in
+            let ids = try db.query(
+                """
+                SELECT id FROM reports WHERE discarded_at IS NOT NULL AND discarded_at <= ?
+                  AND state IN ('queued', 'held', 'needs_attention')
+                """, .real(cutoff)
+            ).compactMap { try $0.int("id") }
+            var photos: [String] = []
+            for id in ids {
+                photos += try db.query("SELECT local_id FROM photos WHERE report_id = ?", .integer(id)).compactMap {
+                    try $0.string("local_id")
+                }
+                _ = try db.run(
+                    "UPDATE reports SET state = 'cancelled', updated_at = ? WHERE id = ? AND discarded_at IS NOT NULL",
+                    .real(now), .integer(id))
+                try Self.insertAudit(
+                    db, AuditEntry(at: now, actor: "system", action: "purge", reportID: id, after: "cancelled"))
+            }
+            return photos
+        }
     }
 
     func reply(localID: String, userID: Int64, name: String?, note: String, now: Double) throws -> Bool {
