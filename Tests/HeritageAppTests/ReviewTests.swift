@@ -420,4 +420,35 @@ import Testing
         try checkPlatformHolds([approved], platformDatabase: platform.databasePath)
         await platform.stop()
     }
+
+    /// REV-03 under the policy `none`: a report is sent at once and reviewed after; rejecting it once
+    /// stored withdraws it from the platform (its soft delete there), and it stays in the review.
+    @Test func rev03PolicyNoneRejectingAStoredReportWithdrawsIt() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let platform = try await PlatformProcess(folder: folder)
+        let fixture = try OutboxFixture(dataDir: folder + "/app")
+        var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
+        environment["HAR_REVIEW_POLICY"] = "none"
+        environment["HAR_COORDINATORS"] = "lead@example.org"
+        let serve = try RunningServer(environment: environment)
+        let browser = try WebReporter(baseURL: serve.baseURL, folder: folder)
+        try await browser.signIn(email: "reporter@example.org")
+        try await browser.submitReports(2, photos: 1, tag: "after", into: fixture)
+        try await waitUntil("both reports are stored", timeout: 60) { try fixture.states() == ["stored": 2] }
+        try checkPlatformHolds(fixture.captured, platformDatabase: platform.databasePath)
+        let lead = try await SignedInClient(serve, email: "lead@example.org")
+        let rejected = fixture.captured[1]
+        let answer = try await ReviewTests.post(
+            lead, "/review/reports/\(rejected.id)/action", [("action", "reject"), ("reason", "test")],
+            tokenFrom: "/review")
+        #expect(answer.status == 303)
+        try await waitUntil("the rejected report is withdrawn", timeout: 60) {
+            try fixture.state(of: rejected.localID).state == "deleted"
+        }
+        #expect(try await lead.get("/review/reports/\(rejected.id)").body.contains("withdrawn from the platform"))
+        await serve.stop()
+        try checkPlatformHolds([fixture.captured[0]], platformDatabase: platform.databasePath)
+        await platform.stop()
+    }
 }

@@ -30,7 +30,7 @@ enum ReviewReportScreen {
                 review, action: action, id: id, actor: user.email, reason: reason,
                 message: (message?.isEmpty ?? true) ? nil : message, duplicateOf: duplicateOf, now: WallClock.now())
             if outcome == .done {
-                if action == "approve" { review.settings.wakeWorker() }
+                if ["approve", "reject", "duplicate"].contains(action) { review.settings.wakeWorker() }
                 let back = query.queryString.isEmpty ? "" : "&" + query.queryString
                 return review.web.redirect("/review/reports/\(id)?done=\(action)" + back, context: context)
             }

@@ -81,7 +81,12 @@ struct SQLiteReviewStore: ReviewStore {
     // MARK: Dashboard
 
     /// The reports a coordinator sees: submitted here, not withdrawn by their reporter.
-    static let reviewable = "r.submitted_at IS NOT NULL AND r.state NOT IN ('draft', 'cancelled', 'deleted')"
+    /// A report rejected (or marked duplicate) after it was stored is withdrawn from the platform and ends
+    /// `deleted`: it stays in the review, with its decision.
+    static let reviewable = """
+        r.submitted_at IS NOT NULL AND (r.state NOT IN ('draft', 'cancelled', 'deleted')
+            OR (r.state = 'deleted' AND r.review_state IN ('rejected', 'duplicate')))
+        """
 
     static let rowColumns = """
         r.id, r.local_id, r.name, u.email, r.origin, r.submitted_at, r.designation, r.condition, r.grade,
@@ -316,6 +321,15 @@ struct SQLiteReviewStore: ReviewStore {
                 .text(decision.to.rawValue), .integer(id), .text(state))
             guard changed == 1 else { throw StoreError(.invariant, "review state changed inside its transaction") }
             var detail = [decision.reason, decision.message].compactMap { $0 }.joined(separator: ": ")
+            // Rejected once on the platform (review after upload): the worker withdraws it (soft delete there).
+            if [ReviewState.rejected, .duplicate].contains(decision.to) {
+                let withdrawn = try db.run(
+                    """
+                    UPDATE reports SET state = 'deleting', next_attempt_at = NULL, updated_at = ?
+                    WHERE id = ? AND state = 'stored'
+                    """, .real(now), .integer(id))
+                if withdrawn == 1 { detail += (detail.isEmpty ? "" : "; ") + "withdrawn from the platform" }
+            }
             if let duplicateOf = decision.duplicateOf { detail = "duplicate of #\(duplicateOf)" }
             try Self.insertAudit(
                 db,
