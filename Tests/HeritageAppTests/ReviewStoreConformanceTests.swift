@@ -68,6 +68,12 @@ import Testing
         #expect(try review.decide(approve, id: 999_999, actor: "one@example.org", now: scene.now) == .notFound)
         let row = try #require(try review.row(id: id))
         #expect(row.review == "approved" && row.reviewedBy == "two@example.org" && row.claimedBy == nil)
+        // In bulk: each its own compare-and-set, in order.
+        let (other, _) = try scene.queuedReport(userID: user)
+        #expect(
+            try review.decideAll(
+                approve, ids: [other, other, 999_999], actor: "one@example.org", now: scene.now + 1803)
+                == [.done, .conflict(actor: "one@example.org", action: "approve", at: scene.now + 1803), .notFound])
         let decisions = try review.audit(AuditFilter(action: "approve", reportID: id), beforeID: nil, limit: 10)
         #expect(decisions.count == 1, "one decision in the audit log")
     }

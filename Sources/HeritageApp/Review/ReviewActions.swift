@@ -6,6 +6,22 @@ import Mustache
 /// compare-and-set written with its audit row); the delivery's (retry, hold, release) through the
 /// outbox's own transitions, then audited.
 enum ReviewActions {
+    /// The review decision an action makes, when it is one that needs nothing but the state (bulk).
+    static func decision(_ action: String, reason: String?, message: String?) -> ReviewDecision? {
+        switch action {
+        case "approve": ReviewDecision(to: .approved, from: [.received, .needsInfo], action: action)
+        case "reject":
+            reason.map {
+                ReviewDecision(
+                    to: .rejected, from: [.received, .needsInfo], reason: $0, message: message, action: action)
+            }
+        case "needs_info": ReviewDecision(to: .needsInfo, from: [.received], message: message, action: action)
+        case "reopen":
+            ReviewDecision(to: .received, from: [.approved, .rejected, .duplicate, .needsInfo], action: action)
+        default: nil
+        }
+    }
+
     static func perform(
         _ review: Review, action: String, id: Int64, actor: String, reason: String?, message: String?,
         duplicateOf: Int64?, now: Double

@@ -247,6 +247,12 @@ enum ReviewBulk {
     static func run(
         _ review: Review, action: String, ids: [Int64], actor: String, reason: String?, message: String, now: Double
     ) throws -> [Result] {
+        if let decision = ReviewActions.decision(action, reason: reason, message: message.isEmpty ? nil : message) {
+            let outcomes = try review.store.decideAll(decision, ids: ids, actor: actor, now: now)
+            let results = zip(ids, outcomes).map { Result(id: $0, outcome: $1) }
+            if results.contains(where: \.done) { review.settings.wakeWorker() }
+            return results
+        }
         var results: [Result] = []
         for id in ids {
             results.append(

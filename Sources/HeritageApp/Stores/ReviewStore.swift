@@ -41,6 +41,8 @@ protocol ReviewStore: Sendable {
     /// A decision on the review state; done only when the report is in one of `decision.from` and not
     /// claimed by someone else; audited in the same transaction.
     func decide(_ decision: ReviewDecision, id: Int64, actor: String, now: Double) throws -> ReviewOutcome
+    /// `decide` on each of `ids`, in order (a bulk action): each its own compare-and-set and audit row.
+    func decideAll(_ decision: ReviewDecision, ids: [Int64], actor: String, now: Double) throws -> [ReviewOutcome]
     /// Claims (or renews) the report for `actor` until `until`, unless someone else's claim runs.
     func claim(id: Int64, actor: String, now: Double, until: Double) throws -> ReviewOutcome
     /// Releases the actor's claim.

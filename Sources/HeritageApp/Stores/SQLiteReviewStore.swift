@@ -286,58 +286,78 @@ struct SQLiteReviewStore: ReviewStore {
     // MARK: Actions
 
     func decide(_ decision: ReviewDecision, id: Int64, actor: String, now: Double) throws -> ReviewOutcome {
-        try database.write { db -> ReviewOutcome in
-            guard
-                let current = try db.query(
-                    "SELECT review_state, claimed_by, claimed_until FROM reports r WHERE r.id = ? AND \(Self.reviewable)",
-                    .integer(id)
-                ).first, let state = try current.string("review_state")
-            else { return .notFound }
-            if let holder = try current.string("claimed_by"), holder.lowercased() != actor.lowercased(),
-                let until = try current.double("claimed_until"), until > now
-            {
-                return try Self.lastAction(db, reportID: id, actions: ["claim"])
-                    ?? .conflict(actor: holder, action: "claim", at: until)
+        try database.write { db in try Self.decide(db, decision, id: id, actor: actor, now: now) }
+    }
+
+    /// Each report its own compare-and-set, 500 to a transaction (one commit for many, and the writer
+    /// free again between them).
+    func decideAll(_ decision: ReviewDecision, ids: [Int64], actor: String, now: Double) throws -> [ReviewOutcome] {
+        var outcomes: [ReviewOutcome] = []
+        outcomes.reserveCapacity(ids.count)
+        var start = 0
+        while start < ids.count {
+            let chunk = ids[start..<min(start + 500, ids.count)]
+            outcomes += try database.write { db in
+                try chunk.map { try Self.decide(db, decision, id: $0, actor: actor, now: now) }
             }
-            guard decision.from.map(\.rawValue).contains(state) else {
-                return try Self.lastAction(db, reportID: id, actions: Self.decisionActions)
-                    ?? .conflict(actor: "?", action: state, at: 0)
-            }
-            if let duplicateOf = decision.duplicateOf {
-                let exists = try db.scalar(
-                    "SELECT count(*) FROM reports r WHERE r.id = ? AND r.id != ? AND \(Self.reviewable)",
-                    .integer(duplicateOf), .integer(id)
-                ).int
-                guard exists == 1 else { return .notFound }
-            }
-            let changed = try db.run(
-                """
-                UPDATE reports SET review_state = ?, review_reason = ?, review_message = ?, duplicate_of = ?,
-                    reviewed_by = ?, reviewed_at = ?, claimed_by = NULL, claimed_until = NULL,
-                    replied_at = CASE WHEN ? = 'received' THEN replied_at ELSE NULL END
-                WHERE id = ? AND review_state = ?
-                """, .text(decision.to.rawValue), SQLValue(decision.reason), SQLValue(decision.message),
-                decision.duplicateOf.map(SQLValue.integer) ?? .null, .text(actor), .real(now),
-                .text(decision.to.rawValue), .integer(id), .text(state))
-            guard changed == 1 else { throw StoreError(.invariant, "review state changed inside its transaction") }
-            var detail = [decision.reason, decision.message].compactMap { $0 }.joined(separator: ": ")
-            // Rejected once on the platform (review after upload): the worker withdraws it (soft delete there).
-            if [ReviewState.rejected, .duplicate].contains(decision.to) {
-                let withdrawn = try db.run(
-                    """
-                    UPDATE reports SET state = 'deleting', next_attempt_at = NULL, updated_at = ?
-                    WHERE id = ? AND state = 'stored'
-                    """, .real(now), .integer(id))
-                if withdrawn == 1 { detail += (detail.isEmpty ? "" : "; ") + "withdrawn from the platform" }
-            }
-            if let duplicateOf = decision.duplicateOf { detail = "duplicate of #\(duplicateOf)" }
-            try Self.insertAudit(
-                db,
-                AuditEntry(
-                    at: now, actor: actor, action: decision.action, reportID: id, before: state,
-                    after: decision.to.rawValue, detail: detail.isEmpty ? nil : detail))
-            return .done
+            start += chunk.count
         }
+        return outcomes
+    }
+
+    static func decide(_ db: Database, _ decision: ReviewDecision, id: Int64, actor: String, now: Double) throws
+        -> ReviewOutcome
+    {
+        guard
+            let current = try db.query(
+                "SELECT review_state, claimed_by, claimed_until FROM reports r WHERE r.id = ? AND \(Self.reviewable)",
+                .integer(id)
+            ).first, let state = try current.string("review_state")
+        else { return .notFound }
+        if let holder = try current.string("claimed_by"), holder.lowercased() != actor.lowercased(),
+            let until = try current.double("claimed_until"), until > now
+        {
+            return try Self.lastAction(db, reportID: id, actions: ["claim"])
+                ?? .conflict(actor: holder, action: "claim", at: until)
+        }
+        guard decision.from.map(\.rawValue).contains(state) else {
+            return try Self.lastAction(db, reportID: id, actions: Self.decisionActions)
+                ?? .conflict(actor: "?", action: state, at: 0)
+        }
+        if let duplicateOf = decision.duplicateOf {
+            let exists = try db.scalar(
+                "SELECT count(*) FROM reports r WHERE r.id = ? AND r.id != ? AND \(Self.reviewable)",
+                .integer(duplicateOf), .integer(id)
+            ).int
+            guard exists == 1 else { return .notFound }
+        }
+        let changed = try db.run(
+            """
+            UPDATE reports SET review_state = ?, review_reason = ?, review_message = ?, duplicate_of = ?,
+                reviewed_by = ?, reviewed_at = ?, claimed_by = NULL, claimed_until = NULL,
+                replied_at = CASE WHEN ? = 'received' THEN replied_at ELSE NULL END
+            WHERE id = ? AND review_state = ?
+            """, .text(decision.to.rawValue), SQLValue(decision.reason), SQLValue(decision.message),
+            decision.duplicateOf.map(SQLValue.integer) ?? .null, .text(actor), .real(now),
+            .text(decision.to.rawValue), .integer(id), .text(state))
+        guard changed == 1 else { throw StoreError(.invariant, "review state changed inside its transaction") }
+        var detail = [decision.reason, decision.message].compactMap { $0 }.joined(separator: ": ")
+        // Rejected once on the platform (review after upload): the worker withdraws it (soft delete there).
+        if [ReviewState.rejected, .duplicate].contains(decision.to) {
+            let withdrawn = try db.run(
+                """
+                UPDATE reports SET state = 'deleting', next_attempt_at = NULL, updated_at = ?
+                WHERE id = ? AND state = 'stored'
+                """, .real(now), .integer(id))
+            if withdrawn == 1 { detail += (detail.isEmpty ? "" : "; ") + "withdrawn from the platform" }
+        }
+        if let duplicateOf = decision.duplicateOf { detail = "duplicate of #\(duplicateOf)" }
+        try Self.insertAudit(
+            db,
+            AuditEntry(
+                at: now, actor: actor, action: decision.action, reportID: id, before: state,
+                after: decision.to.rawValue, detail: detail.isEmpty ? nil : detail))
+        return .done
     }
 
     static let decisionActions = ["approve", "reject", "needs_info", "duplicate", "reopen"]
