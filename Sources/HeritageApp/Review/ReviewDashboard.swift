@@ -7,6 +7,8 @@ import Mustache
 /// the bulk form (REV-07) over ticked rows or every report matching the filter.
 enum ReviewDashboard {
     static let pageSize = 50
+    /// The dashboard counts the matching reports up to this.
+    static let countLimit = 10_000
     /// The most reports one bulk action takes ("all matching" beyond this: narrow the filter).
     static let bulkLimit = 20_000
 
@@ -28,7 +30,8 @@ enum ReviewDashboard {
         let store = review.store
         let counts = try store.counts(now: WallClock.now())
         let rows = try store.search(query.filter, after: query.cursor, limit: pageSize + 1)
-        let total = try store.count(query.filter)
+        // Counted up to a bound: past it the page says "more than", and a bulk on all counts exactly.
+        let total = try store.count(query.filter, atMost: countLimit + 1)
         let shown = rows.prefix(pageSize)
         var next: String?
         if rows.count > pageSize, let last = shown.last {
@@ -43,8 +46,11 @@ enum ReviewDashboard {
                 "attention": .int(counts.needsAttention), "held": .int(counts.held),
             ],
             "rows": .array(shown.map { ReviewPresentation.row($0, messages: messages) }),
-            "total": .string(messages.format("review.matching", ["count": String(total)])),
-            "totalCount": .int(total),
+            "total": .string(
+                total > countLimit
+                    ? messages.format("review.matchingMore", ["count": String(countLimit)])
+                    : messages.format("review.matching", ["count": String(total)])),
+            "totalCount": .string(total > countLimit ? "\(countLimit)+" : String(total)),
             "next": MustacheValue(next),
             "first": MustacheValue(query.cursor == nil ? nil : "/review?" + filterString),
             "query": .string(filterString),

@@ -28,8 +28,8 @@ protocol ReviewStore: Sendable {
     func counts(now: Double) throws -> ReviewCounts
     /// One page of the filtered reports in the filter's order, after `cursor` (keyset paging).
     func search(_ filter: ReviewFilter, after cursor: ReviewCursor?, limit: Int) throws -> [ReviewRow]
-    /// How many reports match the filter.
-    func count(_ filter: ReviewFilter) throws -> Int
+    /// How many reports match the filter, counting at most `atMost` (nil: all).
+    func count(_ filter: ReviewFilter, atMost: Int?) throws -> Int
     func row(id: Int64) throws -> ReviewRow?
     /// The photos of a report, in order.
     func photos(reportID: Int64) throws -> [ReviewPhoto]

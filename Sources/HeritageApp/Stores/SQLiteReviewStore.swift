@@ -200,12 +200,14 @@ struct SQLiteReviewStore: ReviewStore {
         }
     }
 
-    func count(_ filter: ReviewFilter) throws -> Int {
+    func count(_ filter: ReviewFilter, atMost: Int?) throws -> Int {
         let (clause, values) = Self.whereClause(filter)
+        let limit = atMost.map { " LIMIT \(max(0, $0))" } ?? ""
         return try database.read { db in
             Int(
                 try db.scalar(
-                    "SELECT count(*) FROM reports r JOIN users u ON u.id = r.user_id WHERE \(clause)", values
+                    "SELECT count(*) FROM (SELECT 1 FROM reports r JOIN users u ON u.id = r.user_id WHERE \(clause)\(limit))",
+                    values
                 ).int ?? 0)
         }
     }
