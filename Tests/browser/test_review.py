@@ -133,3 +133,70 @@ def test_REV_05_map_clusters_the_filtered_reports_and_keys_move_and_decide(brows
     wait_for(browser, lambda d: d.current_url.split("?")[0] != here)
     assert browser.find_element(By.TAG_NAME, "h1").text.startswith("Mapped Cross")
     browser.set_window_size(412, 860)
+
+
+def test_REV_04_needs_info_round_trip(browser, server):
+    from conftest import seed_report
+    volunteer = unique_email("asked")
+    browser.delete_all_cookies()
+    sign_in(browser, server, volunteer)
+    seed_report(server, volunteer, "Chapl by the river")
+    report_id = rows(server, "SELECT id FROM reports WHERE name = 'Chapl by the river'")[0][0]
+    volunteer_cookies = browser.get_cookies()
+    browser.delete_all_cookies()
+    sign_in(browser, server, COORDINATOR)
+    browser.get(server.url + "/review/reports/%d" % report_id)
+    browser.find_element(By.ID, "ni-message").send_keys("Which chapel is it? Please check the name.")
+    browser.find_element(By.ID, "act-needs-info").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "review-state").text == "Needs information")
+    # The reporter reads it in their list, answers, corrects the name, sends it back.
+    browser.delete_all_cookies()
+    browser.get(server.url + "/healthz")
+    for cookie in volunteer_cookies:
+        browser.add_cookie({key: cookie[key] for key in ("name", "value", "path") if key in cookie})
+    browser.get(server.url + "/reports")
+    notice = browser.find_element(By.CSS_SELECTOR, ".review-notice-list").text
+    assert "Which chapel is it?" in notice
+    browser.find_element(By.CSS_SELECTOR, ".review-notice-list a").click()
+    wait_for(browser, lambda d: d.current_url.endswith("/reply"))
+    name = browser.find_element(By.ID, "r-name")
+    name.clear()
+    name.send_keys("Chapel by the river")
+    browser.find_element(By.ID, "r-note").send_keys("St Anne's, by the bridge")
+    browser.find_element(By.ID, "reply-send").click()
+    wait_for(browser, lambda d: d.current_url.endswith("/reports"))
+    assert rows(server, "SELECT review_state, name FROM reports WHERE id = ?", report_id)[0] == \
+        ("received", "Chapel by the river")
+    # The coordinator sees the reply counted and in the history.
+    browser.delete_all_cookies()
+    sign_in(browser, server, COORDINATOR)
+    browser.get(server.url + "/review/reports/%d" % report_id)
+    assert "St Anne's, by the bridge" in browser.find_element(By.ID, "review-history").text
+
+
+def test_REV_07_bulk_on_500_with_per_report_results(browser, server):
+    from conftest import seed_report
+    volunteer = unique_email("many")
+    browser.delete_all_cookies()
+    sign_in(browser, server, volunteer)
+    for n in range(500):
+        seed_report(server, volunteer, "Milestone %d" % n)
+    browser.delete_all_cookies()
+    browser.set_window_size(1280, 900)
+    sign_in(browser, server, COORDINATOR)
+    browser.get(server.url + "/review?q=milestone")
+    assert "500 reports match" in browser.find_element(By.ID, "review-total").text
+    Select(browser.find_element(By.ID, "b-action")).select_by_value("approve")
+    button = browser.find_element(By.CSS_SELECTOR, "button[name=scope][value=all]")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+    wait_for(browser, lambda d: d.find_elements(By.ID, "bulk-question"))
+    assert "500 reports" in browser.find_element(By.ID, "bulk-question").text
+    browser.find_element(By.ID, "bulk-confirm").click()
+    wait_for(browser, lambda d: d.find_elements(By.ID, "bulk-results"), 30)
+    assert "500 done, 0 skipped" in browser.find_element(By.ID, "bulk-summary").text
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#bulk-results tr.bulk-done")) == 500
+    shot(browser, "review-bulk.png")
+    assert rows(server, "SELECT count(*) FROM reports WHERE name LIKE 'Milestone %' AND review_state = 'approved'") \
+        == [(500,)]
+    browser.set_window_size(412, 860)
