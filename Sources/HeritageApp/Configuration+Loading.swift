@@ -98,6 +98,9 @@ extension Configuration {
         .int(
             "photo_bytes_per_user", \.photoBytesPerUser, 0...(1 << 50),
             "bytes of one user's photos not yet on the platform (0 = no limit)"),
+        .optionalString("coordinators", \.coordinators, "comma-separated e-mails of coordinators (see har users)"),
+        .string(
+            "review_policy", \.reviewPolicy, "what waits for a coordinator's approval before upload: none|kiosk|all"),
     ]
 
     /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.
@@ -149,6 +152,9 @@ extension Configuration {
 
     /// Checks that need more than one key.
     func validate() throws {
+        if ReviewPolicy(rawValue: reviewPolicy) == nil {
+            throw ConfigurationError("bad value for \"review_policy\": expected none, kiosk or all")
+        }
         if (tlsCert == nil) != (tlsKey == nil) {
             throw ConfigurationError("tls_cert and tls_key go together: set both or neither")
         }

@@ -74,6 +74,11 @@ public struct Configuration: Sendable, Equatable {
     // Per-user photo quotas (issue 9)
     public var photosPerDay = 500
     public var photoBytesPerUser = 2 << 30
+    // Coordinators' review (issue 10)
+    /// Comma-separated e-mails who are coordinators from their next request (besides `har users grant`).
+    public var coordinators: String?
+    /// Which reports wait for a coordinator's approval before upload: none, kiosk, all.
+    public var reviewPolicy = "kiosk"
 
     public init() {}
 
