@@ -143,6 +143,9 @@ public final class Application: Sendable {
                 maxSeconds: Double(configuration.sessionMaxSeconds)))
         let drafts = Drafts(web: web, options: draftOptions)
         WebRoutes.register(on: &router, web: web, drafts: drafts)
+        ReviewRoutes.register(
+            on: &router, web: web, settings: ReviewSettings(configuration: configuration, wakeWorker: { worker.wake() })
+        )
         return (router, drafts)
     }
 

@@ -16,6 +16,8 @@ public enum Command {
           har platform [--config FILE]   the local Heritage Observatory platform, for tests and offline use
           har outbox [--config FILE] list|counts|retry ID|retry --all|hold ID|release ID
                                          the upload queue (see har outbox --help)
+          har users [--config FILE] list|grant EMAIL coordinator|admin|revoke EMAIL
+                                         coordinators' roles (see har users --help)
           har tls self-signed --host NAME-OR-IP [--host …] [--days N] [--dir DIR]
                                          HTTPS for tablets on a LAN (see har tls --help)
           har migrate sqlite-to-postgres --from DATA_DIR
@@ -50,6 +52,8 @@ public enum Command {
             return TLSCommand.main(rest)
         case "migrate":
             return MigrateCommand.main(rest)
+        case "users":
+            return UsersCommand.main(rest)
         case "serve", "platform":
             if rest.contains("--help") || rest.contains("-h") {
                 printHelp()

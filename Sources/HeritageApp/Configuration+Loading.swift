@@ -104,6 +104,9 @@ extension Configuration {
         .int("database_pool_size", \.databasePoolSize, 1...1000, "PostgreSQL connections per node, at most"),
         .optionalString("photo_dir", \.photoDir, "photo folder shared by every node; unset = <data_dir>/photos"),
         .optionalString("node_id", \.nodeID, "this node's name (letters, digits, . _ - :); unset = host name and port"),
+        .optionalString("coordinators", \.coordinators, "comma-separated e-mails of coordinators (see har users)"),
+        .string(
+            "review_policy", \.reviewPolicy, "what waits for a coordinator's approval before upload: none|kiosk|all"),
     ]
 
     /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.
@@ -155,6 +158,9 @@ extension Configuration {
 
     /// Checks that need more than one key.
     func validate() throws {
+        if ReviewPolicy(rawValue: reviewPolicy) == nil {
+            throw ConfigurationError("bad value for \"review_policy\": expected none, kiosk or all")
+        }
         if (tlsCert == nil) != (tlsKey == nil) {
             throw ConfigurationError("tls_cert and tls_key go together: set both or neither")
         }

@@ -82,6 +82,11 @@ public struct Configuration: Sendable, Equatable {
     public var photoDir: String?
     /// This node's name among the nodes (its uploads folder under `photo_dir`); unset = host name and port.
     public var nodeID: String?
+    // Coordinators' review (issue 10)
+    /// Comma-separated e-mails who are coordinators from their next request (besides `har users grant`).
+    public var coordinators: String?
+    /// Which reports wait for a coordinator's approval before upload: none, kiosk, all.
+    public var reviewPolicy = "kiosk"
 
     public init() {}
 

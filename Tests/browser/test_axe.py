@@ -408,3 +408,64 @@ def test_axe_welcome_screens_and_guide(driver, server, lang, width):
     driver.execute_script("HARWelcome.guide()")
     wait_for(driver, lambda d: d.find_element(By.ID, "guide").get_attribute("open") is not None)
     assert_no_violations(driver, "the guide to the list's states")
+
+
+# ---- Coordinators: the review pages (issue 10)
+
+def coordinator_user(driver, server):
+    """A coordinator (granted in the store, as `har users grant` does) with reports to review: one asked
+    for information, so that the reporter's list shows it too."""
+    account = user_cookies(driver, server, "coordinator")
+    if not account.get("seeded"):
+        with database(server) as connection:
+            connection.execute("INSERT INTO user_roles (email, role, granted_by, granted_at) "
+                               "VALUES (?, 'admin', 'test', 0)", (account["email"],))
+        seed_report(server, account["email"], "Review Chapel", photos=1)
+        seed_report(server, account["email"], "Review Mill", state="needs_attention",
+                    last_error="The platform refused the report.")
+        local_id = seed_report(server, account["email"], "Review Barn")
+        with database(server) as connection:
+            connection.execute("UPDATE reports SET latitude = 51.5, longitude = -0.12, review_state = 'needs_info', "
+                               "review_message = 'Which barn?' WHERE name LIKE 'Review %'")
+            connection.execute("UPDATE reports SET review_state = 'received' WHERE name != 'Review Barn'")
+        account["barn"] = local_id
+        account["seeded"] = True
+    return account
+
+
+def review_report_id(server, name):
+    with database(server) as connection:
+        return connection.execute("SELECT id FROM reports WHERE name = ?", (name,)).fetchone()[0]
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_review_pages(driver, server, lang, width):
+    account = coordinator_user(driver, server)
+    as_visitor(driver, server, lang, width, user="coordinator")
+    chapel = review_report_id(server, "Review Chapel")
+    for path, screen in [("/review", "review dashboard"), ("/review?q=review&failure=1", "filtered dashboard"),
+                         ("/review/reports/%d" % chapel, "a report's review page"),
+                         ("/review/audit", "audit log"), ("/review/users", "roles"),
+                         ("/reports/%s/reply" % account["barn"], "reporter's reply"),
+                         ("/reports", "the list with review notices")]:
+        open_page(driver, server, path, lang)
+        assert_no_violations(driver, screen)
+    # The bulk confirmation and its per-report results.
+    open_page(driver, server, "/review?q=review", lang)
+    for target in (driver.find_element(By.ID, "sel-%d" % chapel),
+                   driver.find_element(By.CSS_SELECTOR, "button[name=scope][value=selected]")):
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", target)
+        target.click()
+    wait_for(driver, lambda d: d.find_elements(By.ID, "bulk-confirm"))
+    assert_no_violations(driver, "bulk confirmation")
+    driver.find_element(By.ID, "bulk-confirm").click()
+    wait_for(driver, lambda d: d.find_elements(By.ID, "bulk-results"))
+    assert_no_violations(driver, "bulk results")
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_review_forbidden(driver, server, lang, width):
+    as_visitor(driver, server, lang, width, user="empty")
+    open_page(driver, server, "/review", lang)
+    assert driver.find_elements(By.CSS_SELECTOR, ".error-page")
+    assert_no_violations(driver, "review refused to a volunteer")

@@ -20,6 +20,7 @@ enum AppMigrations {
         Migration(version: 3, name: "expired drafts", sql: expiredDrafts),
         Migration(version: 4, name: "list indexes", sql: listIndexes),
         Migration(version: 5, name: "sign-in failures, session ages", sql: signInFailuresSessionAges),
+        Migration(version: 6, name: "review: roles, review state, audit", sql: review),
         Migration(version: 7, name: "device reports", sql: deviceReports),
         Migration(version: 8, name: "list versions", sql: listVersions),
     ]
@@ -225,5 +226,60 @@ enum AppMigrations {
             created_at REAL NOT NULL
         ) STRICT;
         CREATE INDEX photos_report ON photos(report_id, position);
+        """
+
+    /// Issue 10 (docs/REVIEW.md): roles granted in the store (`har users`, an admin's page), keyed by
+    /// e-mail so that someone is granted before their first sign-in; the review state and its
+    /// bookkeeping on `reports`, apart from the delivery `state`; the report's origin (a kiosk's reports,
+    /// issue 11); and the audit log, which triggers keep append-only.
+    static let review = """
+        CREATE TABLE user_roles (
+            email TEXT PRIMARY KEY NOT NULL COLLATE NOCASE,
+            role TEXT NOT NULL CHECK (role IN ('coordinator', 'admin')),
+            granted_by TEXT NOT NULL,
+            granted_at REAL NOT NULL
+        ) STRICT;
+
+        ALTER TABLE reports ADD COLUMN origin TEXT NOT NULL DEFAULT 'volunteer'
+            CHECK (origin IN ('volunteer', 'kiosk'));
+        ALTER TABLE reports ADD COLUMN review_state TEXT NOT NULL DEFAULT 'received'
+            CHECK (review_state IN ('received', 'approved', 'needs_info', 'rejected', 'duplicate'));
+        ALTER TABLE reports ADD COLUMN review_reason TEXT;
+        -- What the coordinator wrote to the reporter (needs info, rejected).
+        ALTER TABLE reports ADD COLUMN review_message TEXT;
+        ALTER TABLE reports ADD COLUMN duplicate_of INTEGER;
+        ALTER TABLE reports ADD COLUMN reviewed_by TEXT;
+        ALTER TABLE reports ADD COLUMN reviewed_at REAL;
+        -- When the reporter sent a report in needs info back.
+        ALTER TABLE reports ADD COLUMN replied_at REAL;
+        -- A coordinator's claim, lapsing at claimed_until.
+        ALTER TABLE reports ADD COLUMN claimed_by TEXT;
+        ALTER TABLE reports ADD COLUMN claimed_until REAL;
+        -- Discarded by a coordinator: in the trash, restorable for 30 days, then cancelled.
+        ALTER TABLE reports ADD COLUMN discarded_at REAL;
+        ALTER TABLE reports ADD COLUMN discarded_by TEXT;
+        CREATE INDEX reports_review ON reports(review_state, submitted_at DESC, id DESC);
+        CREATE INDEX reports_submitted ON reports(submitted_at DESC, id DESC);
+        -- The dashboard's counters read only this index (a fifth of the time of reading the table at 100,000).
+        CREATE INDEX reports_name ON reports(coalesce(name, ''), id);
+        CREATE INDEX reports_review_counts ON reports(review_state, state, discarded_at, replied_at, submitted_at);
+
+        CREATE TABLE review_audit (
+            id INTEGER PRIMARY KEY,
+            at REAL NOT NULL,
+            actor TEXT NOT NULL,
+            action TEXT NOT NULL,
+            report_id INTEGER,
+            subject TEXT,
+            before TEXT,
+            after TEXT,
+            detail TEXT
+        ) STRICT;
+        CREATE INDEX review_audit_report ON review_audit(report_id, id);
+        CREATE INDEX review_audit_actor ON review_audit(actor, id);
+        CREATE TRIGGER review_audit_no_update BEFORE UPDATE ON review_audit
+        BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+        CREATE TRIGGER review_audit_no_delete BEFORE DELETE ON review_audit
+        BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
         """
 }

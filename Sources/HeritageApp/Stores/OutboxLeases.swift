@@ -2,8 +2,8 @@ import PostgresStorage
 import Storage
 
 /// The worker's leases on reports, for several nodes draining one outbox (issue 13): a node claims due
-/// reports for a while (`claimed_by`, `lease_epoch`, `lease_until` on the report's row); every change it
-/// makes afterwards is fenced by its node and epoch, so that a node whose lease lapsed (paused, cut off)
+/// reports for a while (`lease_holder`, `lease_epoch`, `lease_until` on the report's row; not
+/// `claimed_by`, which is a coordinator's claim since migration 6); every change it makes afterwards is fenced by its node and epoch, so that a node whose lease lapsed (paused, cut off)
 /// changes nothing once another node has taken the report over.
 ///
 /// Not wired into the worker yet, and its migration (`PostgresOutboxLeases.migrationSQL`) is not in
@@ -34,7 +34,7 @@ struct PostgresOutboxLeases: OutboxLeases {
     let database: PostgresDatabase
 
     static let migrationSQL = """
-        ALTER TABLE reports ADD COLUMN claimed_by text;
+        ALTER TABLE reports ADD COLUMN lease_holder text;
         ALTER TABLE reports ADD COLUMN lease_epoch bigint NOT NULL DEFAULT 0;
         ALTER TABLE reports ADD COLUMN lease_until double precision;
         """
@@ -48,7 +48,7 @@ struct PostgresOutboxLeases: OutboxLeases {
                 try db.transaction(.readCommitted) {
                     try db.query(
                         """
-                        UPDATE reports SET claimed_by = ?, lease_epoch = lease_epoch + 1, lease_until = ?
+                        UPDATE reports SET lease_holder = ?, lease_epoch = lease_epoch + 1, lease_until = ?
                         WHERE id IN (
                             SELECT id FROM reports
                             WHERE (state IN ('queued', 'creating', 'created', 'uploading')
@@ -74,7 +74,7 @@ struct PostgresOutboxLeases: OutboxLeases {
             try db.run(
                 """
                 UPDATE reports SET lease_until = ?
-                WHERE id = ? AND claimed_by = ? AND lease_epoch = ? AND lease_until > ?
+                WHERE id = ? AND lease_holder = ? AND lease_epoch = ? AND lease_until > ?
                 """, .real(now + duration), .integer(lease.reportID), .text(lease.node), .integer(lease.epoch),
                 .real(now)) == 1
         }
@@ -83,7 +83,7 @@ struct PostgresOutboxLeases: OutboxLeases {
     func release(_ lease: Lease) throws -> Bool {
         try database.write { db in
             try db.run(
-                "UPDATE reports SET lease_until = NULL WHERE id = ? AND claimed_by = ? AND lease_epoch = ?",
+                "UPDATE reports SET lease_until = NULL WHERE id = ? AND lease_holder = ? AND lease_epoch = ?",
                 .integer(lease.reportID), .text(lease.node), .integer(lease.epoch)) == 1
         }
     }
@@ -91,7 +91,7 @@ struct PostgresOutboxLeases: OutboxLeases {
     func holds(_ lease: Lease, now: Double) throws -> Bool {
         try database.read { db in
             try db.scalar(
-                "SELECT count(*) FROM reports WHERE id = ? AND claimed_by = ? AND lease_epoch = ? AND lease_until > ?",
+                "SELECT count(*) FROM reports WHERE id = ? AND lease_holder = ? AND lease_epoch = ? AND lease_until > ?",
                 .integer(lease.reportID), .text(lease.node), .integer(lease.epoch), .real(now)
             ).int == 1
         }

@@ -43,6 +43,7 @@ extension PostgresReportStore: OutboxStore {
                 SELECT id FROM reports
                 WHERE (state IN ('queued', 'creating', 'created', 'uploading')
                        OR (state IN ('retry_wait', 'deleting') AND COALESCE(next_attempt_at, 0) <= ?))
+                  AND NOT (state = 'queued' AND \(SQLiteReportStore.waitingForReviewSQL))
                 ORDER BY COALESCE(submitted_at, creation_time), id
                 LIMIT ?
                 """, .real(now), .integer(Int64(limit + busy.count))

@@ -42,12 +42,23 @@ extension SQLiteReportStore: OutboxStore {
                 SELECT id FROM reports
                 WHERE (state IN ('queued', 'creating', 'created', 'uploading')
                        OR (state IN ('retry_wait', 'deleting') AND COALESCE(next_attempt_at, 0) <= ?))
+                  AND NOT (state = 'queued' AND \(Self.waitingForReviewSQL))
                 ORDER BY COALESCE(submitted_at, creation_time), id
                 LIMIT ?
                 """, .real(now), .integer(Int64(limit + busy.count))
             ).compactMap { try $0.int("id") }.filter { !busy.contains($0) }.prefix(limit).map { $0 }
         }
     }
+
+    /// A queued report the review keeps back (REV-03): in the trash, rejected or marked duplicate, or not yet approved
+    /// when the policy recorded by `ReviewStore.setPolicy` (default `kiosk`) makes its origin wait. Only
+    /// `queued` is held back: a report the worker has begun sending was approved or never had to be.
+    static let waitingForReviewSQL = """
+        (discarded_at IS NOT NULL OR review_state IN ('rejected', 'duplicate')
+         OR (review_state != 'approved'
+             AND (SELECT coalesce(max(value), 'kiosk') FROM instance WHERE key = 'review_policy')
+                 IN ('all', CASE WHEN origin = 'kiosk' THEN 'kiosk' ELSE 'all' END)))
+        """
 
     /// The earliest moment a waiting report becomes due, for the worker's timer.
     func nextDueTime() throws -> Double? {

@@ -20,6 +20,8 @@ struct Stores: Sendable {
     var signInLimits: any SignInLimitStore
     /// Photos per user per day and bytes kept, for the quotas (issue 9).
     var photoQuota: any PhotoQuotaStore
+    /// Roles, review states and the audit log (issue 10).
+    var review: any ReviewStore
     /// Closes the backend; later calls throw `StoreError`.
     var close: @Sendable () -> Void
 }
@@ -37,7 +39,8 @@ extension Stores {
             drafts: SQLiteDraftStore(database: database), reports: reports, outbox: reports,
             instance: SQLiteInstanceStore(database: database),
             signInLimits: SQLiteSignInLimitStore(database: database),
-            photoQuota: SQLitePhotoQuotaStore(database: database), close: { database.close() })
+            photoQuota: SQLitePhotoQuotaStore(database: database), review: SQLiteReviewStore(database: database),
+            close: { database.close() })
     }
 }
 
@@ -61,7 +64,8 @@ extension Stores {
             drafts: PostgresDraftStore(database: database), reports: reports, outbox: reports,
             instance: PostgresInstanceStore(database: database),
             signInLimits: PostgresSignInLimitStore(database: database),
-            photoQuota: PostgresPhotoQuotaStore(database: database), close: { database.close() })
+            photoQuota: PostgresPhotoQuotaStore(database: database), review: PostgresReviewStore(database: database),
+            close: { database.close() })
     }
 }
 

@@ -1,0 +1,109 @@
+// Review: the coordinators' dashboard (issue 10, docs/REVIEW.md). Roles (REV-01) are checked here, on
+// the server, by every `/review` route; the review state lives apart from the delivery state
+// (REV-02/03) in `ReviewStore`, which also keeps the append-only audit log (REV-08).
+import Basics
+import HTTPServer
+import Mustache
+
+/// What the review needs from the configuration and the worker.
+struct ReviewSettings: Sendable {
+    /// `coordinators`: lower-cased e-mails who are coordinators whatever the store says.
+    var configuredCoordinators: Set<String> = []
+    var policy = ReviewPolicy.kiosk
+    /// A report was approved (or a delivery action changed the queue): the worker looks at once.
+    var wakeWorker: @Sendable () -> Void = {}
+    /// Where exports are written before they are streamed (the data folder's `tmp`).
+    var temporaryDirectory: String
+    /// The dashboard map's tiles (the creation page's `map_tile_url`).
+    var mapTileURL: String
+
+    init(configuration: Configuration, wakeWorker: @escaping @Sendable () -> Void) {
+        temporaryDirectory = configuration.dataDir + "/tmp"
+        mapTileURL = configuration.mapTileURL
+        configuredCoordinators = Self.emails(configuration.coordinators)
+        policy = ReviewPolicy(rawValue: configuration.reviewPolicy) ?? .kiosk
+        self.wakeWorker = wakeWorker
+    }
+
+    static func emails(_ list: String?) -> Set<String> {
+        Set((list ?? "").split(separator: ",").map { Text.trimmed(String($0)).lowercased() }.filter { !$0.isEmpty })
+    }
+}
+
+/// The review's parts, given to its screens.
+struct Review: Sendable {
+    let web: Web
+    let store: any ReviewStore
+    let settings: ReviewSettings
+    /// Claims lapse after 30 minutes.
+    static let claimSeconds = 1800.0
+    /// The trash keeps a discarded report this long, restorable; then it is cancelled.
+    static let trashSeconds = 30 * 86_400.0
+
+    /// The user's role: the stored grant, at least coordinator when the configuration names them.
+    func role(of user: WebUser) throws -> Role {
+        let stored = try store.storedRole(email: user.email) ?? .volunteer
+        if settings.configuredCoordinators.contains(user.email.lowercased()) { return max(stored, .coordinator) }
+        return stored
+    }
+
+    /// The 403 page in the user's language: no data of the review on it.
+    func forbidden(_ context: WebContext) -> Response {
+        web.errorPage(status: 403, titleKey: "review.forbiddenTitle", messageKey: "review.forbidden", context: context)
+    }
+}
+
+extension Router {
+    /// A review route: signed in (else to /signin), at least `role` (else 403), CSRF-checked when it
+    /// changes state. The handler gets the user and their role.
+    mutating func review(
+        _ method: String, _ pattern: String, _ review: Review, role: Role = .coordinator,
+        options: RouteOptions = .init(),
+        _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
+    ) {
+        web(method, pattern, review.web, access: .page, options: options) { request, context in
+            let user = try context.requireUser()
+            let held = try review.role(of: user)
+            guard held >= role else {
+                review.web.log.security(
+                    "review.refused", ["path": request.path, "method": request.method, "client": request.remoteAddress])
+                return review.forbidden(context)
+            }
+            return try handler(request, context, user, held)
+        }
+    }
+}
+
+/// Every route of the review, registered once from `Application`. `routes` lists them for the sweep of
+/// the tests (anonymous, volunteer, coordinator).
+enum ReviewRoutes {
+    /// Method, example path and the least role; the role sweep tries each of them.
+    static let routes: [(method: String, path: String, role: Role)] = [
+        ("GET", "/review", .coordinator), ("GET", "/review/reports/1", .coordinator),
+        ("POST", "/review/reports/1/action", .coordinator), ("POST", "/review/bulk", .coordinator),
+        ("POST", "/review/bulk/undo", .coordinator),
+        ("GET", "/review/audit", .coordinator), ("GET", "/review/audit.csv", .coordinator),
+        ("GET", "/review/export.csv", .coordinator), ("GET", "/review/export.geojson", .coordinator),
+        ("GET", "/review/map.geojson", .coordinator), ("GET", "/review/export.zip", .coordinator),
+        ("GET", "/review/photos/00000000-0000-0000-0000-000000000000/thumb", .coordinator),
+        ("GET", "/review/photos/00000000-0000-0000-0000-000000000000", .coordinator),
+        ("GET", "/review/users", .admin), ("POST", "/review/users", .admin),
+    ]
+
+    static func register(on router: inout Router, web: Web, settings: ReviewSettings) {
+        let review = Review(web: web, store: web.stores.review, settings: settings)
+        do {
+            try review.store.setPolicy(settings.policy)
+        } catch {
+            web.log.error("review: cannot record the review policy: \(error)")
+        }
+        try? ReviewActions.purge(review, now: WallClock.now())
+        ReviewDashboard.register(on: &router, review: review)
+        ReviewReportScreen.register(on: &router, review: review)
+        ReviewAuditScreen.register(on: &router, review: review)
+        ReviewExports.register(on: &router, review: review)
+        ReviewPhotoArchive.register(on: &router, review: review)
+        ReviewUsersScreen.register(on: &router, review: review)
+        ReporterReply.register(on: &router, review: review)
+    }
+}

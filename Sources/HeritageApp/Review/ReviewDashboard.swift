@@ -1,0 +1,274 @@
+import Basics
+import FoundationEssentials
+import HTTPServer
+import Mustache
+
+/// `/review` (REV-05): the counts of what needs attention, the filtered table with keyset paging, and
+/// the bulk form (REV-07) over ticked rows or every report matching the filter.
+enum ReviewDashboard {
+    static let pageSize = 50
+    /// The dashboard counts the matching reports up to this.
+    static let countLimit = 10_000
+    /// The most reports one bulk action takes ("all matching" beyond this: narrow the filter).
+    static let bulkLimit = 20_000
+
+    static func register(on router: inout Router, review: Review) {
+        router.review("GET", "/review", review) { request, context, _, role in
+            try page(review, context, query: ReviewQuery(request.query), role: role)
+        }
+        router.review("POST", "/review/bulk", review, options: RouteOptions(maxBodyBytes: 4 * 1024 * 1024)) {
+            request, context, user, _ in
+            try bulk(review, request, context, user: user)
+        }
+        router.review("POST", "/review/bulk/undo", review, options: RouteOptions(maxBodyBytes: 4 * 1024 * 1024)) {
+            request, context, user, _ in
+            try undo(review, request, context, user: user)
+        }
+    }
+
+    static func page(_ review: Review, _ context: WebContext, query: ReviewQuery, role: Role) throws -> Response {
+        let store = review.store
+        let counts = try store.counts(now: WallClock.now())
+        let rows = try store.search(query.filter, after: query.cursor, limit: pageSize + 1)
+        // Counted up to a bound: past it the page says "more than", and a bulk on all counts exactly.
+        let total = try store.count(query.filter, atMost: countLimit + 1)
+        let shown = rows.prefix(pageSize)
+        var next: String?
+        if rows.count > pageSize, let last = shown.last {
+            let after = "after=" + ReviewQuery.percentEncoded(last.cursorKey(query.filter.sort) + "~\(last.id)")
+            next = "/review?" + [query.queryString, after].filter { !$0.isEmpty }.joined(separator: "&")
+        }
+        let messages = context.messages
+        let filterString = query.queryString
+        let values: [String: MustacheValue] = [
+            "counts": [
+                "awaiting": .int(counts.awaitingReview), "replied": .int(counts.reporterReplied),
+                "attention": .int(counts.needsAttention), "held": .int(counts.held),
+            ],
+            "rows": .array(shown.map { ReviewPresentation.row($0, messages: messages) }),
+            "total": .string(
+                total > countLimit
+                    ? messages.format("review.matchingMore", ["count": String(countLimit)])
+                    : messages.format("review.matching", ["count": String(total)])),
+            "totalCount": .string(total > countLimit ? "\(countLimit)+" : String(total)),
+            "next": MustacheValue(next),
+            "first": MustacheValue(query.cursor == nil ? nil : "/review?" + filterString),
+            "query": .string(filterString),
+            "hidden": query.hiddenFields,
+            "filter": [
+                "reporter": .string(query.filter.reporter), "q": .string(query.filter.text),
+                "from": .string(query.fromText), "to": .string(query.toText), "bounds": .string(query.boundsText),
+                "failure": .bool(query.filter.hasFailure), "trash": .bool(query.filter.trash),
+            ],
+            "reviewOptions": options(
+                ReviewState.allCases.map(\.rawValue), selected: query.filter.review?.rawValue, prefix: "review.state.",
+                messages),
+            "deliveryOptions": options(
+                ReportState.allCases.filter { $0 != .draft }.map(\.rawValue), selected: query.filter.delivery?.rawValue,
+                prefix: "review.delivery.", messages),
+            "originOptions": options(
+                ReportOrigin.allCases.map(\.rawValue), selected: query.filter.origin?.rawValue,
+                prefix: "review.origin.",
+                messages),
+            "sortOptions": options(
+                ReviewFilter.Sort.allCases.map(\.rawValue), selected: query.filter.sort.rawValue,
+                prefix: "review.sort.",
+                messages),
+            "actionOptions": options(ReviewBulk.actions, selected: nil, prefix: "review.action.", messages),
+            "reasonOptions": options(
+                RejectReason.allCases.map(\.rawValue), selected: nil, prefix: "review.reason.", messages),
+            "isAdmin": .bool(role >= .admin),
+            "mapSource": .string("/review/map.geojson?" + filterString),
+            "tiles": .string(review.settings.mapTileURL),
+            "reportQuery": .string(filterString.isEmpty ? "" : "?" + filterString),
+            "policy": .string(messages["review.policy.\(review.settings.policy.rawValue)"]),
+        ]
+        return try review.web.render(
+            "review", title: messages["review.title"], values, context: context)
+    }
+
+    /// `<option>`s with their labels from the catalogue.
+    static func options(_ codes: [String], selected: String?, prefix: String, _ messages: Messages) -> MustacheValue {
+        .array(
+            codes.map { code in
+                [
+                    "value": .string(code), "label": .string(messages[prefix + code]),
+                    "selected": .bool(code == selected),
+                ]
+            })
+    }
+
+    /// A bulk action: ticked rows (`ids`) or `scope=all` (every report matching the filter in the hidden
+    /// fields). The first post shows the exact count and asks to confirm; the confirmed one (`confirm=N`,
+    /// the same count) is done report by report and answered with each one's result.
+    static func bulk(_ review: Review, _ request: Request, _ context: WebContext, user: WebUser) throws -> Response {
+        let messages = context.messages
+        let query = ReviewQuery(request.formFields)
+        let action = request.formValue("action") ?? ""
+        guard ReviewBulk.actions.contains(action) else {
+            return review.web.errorPage(
+                status: 400, titleKey: "errors.badRequestTitle", messageKey: "review.errors.noAction", context: context)
+        }
+        let ids: [Int64]
+        if request.formValue("scope") == "all" {
+            ids = try ReviewBulk.matching(review.store, query.filter, limit: bulkLimit)
+        } else {
+            ids = Array(Set(request.formFields.filter { $0.name == "ids" }.compactMap { Int64($0.value) })).sorted()
+        }
+        guard !ids.isEmpty else {
+            return review.web.errorPage(
+                status: 400, titleKey: "errors.badRequestTitle", messageKey: "review.errors.noneSelected",
+                context: context)
+        }
+        let reason = RejectReason(rawValue: request.formValue("reason") ?? "")?.rawValue
+        if action == "reject" && reason == nil {
+            return review.web.errorPage(
+                status: 422, titleKey: "errors.badRequestTitle", messageKey: "review.errors.reason", context: context)
+        }
+        let message = Text.trimmed(String((request.formValue("message") ?? "").prefix(2000)))
+        let confirmed = Int(request.formValue("confirm") ?? "") == ids.count
+        let actionLabel = messages["review.action.\(action)"]
+        guard confirmed else {
+            let values: [String: MustacheValue] = [
+                "question": .string(
+                    messages.format("review.bulk.confirm", ["action": actionLabel, "count": String(ids.count)])),
+                "count": .int(ids.count), "action": .string(action), "reason": MustacheValue(reason),
+                "message": .string(message), "scope": .string(request.formValue("scope") ?? "selected"),
+                "ids": .array(request.formValue("scope") == "all" ? [] : ids.map { .string(String($0)) }),
+                "hidden": query.hiddenFields, "query": .string(query.queryString),
+            ]
+            return try review.web.render(
+                "review-bulk", title: messages["review.bulk.title"], values, context: context)
+        }
+        let results = try ReviewBulk.run(
+            review, action: action, ids: ids, actor: user.email, reason: reason, message: message,
+            now: WallClock.now())
+        let done = results.filter { $0.done }.count
+        let undoable = ReviewBulk.undoable.contains(action) && done > 0
+        let values: [String: MustacheValue] = [
+            "undo": undoable
+                ? [
+                    "action": .string(action),
+                    "ids": .array(results.filter(\.done).map { .string(String($0.id)) }),
+                    "seconds": .int(Int(ReviewBulk.undoSeconds)),
+                ] : .null,
+            "summary": .string(
+                messages.format(
+                    "review.bulk.summary",
+                    ["action": actionLabel, "done": String(done), "skipped": String(results.count - done)])),
+            "results": .array(
+                results.map { result in
+                    [
+                        "id": .string(String(result.id)), "done": .bool(result.done),
+                        "text": .string(ReviewPresentation.outcome(result.outcome, messages: messages)),
+                    ]
+                }),
+            "query": .string(query.queryString), "hidden": .array([]), "question": .null,
+        ]
+        return try review.web.render("review-bulk", title: messages["review.bulk.title"], values, context: context)
+    }
+}
+
+extension ReviewDashboard {
+    /// Undo of a bulk decision, within `ReviewBulk.undoSeconds` of it: each report whose latest audit row
+    /// is this user's `action`, that recent, goes back to the state before it (a compare-and-set from the
+    /// state after it, audited as `undo`). The window is judged on the audit log's time, not the form's.
+    static func undo(_ review: Review, _ request: Request, _ context: WebContext, user: WebUser) throws -> Response {
+        let messages = context.messages
+        let action = request.formValue("action") ?? ""
+        guard ReviewBulk.undoable.contains(action) else {
+            return review.web.errorPage(
+                status: 400, titleKey: "errors.badRequestTitle", messageKey: "review.errors.noAction", context: context)
+        }
+        let ids = Array(Set(request.formFields.filter { $0.name == "ids" }.compactMap { Int64($0.value) })).sorted()
+        let now = WallClock.now()
+        var results: [ReviewBulk.Result] = []
+        for id in ids {
+            guard
+                let last = try review.store.audit(AuditFilter(reportID: id), beforeID: nil, limit: 1).first,
+                last.action == action, last.actor.lowercased() == user.email.lowercased(),
+                now - last.at <= ReviewBulk.undoSeconds,
+                let before = ReviewState(rawValue: last.before ?? ""),
+                let after = ReviewState(rawValue: last.after ?? "")
+            else {
+                results.append(ReviewBulk.Result(id: id, outcome: .notApplicable(state: "undo")))
+                continue
+            }
+            let outcome = try review.store.decide(
+                ReviewDecision(to: before, from: [after], action: "undo"), id: id, actor: user.email, now: now)
+            results.append(ReviewBulk.Result(id: id, outcome: outcome))
+        }
+        let done = results.filter(\.done).count
+        let values: [String: MustacheValue] = [
+            "summary": .string(
+                messages.format(
+                    "review.bulk.summary",
+                    [
+                        "action": messages["review.action.undo"], "done": String(done),
+                        "skipped": String(results.count - done),
+                    ])),
+            "results": .array(
+                results.map { result in
+                    [
+                        "id": .string(String(result.id)), "done": .bool(result.done),
+                        "text": .string(ReviewPresentation.outcome(result.outcome, messages: messages)),
+                    ]
+                }),
+            "query": .string(""), "hidden": .array([]), "question": .null, "undo": .null,
+        ]
+        return try review.web.render("review-bulk", title: messages["review.bulk.title"], values, context: context)
+    }
+}
+
+/// Bulk actions, done on the server one report at a time, each its own compare-and-set.
+enum ReviewBulk {
+    /// Decisions a bulk undo can take back, for this long after them.
+    static let undoable = ["approve", "reject", "needs_info", "reopen"]
+    static let undoSeconds = 10.0
+
+    static let actions = [
+        "approve", "reject", "needs_info", "reopen", "retry", "hold", "release", "discard", "restore",
+    ]
+
+    struct Result: Sendable {
+        var id: Int64
+        var outcome: ReviewOutcome
+        var done: Bool { outcome == .done }
+    }
+
+    /// The ids of every report matching the filter (keyset pages of 1,000), at most `limit`.
+    static func matching(_ store: any ReviewStore, _ filter: ReviewFilter, limit: Int) throws -> [Int64] {
+        var ids: [Int64] = []
+        var cursor: ReviewCursor?
+        while ids.count < limit {
+            let wanted = min(1000, limit - ids.count)
+            let rows = try store.search(filter, after: cursor, limit: wanted)
+            ids += rows.map(\.id)
+            guard rows.count == wanted, let last = rows.last else { break }
+            cursor = ReviewCursor(key: last.cursorKey(filter.sort), id: last.id)
+        }
+        return ids
+    }
+
+    static func run(
+        _ review: Review, action: String, ids: [Int64], actor: String, reason: String?, message: String, now: Double
+    ) throws -> [Result] {
+        if let decision = ReviewActions.decision(action, reason: reason, message: message.isEmpty ? nil : message) {
+            let outcomes = try review.store.decideAll(decision, ids: ids, actor: actor, now: now)
+            let results = zip(ids, outcomes).map { Result(id: $0, outcome: $1) }
+            if results.contains(where: \.done) { review.settings.wakeWorker() }
+            return results
+        }
+        var results: [Result] = []
+        for id in ids {
+            results.append(
+                Result(
+                    id: id,
+                    outcome: try ReviewActions.perform(
+                        review, action: action, id: id, actor: actor, reason: reason,
+                        message: message.isEmpty ? nil : message, duplicateOf: nil, now: now)))
+        }
+        if results.contains(where: \.done) { review.settings.wakeWorker() }
+        return results
+    }
+}

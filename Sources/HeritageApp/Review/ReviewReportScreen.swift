@@ -1,0 +1,184 @@
+import Basics
+import HTTPServer
+import Mustache
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `/review/reports/{id}` (REV-06): the photos large with each one's location, accuracy and time, the
+/// fields, the reports within 250 m, the history (audit rows, delivery attempts); and its actions.
+enum ReviewReportScreen {
+    static func register(on router: inout Router, review: Review) {
+        router.review("GET", "/review/reports/:id", review) { request, context, user, _ in
+            guard let id = request.parameters["id"].flatMap({ Int64($0) }), let row = try review.store.row(id: id)
+            else { return notFound(review, context) }
+            let notice = request.queryValue("done").map { _ in context.messages["review.outcome.done"] }
+            return try page(
+                review, context, row: row, user: user, notice: notice, status: 200, query: ReviewQuery(request.query))
+        }
+        router.review("POST", "/review/reports/:id/action", review, options: RouteOptions(maxBodyBytes: 65_536)) {
+            request, context, user, _ in
+            guard let id = request.parameters["id"].flatMap({ Int64($0) }) else { return notFound(review, context) }
+            let action = request.formValue("action") ?? ""
+            let message = request.formValue("message").map { Text.trimmed(String($0.prefix(2000))) }
+            let reason = RejectReason(rawValue: request.formValue("reason") ?? "")?.rawValue
+            let duplicateOf = request.formValue("duplicate_of").flatMap { Int64(Text.trimmed($0)) }
+            // The dashboard's filter rides along in hidden fields, for next and previous after the action.
+            let query = ReviewQuery(request.formFields)
+            let outcome = try ReviewActions.perform(
+                review, action: action, id: id, actor: user.email, reason: reason,
+                message: (message?.isEmpty ?? true) ? nil : message, duplicateOf: duplicateOf, now: WallClock.now())
+            if outcome == .done {
+                if ["approve", "reject", "duplicate"].contains(action) { review.settings.wakeWorker() }
+                let back = query.queryString.isEmpty ? "" : "&" + query.queryString
+                return review.web.redirect("/review/reports/\(id)?done=\(action)" + back, context: context)
+            }
+            guard let row = try review.store.row(id: id) else { return notFound(review, context) }
+            // Someone else was first, or the action does not apply: the page again, saying so.
+            return try page(
+                review, context, row: row, user: user,
+                notice: ReviewPresentation.outcome(outcome, messages: context.messages), status: 409, isError: true,
+                query: query)
+        }
+        router.review("GET", "/review/photos/:photo/thumb", review) { request, context, _, _ in
+            photo(review, request, context, thumbnail: true)
+        }
+        router.review("GET", "/review/photos/:photo", review) { request, context, _, _ in
+            photo(review, request, context, thumbnail: false)
+        }
+    }
+
+    static func notFound(_ review: Review, _ context: WebContext) -> Response {
+        review.web.errorPage(
+            status: 404, titleKey: "httpErrors.404.title", messageKey: "httpErrors.404.message", context: context)
+    }
+
+    static func page(
+        _ review: Review, _ context: WebContext, row: ReviewRow, user: WebUser, notice: String?, status: Int,
+        isError: Bool = false, query: ReviewQuery = ReviewQuery()
+    ) throws -> Response {
+        let messages = context.messages
+        let photos = try review.store.photos(reportID: row.id)
+        let nearby = try review.store.nearby(id: row.id, metres: 250, limit: 20)
+        let history = try review.store.audit(AuditFilter(reportID: row.id), beforeID: nil, limit: 200)
+        let now = WallClock.now()
+        let claimedByOther =
+            (row.claimedUntil ?? 0) > now && row.claimedBy.map { $0.lowercased() != user.email.lowercased() } == true
+        let claimedByMe =
+            (row.claimedUntil ?? 0) > now && row.claimedBy.map { $0.lowercased() == user.email.lowercased() } == true
+        func number(_ value: Double?, _ digits: Int) -> String {
+            guard let value else { return "" }
+            return ReviewPresentation.decimal(value, digits: digits)
+        }
+        let fields: [(String, String?)] = [
+            ("submit.fields.name", row.name), ("submit.fields.designation", row.designation),
+            ("submit.fields.condition", row.condition),
+            ("submit.fields.occupancy", row.occupancy), ("submit.fields.priorityCategory", row.priorityCategory),
+            ("submit.fields.ownerType", row.ownerType), ("submit.fields.grade", row.grade),
+            ("review.table.reporter", row.reporter), ("review.table.origin", messages["review.origin.\(row.origin)"]),
+            ("review.table.when", ReviewPresentation.time(row.submittedAt)),
+            ("review.location", row.latitude.map { "\(number($0, 6)), \(number(row.longitude, 6))" }),
+            ("review.accuracy", row.accuracy.map { number($0, 0) + " m" }),
+            ("review.localID", row.localID), ("review.platformID", row.platformReportID),
+        ]
+        var values: [String: MustacheValue] = [
+            "report": ReviewPresentation.row(row, messages: messages, now: now),
+            "fields": .array(
+                fields.compactMap { key, value in
+                    guard let value, !value.isEmpty else { return nil }
+                    return ["label": .string(messages[key]), "value": .string(value)]
+                }),
+            "photos": .array(
+                photos.enumerated().map { index, photo in
+                    [
+                        "src": .string("/review/photos/\(photo.localID)"),
+                        "thumb": .string("/review/photos/\(photo.localID)/thumb"),
+                        "alt": .string(messages.format("review.photoAlt", ["n": String(index + 1)])),
+                        "location": MustacheValue(
+                            photo.latitude.map { "\(number($0, 6)), \(number(photo.longitude, 6))" }),
+                        "accuracy": MustacheValue(photo.accuracy.map { number($0, 0) + " m" }),
+                        "time": MustacheValue(photo.capturedAt),
+                    ]
+                }),
+            "nearby": .array(nearby.map { ReviewPresentation.row($0, messages: messages, now: now) }),
+            "history": .array(
+                history.map { entry in
+                    [
+                        "when": .string(ReviewPresentation.time(entry.at)), "actor": .string(entry.actor),
+                        "action": .string(messages["review.action.\(entry.action)"]),
+                        "change": .string([entry.before, entry.after].compactMap { $0 }.joined(separator: " → ")),
+                        "detail": MustacheValue(entry.detail),
+                    ]
+                }),
+            "notice": MustacheValue(notice), "noticeError": .bool(isError),
+            "claimedByOther": .bool(claimedByOther), "claimedByMe": .bool(claimedByMe),
+            "claimUntil": .string(ReviewPresentation.time(row.claimedUntil)),
+            "reasonOptions": ReviewDashboard.options(
+                RejectReason.allCases.map(\.rawValue), selected: nil, prefix: "review.reason.", messages),
+            "reviewMessage": MustacheValue(row.message),
+            "reasonLabel": MustacheValue(row.reason.map { messages["review.reason.\($0)"] }),
+            "duplicateOf": MustacheValue(row.duplicateOf.map { String($0) }),
+            "attempts": MustacheValue(row.lastError),
+        ]
+        // The next and previous report of the dashboard's filter and order (J and K), by keyset.
+        let filterString = query.queryString
+        let suffix = filterString.isEmpty ? "" : "?" + filterString
+        let cursor = ReviewCursor(key: row.cursorKey(query.filter.sort), id: row.id)
+        if let next = try review.store.search(query.filter, after: cursor, limit: 1).first {
+            values["next"] = .string("/review/reports/\(next.id)" + suffix)
+        }
+        if query.filter.sort != .name {
+            var reversed = query.filter
+            reversed.sort = query.filter.sort == .newest ? .oldest : .newest
+            if let previous = try review.store.search(reversed, after: cursor, limit: 1).first {
+                values["previous"] = .string("/review/reports/\(previous.id)" + suffix)
+            }
+        }
+        values["hidden"] = query.hiddenFields
+        values["dashboard"] = .string("/review" + suffix)
+        values["discarded"] = MustacheValue(
+            row.discardedAt.map {
+                messages.format(
+                    "review.trash.since", ["who": row.discardedBy ?? "?", "when": ReviewPresentation.time($0)])
+            })
+        values["canDiscard"] = .bool(
+            row.discardedAt == nil && ["queued", "held", "needs_attention"].contains(row.delivery))
+        values["canDecide"] = .bool(["received", "needs_info"].contains(row.review))
+        values["canReopen"] = .bool(row.review != "received")
+        return try review.web.render(
+            "review-report", title: row.name ?? messages["list.noName"], values, context: context, status: status)
+    }
+
+    /// A report's photo or thumbnail, to coordinators: the same guards as the owner's `/photos/…`.
+    static func photo(_ review: Review, _ request: Request, _ context: WebContext, thumbnail: Bool) -> Response {
+        let files = PhotoFiles(directory: review.web.photosDirectory)
+        guard let photo = request.parameters["photo"], PhotoFiles.isValidID(photo) else {
+            return notFound(review, context)
+        }
+        let path = thumbnail ? files.thumbnailPath(photo) : files.originalPath(photo)
+        guard let size = files.size(of: path), let type = thumbnail ? "image/jpeg" : imageType(atPath: path)
+        else { return notFound(review, context) }
+        var response = Response(
+            status: 200, headers: Headers([("Content-Type", type)]), body: .file(path: path, size: size))
+        response.headers.add("X-Content-Type-Options", "nosniff")
+        response.headers.add("Content-Disposition", "inline")
+        response.headers.add("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; sandbox")
+        response.headers.add("Cache-Control", "private, max-age=86400")
+        return context.finish(ConditionalFile.respond(to: request, with: response))
+    }
+
+    /// The type of a kept photo from its first bytes: only the three image types are ever served.
+    static func imageType(atPath path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 12)
+        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 12) }
+        guard count == 12 else { return nil }
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "image/png" }
+        if bytes.starts(with: Array("RIFF".utf8)) && Array(bytes[8..<12]) == Array("WEBP".utf8) { return "image/webp" }
+        return nil
+    }
+}

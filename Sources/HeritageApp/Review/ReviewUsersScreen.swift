@@ -1,0 +1,97 @@
+import Basics
+import HTTPServer
+import Mustache
+
+/// `/review/users` (admins only): who has which role, and grant or revoke by form. Roles named by the
+/// `coordinators` configuration are shown as such and cannot be revoked here.
+enum ReviewUsersScreen {
+    static func register(on router: inout Router, review: Review) {
+        router.review("GET", "/review/users", review, role: .admin) { request, context, _, _ in
+            try page(
+                review, context, notice: request.queryValue("done").map { _ in context.messages["review.outcome.done"] }
+            )
+        }
+        router.review("POST", "/review/users", review, role: .admin, options: RouteOptions(maxBodyBytes: 16_384)) {
+            request, context, user, _ in
+            let email = Text.trimmed(String((request.formValue("email") ?? "").prefix(320))).lowercased()
+            guard email.contains("@"), !Text.hasControlCharacters(email) else {
+                return try page(review, context, notice: context.messages["signin.errors.emailInvalid"], status: 422)
+            }
+            let now = WallClock.now()
+            switch request.formValue("op") {
+            case "grant":
+                guard let role = Role(rawValue: request.formValue("role") ?? ""), role != .volunteer else {
+                    return try page(review, context, notice: context.messages["review.users.badRole"], status: 422)
+                }
+                try review.store.grant(email: email, role: role, actor: user.email, now: now)
+            case "revoke":
+                guard email != user.email.lowercased() else {
+                    return try page(review, context, notice: context.messages["review.users.notSelf"], status: 422)
+                }
+                try review.store.revoke(email: email, actor: user.email, now: now)
+            default:
+                return try page(review, context, notice: context.messages["errors.badRequest"], status: 400)
+            }
+            return review.web.redirect("/review/users?done=1", context: context)
+        }
+    }
+
+    static func page(_ review: Review, _ context: WebContext, notice: String?, status: Int = 200) throws -> Response {
+        let messages = context.messages
+        let grants = try review.store.grants()
+        let configured = review.settings.configuredCoordinators.sorted()
+        let values: [String: MustacheValue] = [
+            "grants": .array(
+                grants.map { grant in
+                    [
+                        "email": .string(grant.email), "role": .string(messages["review.role.\(grant.role.rawValue)"]),
+                        "grantedBy": .string(grant.grantedBy),
+                        "grantedAt": .string(ReviewPresentation.time(grant.grantedAt)),
+                    ]
+                }),
+            "configured": .array(configured.map { .string($0) }), "notice": MustacheValue(notice),
+        ]
+        return try review.web.render(
+            "review-users", title: messages["review.users.title"], values, context: context, status: status)
+    }
+}
+
+/// The reporter's side of needs info (REV-04): `/reports/{localID}/reply` shows the coordinator's message
+/// and a form to correct the name and send the report back with a note.
+enum ReporterReply {
+    static func register(on router: inout Router, review: Review) {
+        let web = review.web
+        router.web("GET", "/reports/:id/reply", web, access: .page) { request, context in
+            let user = try context.requireUser()
+            guard let localID = request.parameters["id"],
+                let found = try review.store.reporterView(localID: localID, userID: user.id),
+                found.review == ReviewState.needsInfo.rawValue
+            else {
+                return web.errorPage(
+                    status: 404, titleKey: "httpErrors.404.title", messageKey: "httpErrors.404.message",
+                    context: context)
+            }
+            let values: [String: MustacheValue] = [
+                "localID": .string(localID), "name": .string(found.name ?? ""),
+                "message": MustacheValue(found.message), "canRename": .bool(found.delivery == "queued"),
+            ]
+            return try web.render("reply", title: context.messages["review.reply.title"], values, context: context)
+        }
+        router.web("POST", "/reports/:id/reply", web, access: .page, options: RouteOptions(maxBodyBytes: 16_384)) {
+            request, context in
+            let user = try context.requireUser()
+            guard let localID = request.parameters["id"] else { throw HTTPError(404) }
+            let name = Text.trimmed(String((request.formValue("name") ?? "").prefix(200)))
+            let note = Text.trimmed(String((request.formValue("note") ?? "").prefix(2000)))
+            guard
+                try review.store.reply(
+                    localID: localID, userID: user.id, name: name.isEmpty ? nil : name, note: note,
+                    now: WallClock.now())
+            else {
+                return web.errorPage(
+                    status: 409, titleKey: "review.reply.title", messageKey: "review.reply.gone", context: context)
+            }
+            return web.redirect("/reports", context: context)
+        }
+    }
+}

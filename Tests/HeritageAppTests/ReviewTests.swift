@@ -1,0 +1,454 @@
+import Foundation
+import PlatformClient
+import Storage
+import Testing
+
+@testable import HeritageApp
+
+/// The coordinators' review (issue 10) on the real server: the application built in-process on a real
+/// loopback socket and SQLite file, the embedded or a separate local platform, `har users` as a process.
+@Suite(.serialized) struct ReviewTests {
+    static let coordinator = "coord.\(UUID().uuidString.prefix(6).lowercased())@example.org"
+
+    /// A server with `coordinator` named by `HAR_COORDINATORS` and the worker off unless asked.
+    static func server(_ extra: [String: String] = [:]) throws -> RunningServer {
+        var environment = ["HAR_COORDINATORS": "someone@example.org, \(coordinator.uppercased())"]
+        environment["HAR_WORKER_ENABLED"] = "false"
+        environment.merge(extra) { $1 }
+        return try RunningServer(environment: environment)
+    }
+
+    /// A POST of form fields with the CSRF token of the page at `tokenFrom`.
+    static func post(
+        _ client: SignedInClient, _ path: String, _ fields: [(String, String)], tokenFrom: String = "/reports"
+    ) async throws -> CurlResponse {
+        let token = try SignedInClient.csrf(in: try await client.get(tokenFrom).body)
+        var arguments = ["--data-urlencode", "_csrf=\(token)"]
+        for (name, value) in fields { arguments += ["--data-urlencode", "\(name)=\(value)"] }
+        return try await client.http.curl(path, arguments)
+    }
+
+    /// `count` submitted, queued reports of the user with that e-mail, written straight into the
+    /// server's database (one photo row each), named `prefix N`; returns their ids in order.
+    @discardableResult
+    static func insertReports(_ server: RunningServer, email: String, count: Int, prefix: String) throws -> [Int64] {
+        let now = Date().timeIntervalSince1970
+        try sqlite(
+            server.dataDir,
+            """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
+            INSERT INTO reports (user_id, local_id, state, name, designation, condition, grade, latitude, longitude,
+                accuracy, creation_time, submitted_at, submit_token, updated_at)
+            SELECT (SELECT id FROM users WHERE email = '\(email)'), lower(hex(randomblob(16))), 'queued',
+                '\(prefix) ' || i, 'LB', 'poor', 'II', 48.85 + i * 0.01, 2.35, 8, \(now), \(now) + i,
+                lower(hex(randomblob(16))), \(now) FROM n
+            """)
+        let ids = try sqlite(
+            server.dataDir, "SELECT id FROM reports WHERE name LIKE '\(prefix) %' ORDER BY submitted_at"
+        ).split(separator: "\n").compactMap { Int64($0) }
+        try sqlite(
+            server.dataDir,
+            """
+            INSERT INTO photos (report_id, local_id, position, content_type, size, sha256, latitude, longitude,
+                accuracy, captured_at, created_at)
+            SELECT id, lower(hex(randomblob(16))), 0, 'image/jpeg', 10, 'x', latitude, longitude, 8,
+                '2026-05-01T10:00:00Z', \(now) FROM reports WHERE name LIKE '\(prefix) %'
+            """)
+        return ids
+    }
+
+    /// REV-01: every review route, as anonymous (to sign-in), as a volunteer (403 in their language,
+    /// no data), as a coordinator (answered; the admins' routes 403), as an admin (answered).
+    @Test func rev01EveryReviewRouteChecksTheRole() async throws {
+        let server = try Self.server()
+        let volunteer = try await SignedInClient(server)
+        try Self.insertReports(server, email: volunteer.email, count: 1, prefix: "Secret chapel")
+        let coordinator = try await SignedInClient(server, email: Self.coordinator)
+        let anonymous = try HTTPClient(baseURL: server.baseURL)
+        for route in ReviewRoutes.routes {
+            let answer = try await anonymous.curl(route.path, ["-X", route.method])
+            #expect(answer.status == 303, "anonymous \(route.method) \(route.path)")
+            #expect(answer.headers["location"]?.hasPrefix("/signin") == true)
+
+            let refused =
+                route.method == "GET"
+                ? try await volunteer.get(route.path)
+                : try await Self.post(volunteer, route.path, [("action", "approve")])
+            #expect(refused.status == 403, "volunteer \(route.method) \(route.path)")
+            #expect(refused.body.contains("This page is for coordinators"))
+            #expect(!refused.body.contains("Secret chapel"))
+
+            let answered =
+                route.method == "GET"
+                ? try await coordinator.get(route.path)
+                : try await Self.post(coordinator, route.path, [("action", "approve")], tokenFrom: "/review")
+            if route.role == .admin {
+                #expect(answered.status == 403, "coordinator \(route.method) \(route.path)")
+            } else {
+                #expect(answered.status != 403, "coordinator \(route.method) \(route.path)")
+                #expect(answered.headers["location"]?.hasPrefix("/signin") != true)
+            }
+        }
+        // In the volunteer's language.
+        volunteer.http.setCookie("har_lang", "fr")
+        let french = try await volunteer.get("/review")
+        #expect(french.status == 403 && french.body.contains("Cette page est réservée aux coordinateurs"))
+        // The dashboard shows the coordinator the report.
+        #expect(try await coordinator.get("/review").body.contains("Secret chapel 1"))
+        // An admin (granted in the store) reaches the roles page and grants from it.
+        try server.application.stores.review.grant(
+            email: Self.coordinator, role: .admin, actor: "test", now: Date().timeIntervalSince1970)
+        #expect(try await coordinator.get("/review/users").status == 200)
+        let granted = try await Self.post(
+            coordinator, "/review/users", [("email", volunteer.email), ("role", "coordinator"), ("op", "grant")],
+            tokenFrom: "/review/users")
+        #expect(granted.status == 303)
+        #expect(try await volunteer.get("/review").status == 200, "a coordinator from their next request")
+        await server.stop()
+    }
+
+    /// REV-01, REV-08: `har users` on the data folder while the server runs; each change audited.
+    @Test func rev01UsersCommandWhileServing() async throws {
+        let server = try Self.server()
+        let volunteer = try await SignedInClient(server)
+        #expect(try await volunteer.get("/review").status == 403)
+        let environment = [
+            "HAR_DATA_DIR": server.dataDir, "PATH": "/usr/bin:/bin", "USER": "operator",
+            "HAR_COORDINATORS": Self.coordinator,
+        ]
+        func har(_ arguments: [String]) async throws -> ProgramResult {
+            try await runProgram(TestPaths.harExecutable, ["users"] + arguments, environment: environment)
+        }
+        let grant = try await har(["grant", volunteer.email, "coordinator"])
+        #expect(grant.status == 0, "\(grant.stderr)")
+        #expect(try await volunteer.get("/review").status == 200)
+        let list = try await har(["list"])
+        #expect(list.stdout.contains("\(volunteer.email)\tcoordinator\tgranted by cli:operator"))
+        #expect(list.stdout.contains("\(Self.coordinator)\tcoordinator\tconfiguration"))
+        #expect(try await har(["grant", volunteer.email, "volunteer"]).status == 64)
+        #expect(try await har(["revoke", volunteer.email]).status == 0)
+        #expect(try await volunteer.get("/review").status == 403)
+        let audit = try sqlite(server.dataDir, "SELECT actor || ' ' || action || ' ' || subject FROM review_audit")
+        #expect(
+            audit
+                == "cli:operator role_grant \(volunteer.email)\ncli:operator role_revoke \(volunteer.email)")
+        await server.stop()
+    }
+
+    /// REV-08: no statement changes or removes an audit row: the database refuses it.
+    @Test func rev08AuditLogRefusesChanges() async throws {
+        let server = try Self.server()
+        let coordinator = try await SignedInClient(server, email: Self.coordinator)
+        let id = try #require(try Self.insertReports(server, email: coordinator.email, count: 1, prefix: "Mill").first)
+        #expect(
+            try await Self.post(
+                coordinator, "/review/reports/\(id)/action", [("action", "approve")], tokenFrom: "/review"
+            )
+            .status == 303)
+        #expect(throws: (any Error).self) { try sqlite(server.dataDir, "UPDATE review_audit SET actor = 'x'") }
+        #expect(throws: (any Error).self) { try sqlite(server.dataDir, "DELETE FROM review_audit") }
+        let page = try await coordinator.get("/review/audit?action=approve")
+        #expect(page.body.contains(Self.coordinator) && page.body.contains("#\(id)"))
+        let csv = try await coordinator.get("/review/audit.csv?action=approve")
+        #expect(csv.body.contains("approve") && csv.headers["content-type"]?.hasPrefix("text/csv") == true)
+        await server.stop()
+    }
+
+    /// REV-07: two coordinators decide the same report at once: exactly one wins, each other answer says
+    /// who did what; the audit log has one decision.
+    @Test func rev07ConcurrentDecisionsOneWins() async throws {
+        let server = try Self.server(["HAR_COORDINATORS": "one@example.org,two@example.org"])
+        let one = try await SignedInClient(server, email: "one@example.org")
+        let two = try await SignedInClient(server, email: "two@example.org")
+        let id = try #require(try Self.insertReports(server, email: one.email, count: 1, prefix: "Tower").first)
+        let tokens = [
+            try SignedInClient.csrf(in: try await one.get("/review").body),
+            try SignedInClient.csrf(in: try await two.get("/review").body),
+        ]
+        let baseURL = server.baseURL
+        let cookies = [one.http.cookie("har_session") ?? "", two.http.cookie("har_session") ?? ""]
+        let answers = try await withThrowingTaskGroup(of: CurlResponse.self) { group in
+            for attempt in 0..<8 {
+                group.addTask {
+                    let client = try HTTPClient(baseURL: baseURL)
+                    client.setCookie("har_session", cookies[attempt % 2])
+                    let action = attempt % 2 == 0 ? ["action=approve"] : ["action=reject", "reason=test"]
+                    var arguments = ["--data-urlencode", "_csrf=\(tokens[attempt % 2])"]
+                    for field in action { arguments += ["--data-urlencode", field] }
+                    return try await client.curl("/review/reports/\(id)/action", arguments)
+                }
+            }
+            var all: [CurlResponse] = []
+            for try await answer in group { all.append(answer) }
+            return all
+        }
+        #expect(answers.filter { $0.status == 303 }.count == 1, "one wins")
+        #expect(answers.filter { $0.status == 409 }.count == 7)
+        let decided = try sqlite(
+            server.dataDir, "SELECT reviewed_by || ' ' || review_state FROM reports WHERE id = \(id)")
+        for loser in answers where loser.status == 409 {
+            #expect(loser.body.contains("Already done by \(decided.split(separator: " ")[0])"))
+        }
+        let decisions = try sqlite(
+            server.dataDir,
+            "SELECT count(*) FROM review_audit WHERE report_id = \(id) AND action IN ('approve', 'reject')")
+        #expect(decisions == "1")
+        await server.stop()
+    }
+
+    /// REV-07: bulk over all matching the filter: confirmed with the exact count, answered per report;
+    /// the same again skips each one, saying it was already done.
+    @Test func rev07BulkConfirmedWithCountAndPerReportResults() async throws {
+        let server = try Self.server()
+        let coordinator = try await SignedInClient(server, email: Self.coordinator)
+        try Self.insertReports(server, email: coordinator.email, count: 60, prefix: "Barn")
+        try Self.insertReports(server, email: coordinator.email, count: 5, prefix: "Mill")
+        let dashboard = try await coordinator.get("/review?q=barn")
+        #expect(dashboard.body.contains("60 reports match"))
+        #expect(dashboard.body.contains("rel=\"next\""), "keyset paging: 50 on the first page")
+        let fields = [("q", "barn"), ("action", "approve"), ("scope", "all")]
+        let question = try await Self.post(coordinator, "/review/bulk", fields, tokenFrom: "/review")
+        #expect(question.status == 200 && question.body.contains("Approve: 60 reports. Confirm?"))
+        #expect(try sqlite(server.dataDir, "SELECT count(*) FROM reports WHERE review_state = 'approved'") == "0")
+        let wrongCount = try await Self.post(
+            coordinator, "/review/bulk", fields + [("confirm", "59")], tokenFrom: "/review")
+        #expect(wrongCount.body.contains("Confirm?"), "a count that no longer matches asks again")
+        let done = try await Self.post(coordinator, "/review/bulk", fields + [("confirm", "60")], tokenFrom: "/review")
+        #expect(done.body.contains("Approve: 60 done, 0 skipped."))
+        #expect(done.body.components(separatedBy: "class=\"bulk-done\"").count == 61)
+        #expect(try sqlite(server.dataDir, "SELECT count(*) FROM reports WHERE review_state = 'approved'") == "60")
+        // Undo, within its 10 seconds: another coordinator cannot take back this one's decisions; the
+        // coordinator can, once.
+        #expect(done.body.contains("id=\"undo-form\""))
+        let doneIDs = try sqlite(server.dataDir, "SELECT id FROM reports WHERE name LIKE 'Barn %' LIMIT 3")
+            .split(separator: "\n").map { ("ids", String($0)) }
+        let other = try await SignedInClient(server, email: "someone@example.org")
+        let refused = try await Self.post(
+            other, "/review/bulk/undo", [("action", "approve")] + doneIDs, tokenFrom: "/review")
+        #expect(refused.body.contains("Undo: 0 done, 3 skipped.") && refused.body.contains("Too late to undo"))
+        let undone = try await Self.post(
+            coordinator, "/review/bulk/undo", [("action", "approve")] + doneIDs, tokenFrom: "/review")
+        #expect(undone.body.contains("Undo: 3 done, 0 skipped."))
+        #expect(try sqlite(server.dataDir, "SELECT count(*) FROM reports WHERE review_state = 'approved'") == "57")
+        let twice = try await Self.post(
+            coordinator, "/review/bulk/undo", [("action", "approve")] + doneIDs, tokenFrom: "/review")
+        #expect(twice.body.contains("Undo: 0 done, 3 skipped."))
+        let again = try await Self.post(coordinator, "/review/bulk", fields + [("confirm", "60")], tokenFrom: "/review")
+        // The three undone are received again and approved now; the rest were approved already.
+        #expect(again.body.contains("Approve: 3 done, 57 skipped."))
+        #expect(try sqlite(server.dataDir, "SELECT count(*) FROM reports WHERE review_state = 'approved'") == "60")
+        #expect(again.body.contains("Already done by \(Self.coordinator)"))
+        // Discard and restore, from the bulk form too: out of the view, into the trash, and back.
+        let barn = try #require(
+            try sqlite(server.dataDir, "SELECT id FROM reports WHERE name = 'Barn 1'").split(separator: "\n").first)
+        let discard = [("action", "discard"), ("scope", "selected"), ("ids", String(barn)), ("confirm", "1")]
+        #expect(try await Self.post(coordinator, "/review/bulk", discard, tokenFrom: "/review").body.contains("1 done"))
+        #expect(try await coordinator.get("/review?q=barn").body.contains("59 reports match"))
+        #expect(try await coordinator.get("/review?q=barn&trash=1").body.contains("1 reports match"))
+        let restore = try await Self.post(
+            coordinator, "/review/reports/\(barn)/action", [("action", "restore")], tokenFrom: "/review")
+        #expect(restore.status == 303)
+        #expect(try await coordinator.get("/review?q=barn").body.contains("60 reports match"))
+        // Ticked rows.
+        let mills = try sqlite(server.dataDir, "SELECT id FROM reports WHERE name LIKE 'Mill %'").split(separator: "\n")
+        let ticked =
+            [("action", "reject"), ("reason", "test"), ("scope", "selected")]
+            + mills.prefix(2).map {
+                ("ids", String($0))
+            }
+        let confirm = try await Self.post(coordinator, "/review/bulk", ticked, tokenFrom: "/review")
+        #expect(confirm.body.contains("Reject: 2 reports. Confirm?"))
+        _ = try await Self.post(coordinator, "/review/bulk", ticked + [("confirm", "2")], tokenFrom: "/review")
+        #expect(try sqlite(server.dataDir, "SELECT count(*) FROM reports WHERE review_state = 'rejected'") == "2")
+        await server.stop()
+    }
+
+    /// REV-04, REV-02: needs info round trip; the reporter reads the message in their list, corrects the
+    /// name and sends it back; the dashboard counts the reply; the history shows each step.
+    @Test func rev04NeedsInfoRoundTrip() async throws {
+        let server = try Self.server()
+        let volunteer = try await SignedInClient(server)
+        let coordinator = try await SignedInClient(server, email: Self.coordinator)
+        let id = try #require(try Self.insertReports(server, email: volunteer.email, count: 1, prefix: "Chapl").first)
+        let localID = try sqlite(server.dataDir, "SELECT local_id FROM reports WHERE id = \(id)")
+        let asked = try await Self.post(
+            coordinator, "/review/reports/\(id)/action",
+            [("action", "needs_info"), ("message", "Which chapel is it?")], tokenFrom: "/review")
+        #expect(asked.status == 303)
+        let list = try await volunteer.get("/reports")
+        #expect(list.body.contains("A coordinator needs more information") && list.body.contains("Which chapel is it?"))
+        #expect(list.body.contains("/reports/\(localID)/reply"))
+        let form = try await volunteer.get("/reports/\(localID)/reply")
+        #expect(form.status == 200 && form.body.contains("Which chapel is it?"))
+        let sent = try await Self.post(
+            volunteer, "/reports/\(localID)/reply", [("name", "Chapel of St Anne"), ("note", "The one by the river")])
+        #expect(sent.status == 303)
+        #expect(
+            try sqlite(server.dataDir, "SELECT review_state || '|' || name FROM reports WHERE id = \(id)")
+                == "received|Chapel of St Anne")
+        #expect(try await volunteer.get("/reports/\(localID)/reply").status == 404)
+        let dashboard = try await coordinator.get("/review")
+        #expect(dashboard.body.contains("Reporter replied <strong>1</strong>"))
+        let page = try await coordinator.get("/review/reports/\(id)")
+        #expect(page.body.contains("The one by the river") && page.body.contains("Ask for information"))
+        await server.stop()
+    }
+
+    /// REV-09: the exports of the current filter, parsed back: CSV (BOM, header, RFC 4180 quoting,
+    /// formula cells neutralised) and GeoJSON (a FeatureCollection of [longitude, latitude] points).
+    @Test func rev09ExportsParsedBack() async throws {
+        let server = try Self.server()
+        let coordinator = try await SignedInClient(server, email: Self.coordinator)
+        try Self.insertReports(server, email: coordinator.email, count: 3, prefix: "Bridge")
+        try Self.insertReports(server, email: coordinator.email, count: 1, prefix: "=HYPERLINK(\"x\",\"y\")")
+        let csv = try await coordinator.http.send("GET", "/review/export.csv?q=bridge", headers: [], body: [])
+        #expect(csv.headers["content-type"] == "text/csv; charset=utf-8")
+        #expect(Array(csv.bytes.prefix(3)) == [0xEF, 0xBB, 0xBF])
+        let lines = csv.body.split(separator: "\r\n", omittingEmptySubsequences: true)
+        #expect(lines.count == 4, "header and three rows")
+        #expect(
+            lines.first?.hasSuffix(
+                "id,local_id,name,reporter,origin,submitted_at,review_state,review_reason,"
+                    + "delivery_state,latitude,longitude,accuracy_m,designation,condition,occupancy,priority_category,"
+                    + "owner_type,grade,photo_count,platform_report_id") == true)
+        #expect(lines.dropFirst().allSatisfy { $0.contains(",Bridge ") && $0.contains(",received,,queued,") })
+        let formula = try await coordinator.get("/review/export.csv?q=hyperlink")
+        #expect(formula.body.contains(",\"'=HYPERLINK(\"\"x\"\",\"\"y\"\") 1\","))
+        let geojson = try await coordinator.get("/review/export.geojson?q=bridge&sort=oldest")
+        #expect(geojson.headers["content-type"] == "application/geo+json")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(geojson.body.utf8)) as? [String: Any])
+        #expect(object["type"] as? String == "FeatureCollection")
+        let features = try #require(object["features"] as? [[String: Any]])
+        #expect(features.count == 3)
+        let geometry = try #require(features.first?["geometry"] as? [String: Any])
+        #expect(geometry["type"] as? String == "Point")
+        let coordinates = try #require(geometry["coordinates"] as? [Double])
+        #expect(abs(coordinates[0] - 2.35) < 1e-9 && abs(coordinates[1] - 48.86) < 1e-9, "[longitude, latitude]")
+        let properties = try #require(features.first?["properties"] as? [String: Any])
+        #expect(properties["name"] as? String == "Bridge 1" && properties["review_state"] as? String == "received")
+        #expect(
+            try sqlite(server.dataDir, "SELECT group_concat(action) FROM review_audit")
+                == "export_csv,export_csv,export_geojson")
+
+        // The photos archive: the originals kept (two of three here), a thumbnail for one whose original
+        // is gone, a manifest; read back by Python's zipfile, which checks each CRC-32.
+        let photos = try sqlite(
+            server.dataDir,
+            "SELECT p.local_id FROM photos p JOIN reports r ON r.id = p.report_id WHERE r.name LIKE 'Bridge %' ORDER BY r.id"
+        ).split(separator: "\n").map(String.init)
+        try FileManager.default.createDirectory(atPath: server.dataDir + "/photos", withIntermediateDirectories: true)
+        var written: [String: [UInt8]] = [:]
+        for (index, photo) in photos.enumerated() {
+            let bytes: [UInt8] =
+                [0xFF, 0xD8, 0xFF, 0xE0] + (0..<(5000 * (index + 1))).map { UInt8(($0 * 7 + index) % 251) }
+            let path = server.dataDir + "/photos/" + photo + (index == 2 ? ".thumb.jpg" : "")
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+            written[photo] = bytes
+        }
+        let zip = try await coordinator.get("/review/export.zip?q=bridge")
+        #expect(zip.status == 200 && zip.headers["content-type"] == "application/zip")
+        let zipPath = server.dataDir + "/../photos-\(UUID().uuidString).zip"
+        #expect(FileManager.default.createFile(atPath: zipPath, contents: Data(zip.bytes)))
+        defer { try? FileManager.default.removeItem(atPath: zipPath) }
+        let check = try await runProgram(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import hashlib, sys, zipfile
+                z = zipfile.ZipFile(sys.argv[1])
+                assert z.testzip() is None
+                for n in sorted(z.namelist()):
+                    print(n, hashlib.sha256(z.read(n)).hexdigest() if n != 'manifest.csv' else z.read(n).decode('utf-8-sig').count('\\n'))
+                """, zipPath,
+            ])
+        #expect(check.status == 0, "\(check.stderr)")
+        let listed = check.stdout.split(separator: "\n").map(String.init)
+        #expect(listed.count == 4 && listed.first == "manifest.csv 4", "three photos and a manifest of 3 rows")
+        for (photo, bytes) in written {
+            #expect(listed.contains { $0.contains(photo) && $0.hasSuffix(SHA256Stream.hash(bytes)) }, "\(photo)")
+        }
+        await server.stop()
+    }
+}
+
+/// REV-03 against the local platform as its own process, its database checked at the end.
+@Suite(.serialized) struct ReviewPolicyTests {
+    /// Policy `all`: two reports submitted through the web endpoints wait (the worker runs, the platform
+    /// gets nothing); the coordinator finds one by filter and approves it, rejects the other; the
+    /// platform then holds exactly the approved one, once, with its photos; the rejected one stays here.
+    @Test func rev03WaitingReportsNeverReachThePlatformApprovedOnceExactly() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let platform = try await PlatformProcess(folder: folder)
+        let fixture = try OutboxFixture(dataDir: folder + "/app")
+        var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
+        environment["HAR_REVIEW_POLICY"] = "all"
+        environment["HAR_COORDINATORS"] = "lead@example.org"
+        let serve = try RunningServer(environment: environment)
+        let browser = try WebReporter(baseURL: serve.baseURL, folder: folder)
+        try await browser.signIn(email: "reporter@example.org")
+        try await browser.submitReports(2, photos: 2, tag: "policy", into: fixture)
+        let (approved, rejected) = (fixture.captured[0], fixture.captured[1])
+        // The worker is running and polls every second: give it several chances to misbehave.
+        try await Task.sleep(for: .seconds(3))
+        #expect(try fixture.states() == ["queued": 2])
+        try checkPlatformHolds([], platformDatabase: platform.databasePath)
+
+        let lead = try await SignedInClient(serve, email: "lead@example.org")
+        let found = try await lead.get("/review?review=received&q=" + ReviewQuery.percentEncoded(approved.placeName))
+        #expect(found.body.contains("1 reports match") && found.body.contains(approved.placeName))
+        #expect(!found.body.contains(rejected.placeName))
+        let approve = try await ReviewTests.post(
+            lead, "/review/reports/\(approved.id)/action", [("action", "approve")], tokenFrom: "/review")
+        #expect(approve.status == 303)
+        let reject = try await ReviewTests.post(
+            lead, "/review/reports/\(rejected.id)/action",
+            [("action", "reject"), ("reason", "not_heritage"), ("message", "A modern garage")], tokenFrom: "/review")
+        #expect(reject.status == 303)
+        try await waitUntil("the approved report is stored", timeout: 60) {
+            try fixture.state(of: approved.localID).state == "stored"
+        }
+        try await Task.sleep(for: .seconds(2))
+        #expect(try fixture.state(of: rejected.localID).state == "queued")
+        // The reporter sees both decisions in their list.
+        let list = try await browser.get("/reports")
+        #expect(list.body.contains("Approved by a coordinator") && list.body.contains("Rejected by a coordinator"))
+        #expect(list.body.contains("A modern garage") && list.body.contains("Not heritage"))
+        await serve.stop()
+        try checkPlatformHolds([approved], platformDatabase: platform.databasePath)
+        await platform.stop()
+    }
+
+    /// REV-03 under the policy `none`: a report is sent at once and reviewed after; rejecting it once
+    /// stored withdraws it from the platform (its soft delete there), and it stays in the review.
+    @Test func rev03PolicyNoneRejectingAStoredReportWithdrawsIt() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let platform = try await PlatformProcess(folder: folder)
+        let fixture = try OutboxFixture(dataDir: folder + "/app")
+        var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
+        environment["HAR_REVIEW_POLICY"] = "none"
+        environment["HAR_COORDINATORS"] = "lead@example.org"
+        let serve = try RunningServer(environment: environment)
+        let browser = try WebReporter(baseURL: serve.baseURL, folder: folder)
+        try await browser.signIn(email: "reporter@example.org")
+        try await browser.submitReports(2, photos: 1, tag: "after", into: fixture)
+        try await waitUntil("both reports are stored", timeout: 60) { try fixture.states() == ["stored": 2] }
+        try checkPlatformHolds(fixture.captured, platformDatabase: platform.databasePath)
+        let lead = try await SignedInClient(serve, email: "lead@example.org")
+        let rejected = fixture.captured[1]
+        let answer = try await ReviewTests.post(
+            lead, "/review/reports/\(rejected.id)/action", [("action", "reject"), ("reason", "test")],
+            tokenFrom: "/review")
+        #expect(answer.status == 303)
+        try await waitUntil("the rejected report is withdrawn", timeout: 60) {
+            try fixture.state(of: rejected.localID).state == "deleted"
+        }
+        #expect(try await lead.get("/review/reports/\(rejected.id)").body.contains("withdrawn from the platform"))
+        await serve.stop()
+        try checkPlatformHolds([fixture.captured[0]], platformDatabase: platform.databasePath)
+        await platform.stop()
+    }
+}
