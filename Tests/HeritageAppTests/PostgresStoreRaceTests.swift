@@ -1,4 +1,5 @@
 import Foundation
+import PostgresStorage
 import TestSupport
 import Testing
 
@@ -10,10 +11,12 @@ import Testing
 @Suite(.enabled(if: PostgresCluster.isInstalled, Comment(rawValue: PostgresCluster.skipMessage)))
 final class PostgresStoreRaceTests: Sendable {
     let nodes: [Stores]
+    let url: String
     let now = Date().timeIntervalSince1970.rounded(.down)
 
     init() throws {
         let url = try PostgresCluster.shared().makeDatabase()
+        self.url = url
         nodes = try (0..<3).map { _ in try Stores.postgres(url: url, poolSize: 4) }
     }
 
@@ -150,6 +153,72 @@ final class PostgresStoreRaceTests: Sendable {
         #expect(results.errors.isEmpty, "\(results.errors)")
         #expect(results.values.filter { $0 == .queued }.count == 12)
         #expect(try nodes[1].reports.listVersion(userID: userID) == before + 12 * step)
+    }
+}
+
+extension PostgresStoreRaceTests {
+    func queuedReport(userID: Int64) throws -> Int64 {
+        let (draft, _) = try nodes[0].drafts.openDraft(userID: userID, now: now, freshSince: now - 10)
+        _ = try nodes[0].drafts.addPhoto(StoreScene.photo(), to: draft, now: now)
+        _ = try nodes[0].drafts.submit(
+            draftLocalID: draft.localID, userID: userID, fields: StoreScene.fields, token: UUID().uuidString, now: now)
+        return try #require(try nodes[0].outbox.reportID(localID: draft.localID))
+    }
+
+    /// REV-07 across nodes: nine coordinators on three nodes approve one report at once; one decides,
+    /// the eight others are told who did, and the audit log holds one decision.
+    @Test func oneCoordinatorDecidesAcrossNodes() throws {
+        let id = try queuedReport(userID: try user("f@example.org"))
+        let approve = ReviewDecision(to: .approved, from: [.received, .needsInfo], action: "approve")
+        let results = Results<ReviewOutcome>()
+        DispatchQueue.concurrentPerform(iterations: 9) { index in
+            results.append {
+                try self.nodes[index % 3].review.decide(
+                    approve, id: id, actor: "c\(index)@example.org", now: self.now + Double(index))
+            }
+        }
+        #expect(results.errors.isEmpty, "\(results.errors)")
+        #expect(results.values.filter { $0 == .done }.count == 1)
+        let row = try #require(try nodes[2].review.row(id: id))
+        let winner = try #require(row.reviewedBy)
+        #expect(
+            results.values.filter { $0 == .done }.count
+                + results.values.filter {
+                    if case .conflict(let actor, "approve", _) = $0 { return actor == winner }
+                    return false
+                }.count == 9)
+        let decisions = try nodes[1].review.audit(
+            AuditFilter(action: "approve", reportID: id), beforeID: nil, limit: 20)
+        #expect(decisions.map(\.actor) == [winner])
+    }
+
+    /// Nine coordinators claim one report from three nodes at once: one claim holds.
+    @Test func oneClaimHoldsAcrossNodes() throws {
+        let id = try queuedReport(userID: try user("g@example.org"))
+        let results = Results<ReviewOutcome>()
+        DispatchQueue.concurrentPerform(iterations: 9) { index in
+            results.append {
+                try self.nodes[index % 3].review.claim(
+                    id: id, actor: "c\(index)@example.org", now: self.now, until: self.now + 1800)
+            }
+        }
+        #expect(results.errors.isEmpty, "\(results.errors)")
+        #expect(results.values.filter { $0 == .done }.count == 1)
+        #expect(
+            try nodes[0].review.audit(AuditFilter(action: "claim", reportID: id), beforeID: nil, limit: 20).count == 1)
+    }
+
+    /// REV-08 on PostgreSQL: the audit log's rows cannot be changed or removed, even by hand in SQL.
+    @Test func theAuditLogIsAppendOnlyInTheDatabase() throws {
+        try nodes[0].review.appendAudit(AuditEntry(at: now, actor: "a@example.org", action: "export_csv"))
+        let connection = try PostgresConnection(url)
+        defer { connection.close() }
+        for statement in [
+            "UPDATE review_audit SET actor = 'someone else'", "DELETE FROM review_audit", "TRUNCATE review_audit",
+        ] {
+            #expect(throws: PostgresError.self, "\(statement)") { try connection.execute(statement) }
+        }
+        #expect(try nodes[1].review.audit(AuditFilter(), beforeID: nil, limit: 10).map(\.actor) == ["a@example.org"])
     }
 }
 

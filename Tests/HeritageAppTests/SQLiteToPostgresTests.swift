@@ -28,6 +28,9 @@ struct SQLiteToPostgresTests {
         let before = try #require(try sqlite.outbox.report(id: reportID))
         let photosBefore = try sqlite.outbox.photos(reportID: reportID)
         #expect(try sqlite.instance.claimPlatform("https://api.example.org") == nil)
+        try sqlite.review.grant(email: "Coordinator@Example.org", role: .coordinator, actor: "cli:op", now: now)
+        let audit = try sqlite.review.audit(AuditFilter(), beforeID: nil, limit: 10)
+        #expect(audit.map(\.action) == ["role_grant"])
         let listVersion = try sqlite.reports.listVersion(userID: userID)
         #expect(listVersion > 0)
         source.close()
@@ -49,6 +52,12 @@ struct SQLiteToPostgresTests {
         #expect(try postgres.outbox.photos(reportID: reportID) == photosBefore)
         // The list version goes over as it was (an ETag the browser holds stays right for the same list).
         #expect(try postgres.reports.listVersion(userID: userID) == listVersion)
+        // The roles and the audit log go over; the log's ids go on after the copied ones.
+        #expect(try postgres.review.storedRole(email: "coordinator@example.org") == .coordinator)
+        #expect(try postgres.review.audit(AuditFilter(), beforeID: nil, limit: 10) == audit)
+        try postgres.review.appendAudit(AuditEntry(at: now, actor: "cli:op", action: "export_csv"))
+        #expect(
+            try postgres.review.audit(AuditFilter(), beforeID: nil, limit: 1).first?.id ?? 0 > audit.first?.id ?? .max)
         let session = try #require(try postgres.users.session(tokenHash: Array(repeating: 9, count: 32), now: now))
         #expect(session.user.id == userID)
         #expect(try postgres.instance.claimPlatform("embedded") == "https://api.example.org")
