@@ -1,12 +1,13 @@
 import Foundation
 import PostgresStorage
+import TestSupport
 import Testing
 
 @testable import HeritageApp
 
 /// A PostgreSQL database made by an earlier program (issue 13's first version had migrations 1–4; a
 /// database may also lack 6 alone, which came after 7 and 8) is brought to every migration at the next
-/// start, its rows kept and given what the new migrations give existing rows.
+/// start, its rows kept and given what the new migrations give existing rows; `har users` runs on it.
 @Suite(.enabled(if: PostgresCluster.isInstalled, Comment(rawValue: PostgresCluster.skipMessage)))
 struct PostgresUpgradeTests {
     let now = Date().timeIntervalSince1970.rounded(.down)
@@ -64,5 +65,23 @@ struct PostgresUpgradeTests {
         #expect(count == 1)
         try stores.review.appendAudit(AuditEntry(at: now, actor: "a@example.org", action: "export_csv"))
         #expect(try stores.review.audit(AuditFilter(), beforeID: nil, limit: 5).count == 1)
+    }
+
+    /// `har users` works on the database of `database_url` (no SQLite file needed), like `har outbox`.
+    @Test func harUsersGrantsOnTheDatabase() async throws {
+        let url = try PostgresCluster.shared().makeDatabase()
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let environment = [
+            "HAR_DATABASE_URL": url, "HAR_PLATFORM_URL": "https://api.example.org", "HAR_CONSUMER_KEY": "k",
+            "HAR_CONSUMER_SECRET": "s", "HAR_DATA_DIR": folder,
+        ]
+        let granted = try await runHar(["users", "grant", "c@example.org", "coordinator"], environment: environment)
+        #expect(granted.status == 0, "\(granted.stderr)")
+        let stores = try Stores.postgres(url: url, poolSize: 1)
+        defer { stores.close() }
+        #expect(try stores.review.storedRole(email: "c@example.org") == .coordinator)
+        let listed = try await runHar(["users", "list"], environment: environment)
+        #expect(listed.stdout.contains("c@example.org\tcoordinator\tgranted by cli:"))
     }
 }
