@@ -1,0 +1,111 @@
+// libFuzzer harness: request bodies through the real server (MHD's post processor feeding BodyReader:
+// multipart parts streamed to files, urlencoded fields, raw bodies kept or spooled). One HTTPServer runs
+// on a loopback port for the whole run. The input's first line is the Content-Type (a leading "!" picks
+// the route that also spools the raw body); the rest is the body, sent with its exact Content-Length on a
+// fresh connection. Checked on every input: an answer comes (no hang: 10 s), its status is one the reader
+// may give (200, 400, 413), and a handler never sees more files, larger files or more field bytes than
+// the limits allow, nor a file part whose temporary file is missing or of another size.
+import Glibc
+
+let bodyLimits = ServerLimits(
+    maxBodyBytes: 256 << 10, maxFileBytes: 64 << 10, maxFiles: 3, maxInMemoryBodyBytes: 32 << 10)
+
+let bodyServer: HTTPServer = {
+    var template = Array("/tmp/har-fuzz-body-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { fatalError("mkdtemp failed") }
+    let directory = String(cString: made)
+    let check: InlineHandler = { request in
+        guard request.files.count <= bodyLimits.maxFiles,
+            request.formFields.reduce(0, { $0 + $1.value.utf8.count }) <= bodyLimits.maxInMemoryBodyBytes,
+            request.body.count <= bodyLimits.maxInMemoryBodyBytes
+        else { fatalError("over the limits: \(request.files.count) files, \(request.formFields.count) fields") }
+        for file in request.files {
+            var info = stat()
+            guard file.size <= bodyLimits.maxFileBytes, stat(file.path, &info) == 0, Int(info.st_size) == file.size
+            else { fatalError("file part \(file.fieldName.debugDescription): size \(file.size), on disk differs") }
+        }
+        if let spooled = request.rawBodyPath {
+            var info = stat()
+            guard stat(spooled, &info) == 0 else { fatalError("spooled body missing") }
+        }
+        return Response(status: 200)
+    }
+    var router = Router()
+    router.postInline("/form", check)
+    router.postInline("/signed", options: RouteOptions(spoolRawBody: true), check)
+    let server = HTTPServer(
+        configuration: ServerConfiguration(
+            host: "127.0.0.1", port: 0, threadCount: 2, limits: bodyLimits, temporaryDirectory: directory),
+        router: router, errorLog: { _ in })
+    do { try server.start() } catch { fatalError("server: \(error)") }
+    return server
+}()
+
+/// Sends one request and returns the status of the answer (0 when none could be read).
+func exchange(_ request: [UInt8]) -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { fatalError("socket") }
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(bodyServer.port).bigEndian)
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+    }
+    if connected != 0 {
+        // libFuzzer's timeout alarm (SIGALRM) interrupts system calls: wait for the connection instead.
+        guard errno == EINTR else { fatalError("connect: \(errno)") }
+        var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        while poll(&poller, 1, 10_000) < 0 && errno == EINTR {}
+        var failure: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &length) == 0, failure == 0 else {
+            fatalError("connect: \(failure)")
+        }
+    }
+    var sent = 0
+    while sent < request.count {
+        let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { break }  // the server may answer 413 and close before reading everything
+        sent += n
+    }
+    var answer: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n < 0 && errno == EINTR { continue }
+        if n < 0 && errno == EAGAIN { fatalError("no answer within 10 s") }
+        if n <= 0 { break }
+        answer.append(contentsOf: buffer[..<n])
+    }
+    // "HTTP/1.1 200 OK"
+    guard answer.count >= 12 else { return 0 }
+    return Int(String(decoding: answer[9..<12], as: UTF8.self)) ?? 0
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzHTTPBody(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let bytes = start.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
+    let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+    var typeLine = Array(bytes[..<newline]).filter { $0 != 13 && $0 != 0 }
+    let body = newline < bytes.endIndex ? Array(bytes[(newline + 1)...]) : []
+    var route = "/form"
+    if typeLine.first == UInt8(ascii: "!") {
+        route = "/signed"
+        typeLine.removeFirst()
+    }
+    var request = Array("POST \(route) HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\nContent-Type: ".utf8)
+    request += typeLine
+    request += Array("\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
+    request += body
+    let status = exchange(request)
+    guard [200, 400, 413].contains(status) else { fatalError("status \(status)") }
+    return 0
+}

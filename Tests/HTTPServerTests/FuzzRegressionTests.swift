@@ -1,0 +1,140 @@
+// The fuzz harnesses' inputs as ordinary tests: every seed (Fuzz/corpus/NAME) and every input that ever
+// made a harness fail (Fuzz/regressions/NAME, written there by scripts/fuzz) goes through the same code
+// with the same checks as in Fuzz/Harnesses/NAME.swift, so a fixed finding stays fixed without libFuzzer.
+import Foundation
+import Glibc
+import Testing
+
+@testable import HTTPServer
+
+/// The seeds and past findings of one harness, by file name.
+func fuzzInputs(_ name: String) throws -> [(file: String, bytes: [UInt8])] {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    var inputs: [(file: String, bytes: [UInt8])] = []
+    for folder in ["Fuzz/corpus/", "Fuzz/regressions/"] {
+        let directory = root + "/" + folder + name
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for file in files.sorted() {
+            let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file))
+            inputs.append((folder + name + "/" + file, Array(data)))
+        }
+    }
+    return inputs
+}
+
+@Suite struct HTTPServerFuzzRegressionTests {
+    @Test func requestTargets() throws {
+        let scratch = try ScratchDirectory()
+        let base = scratch.path
+        let secret = Array("SECRET-OUTSIDE-THE-STATIC-FOLDER".utf8)
+        try FileManager.default.createDirectory(atPath: base + "/public/css", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: base + "/secret.txt", contents: Data(secret))
+        FileManager.default.createFile(atPath: base + "/public/app.css", contents: Data("body{}".utf8))
+        FileManager.default.createFile(atPath: base + "/public/css/site.css", contents: Data("p{}".utf8))
+        try FileManager.default.createSymbolicLink(
+            atPath: base + "/public/link.txt", withDestinationPath: base + "/secret.txt")
+        try FileManager.default.createSymbolicLink(atPath: base + "/public/up", withDestinationPath: base)
+        let files = StaticFiles(directory: base + "/public", cacheControl: "no-cache")
+        var router = Router()
+        let answer: InlineHandler = { _ in Response(status: 200) }
+        for pattern in ["/", "/report/:id", "/report/:id/photo/:photo", "/files/*path", "/static/*path"] {
+            router.getInline(pattern, answer)
+        }
+
+        let inputs = try fuzzInputs("http-path")
+        #expect(inputs.count >= 10)
+        var served = 0
+        for (file, bytes) in inputs {
+            let uri = bytes.split(separator: UInt8(ascii: "?"), maxSplits: 1, omittingEmptySubsequences: false)
+            let rawPath = String(decoding: uri.first ?? [], as: UTF8.self)
+            let query = uri.count > 1 ? Decoding.query(Substring(String(decoding: uri[1], as: UTF8.self))) : []
+            #expect(
+                query.allSatisfy { !$0.name.isEmpty && !$0.name.utf8.contains(0) && !$0.value.utf8.contains(0) },
+                "\(file)")
+            guard let path = Decoding.path(Substring(rawPath)) else { continue }
+            #expect(path.hasPrefix("/") && !path.utf8.contains(0), "\(file)")
+            guard case .found(_, let parameters) = router.match(method: "GET", path: path) else { continue }
+            for name in ["id", "photo"] {
+                if let value = parameters[name] { #expect(!value.isEmpty && !value.contains("/"), "\(file)") }
+            }
+            if let rest = parameters["path"] {
+                #expect(!rest.hasPrefix("/") && !rest.hasSuffix("/") && !rest.contains("//"), "\(file)")
+            }
+            guard path.hasPrefix("/static"),
+                let response = try? files.respond(
+                    to: Request(method: "GET", path: path, rawPath: rawPath, parameters: parameters))
+            else { continue }
+            served += 1
+            if case .bytes(let body) = response.body { #expect(body != secret, "\(file) served the outside file") }
+        }
+        #expect(served >= 2)  // the seeds include files that are there to serve
+    }
+
+    @Test func headerValues() throws {
+        let inputs = try fuzzInputs("http-headers")
+        #expect(inputs.count >= 5)
+        for (file, bytes) in inputs {
+            let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+            let value = String(decoding: bytes[..<newline], as: UTF8.self)
+            let name = newline < bytes.endIndex ? String(decoding: bytes[(newline + 1)...], as: UTF8.self) : ""
+            let cookies = Decoding.cookies(value)
+            #expect(cookies.count <= 64, "\(file)")
+            for (cookie, content) in cookies {
+                #expect(!cookie.isEmpty && cookie.utf8.allSatisfy(Decoding.isTokenByte), "\(file)")
+                #expect(content.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != 0x3B && $0 != 0x2C }, "\(file)")
+            }
+            _ = BodyReader.boundary(value)
+            _ = StaticFiles.matches(value, tag: "\"1f-5f5e1000\"")
+            if Decoding.isSafeHeaderValue(value) { #expect(!value.utf8.contains { $0 == 10 || $0 == 13 || $0 == 0 }) }
+            if name.utf8.allSatisfy({ $0 < 0x80 }), value.utf8.allSatisfy({ $0 < 0x80 }) {
+                #expect(Headers.namesEqual(name, value) == (name.lowercased() == value.lowercased()), "\(file)")
+            }
+        }
+    }
+
+    /// Each body through the real server on a loopback socket, with the harness's limits and routes.
+    @Test func requestBodies() throws {
+        let limits = ServerLimits(
+            maxBodyBytes: 256 << 10, maxFileBytes: 64 << 10, maxFiles: 3, maxInMemoryBodyBytes: 32 << 10)
+        let server = try TestServer(limits: limits) { router, _ in
+            let check: InlineHandler = { request in
+                let withinLimits =
+                    request.files.count <= limits.maxFiles && request.body.count <= limits.maxInMemoryBodyBytes
+                    && request.files.allSatisfy { file in
+                        var info = stat()
+                        return file.size <= limits.maxFileBytes && stat(file.path, &info) == 0
+                            && Int(info.st_size) == file.size
+                    }
+                return Response.text(withinLimits ? "within" : "OVER")
+            }
+            router.postInline("/form", check)
+            router.postInline("/signed", options: RouteOptions(spoolRawBody: true), check)
+        }
+        defer { server.stop() }
+        let inputs = try fuzzInputs("http-body")
+        #expect(inputs.count >= 5)
+        var accepted = 0
+        for (file, bytes) in inputs {
+            let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+            var typeLine = Array(bytes[..<newline]).filter { $0 != 13 && $0 != 0 }
+            let body = newline < bytes.endIndex ? Array(bytes[(newline + 1)...]) : []
+            var route = "/form"
+            if typeLine.first == UInt8(ascii: "!") {
+                route = "/signed"
+                typeLine.removeFirst()
+            }
+            let connection = try RawConnection(port: server.port)
+            try connection.send(
+                Array("POST \(route) HTTP/1.1\r\nHost: fuzz\r\nConnection: close\r\nContent-Type: ".utf8) + typeLine
+                    + Array("\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
+            let response = try connection.readResponse()
+            #expect([200, 400, 413].contains(response.status), "\(file)")
+            if response.status == 200 {
+                #expect(response.text == "within", "\(file)")
+                accepted += 1
+            }
+        }
+        #expect(accepted >= 3)  // the seeds include well-formed multipart, urlencoded and JSON bodies
+    }
+}
