@@ -4,8 +4,28 @@
 // the route that also spools the raw body); the rest is the body, sent with its exact Content-Length on a
 // fresh connection. Checked on every input: an answer comes (no hang: 10 s), its status is one the reader
 // may give (200, 400, 413), and a handler never sees more files, larger files or more field bytes than
-// the limits allow, nor a file part whose temporary file is missing or of another size.
+// the limits allow, nor a file part whose temporary file is missing or of another size; a body that is
+// not a form arrives byte for byte, and a spooled copy is the body exactly as sent.
 import Glibc
+import Synchronization
+
+/// The body being sent: one request at a time, so the handler can compare what it got.
+let sentBody = Mutex<[UInt8]>([])
+
+func readFile(_ path: String) -> [UInt8]? {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n < 0 { return nil }
+        if n == 0 { return bytes }
+        bytes += buffer[..<n]
+    }
+}
 
 let bodyLimits = ServerLimits(
     maxBodyBytes: 256 << 10, maxFileBytes: 64 << 10, maxFiles: 3, maxInMemoryBodyBytes: 32 << 10)
@@ -24,9 +44,14 @@ let bodyServer: HTTPServer = {
             guard file.size <= bodyLimits.maxFileBytes, stat(file.path, &info) == 0, Int(info.st_size) == file.size
             else { fatalError("file part \(file.fieldName.debugDescription): size \(file.size), on disk differs") }
         }
-        if let spooled = request.rawBodyPath {
-            var info = stat()
-            guard stat(spooled, &info) == 0 else { fatalError("spooled body missing") }
+        let sent = sentBody.withLock { $0 }
+        if let spooled = request.rawBodyPath, readFile(spooled) != sent {
+            fatalError("the spooled body differs from the body sent")
+        }
+        let type = request.headers["Content-Type"]?.lowercased() ?? ""
+        let isForm = type.hasPrefix("multipart/form-data") || type.hasPrefix("application/x-www-form-urlencoded")
+        if !isForm, request.rawBodyPath == nil || sent.count <= bodyLimits.maxInMemoryBodyBytes, request.body != sent {
+            fatalError("a \(type.debugDescription) body of \(sent.count) bytes arrived as \(request.body.count)")
         }
         return Response(status: 200)
     }
@@ -105,6 +130,7 @@ public func fuzzHTTPBody(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     request += typeLine
     request += Array("\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
     request += body
+    sentBody.withLock { $0 = body }
     let status = exchange(request)
     guard [200, 400, 413].contains(status) else { fatalError("status \(status)") }
     return 0
