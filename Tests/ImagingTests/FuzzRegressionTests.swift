@@ -31,6 +31,11 @@ private func fuzzInputs(_ name: String) throws -> [(file: String, bytes: [UInt8]
             #expect(fix.latitude.isFinite && fix.longitude.isFinite, "\(file)")
             #expect(abs(fix.latitude) <= 90 && abs(fix.longitude) <= 180, "\(file)")
             #expect(fix.altitude.map { $0.isFinite } ?? true, "\(file)")
+            if let time = fix.capturedAt {
+                // "YYYY-MM-DDTHH:MM:SS", "Z" when in UTC; fields in range.
+                let shape = #/(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\dZ?/#
+                #expect(time.wholeMatch(of: shape) != nil, "\(file): \(time)")
+            }
         }
     }
 
