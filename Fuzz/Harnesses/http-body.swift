@@ -6,11 +6,15 @@
 // may give (200, 400, 413), and a handler never sees more files, larger files or more field bytes than
 // the limits allow, nor a file part whose temporary file is missing or of another size; a body that is
 // not a form arrives byte for byte, and a spooled copy is the body exactly as sent.
+// An input starting with "@" is instead sent as it is, a whole raw request (request line, headers, body),
+// ("Connection: close" added after its first line), and the connection's sending side is then shut: any
+// answer or none is fine, but not a crash or a hang, and the headers a handler sees give cookies that keep
+// the rules of `Decoding.cookies`.
 import Glibc
 import Synchronization
 
-/// The body being sent: one request at a time, so the handler can compare what it got.
-let sentBody = Mutex<[UInt8]>([])
+/// The body being sent (nil for a raw request): one request at a time, so the handler can compare.
+let sentBody = Mutex<[UInt8]?>(nil)
 
 func readFile(_ path: String) -> [UInt8]? {
     let fd = open(path, O_RDONLY)
@@ -27,8 +31,11 @@ func readFile(_ path: String) -> [UInt8]? {
     }
 }
 
+/// An idle timeout of 1 s: a client that sends less body than it announced and half-closes is not always
+/// noticed by MHD (epoll) until the connection times out.
 let bodyLimits = ServerLimits(
-    maxBodyBytes: 256 << 10, maxFileBytes: 64 << 10, maxFiles: 3, maxInMemoryBodyBytes: 32 << 10)
+    maxBodyBytes: 256 << 10, maxFileBytes: 64 << 10, maxFiles: 3, idleTimeoutSeconds: 1,
+    maxInMemoryBodyBytes: 32 << 10)
 
 let bodyServer: HTTPServer = {
     var template = Array("/tmp/har-fuzz-body-XXXXXX".utf8CString)
@@ -44,7 +51,7 @@ let bodyServer: HTTPServer = {
             guard file.size <= bodyLimits.maxFileBytes, stat(file.path, &info) == 0, Int(info.st_size) == file.size
             else { fatalError("file part \(file.fieldName.debugDescription): size \(file.size), on disk differs") }
         }
-        let sent = sentBody.withLock { $0 }
+        guard let sent = sentBody.withLock({ $0 }) else { return Response(status: 200) }
         if let spooled = request.rawBodyPath, readFile(spooled) != sent {
             fatalError("the spooled body differs from the body sent")
         }
@@ -55,7 +62,19 @@ let bodyServer: HTTPServer = {
         }
         return Response(status: 200)
     }
+    let echo: InlineHandler = { request in
+        for (name, value) in request.cookies {
+            guard name.utf8.allSatisfy(Decoding.isTokenByte), value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                fatalError("cookie \(name.debugDescription)=\(value.debugDescription)")
+            }
+        }
+        guard request.query.allSatisfy({ !$0.name.isEmpty }), !request.path.utf8.contains(0) else {
+            fatalError("query or path of \(request.rawPath.debugDescription)")
+        }
+        return Response.text("\(request.cookies.count) \(request.query.count) \(request.parameters.count)")
+    }
     var router = Router()
+    router.getInline("/echo/*rest", echo)
     router.postInline("/form", check)
     router.postInline("/signed", options: RouteOptions(spoolRawBody: true), check)
     let server = HTTPServer(
@@ -67,7 +86,7 @@ let bodyServer: HTTPServer = {
 }()
 
 /// Sends one request and returns the status of the answer (0 when none could be read).
-func exchange(_ request: [UInt8]) -> Int {
+func exchange(_ request: [UInt8], shutWriting: Bool = false) -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { fatalError("socket") }
     defer { close(fd) }
@@ -101,6 +120,7 @@ func exchange(_ request: [UInt8]) -> Int {
         if n <= 0 { break }  // the server may answer 413 and close before reading everything
         sent += n
     }
+    if shutWriting { shutdown(fd, Int32(SHUT_WR)) }
     var answer: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
     while true {
@@ -115,9 +135,22 @@ func exchange(_ request: [UInt8]) -> Int {
     return Int(String(decoding: answer[9..<12], as: UTF8.self)) ?? 0
 }
 
+/// The raw request with "Connection: close" after its first line: a keep-alive connection that the
+/// client half-closes may otherwise stay open, answered, until the idle timeout (MHD does not always
+/// notice the FIN while the connection waits for the next request), and the exchange waits for the end.
+func rawRequest(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+    guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return Array(bytes) }
+    return Array(bytes[...newline]) + Array("Connection: close\r\n".utf8) + Array(bytes[(newline + 1)...])
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHTTPBody(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = start.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
+    if bytes.first == UInt8(ascii: "@") {
+        sentBody.withLock { $0 = nil }
+        _ = exchange(rawRequest(bytes.dropFirst()), shutWriting: true)
+        return 0
+    }
     let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
     var typeLine = Array(bytes[..<newline]).filter { $0 != 13 && $0 != 0 }
     let body = newline < bytes.endIndex ? Array(bytes[(newline + 1)...]) : []

@@ -96,7 +96,8 @@ func fuzzInputs(_ name: String) throws -> [(file: String, bytes: [UInt8])] {
     /// Each body through the real server on a loopback socket, with the harness's limits and routes.
     @Test func requestBodies() throws {
         let limits = ServerLimits(
-            maxBodyBytes: 256 << 10, maxFileBytes: 64 << 10, maxFiles: 3, maxInMemoryBodyBytes: 32 << 10)
+            maxBodyBytes: 256 << 10, maxFileBytes: 64 << 10, maxFiles: 3, idleTimeoutSeconds: 1,
+            maxInMemoryBodyBytes: 32 << 10)
         let server = try TestServer(limits: limits) { router, _ in
             // Answers whether the limits held, with the spooled copy (or a body that is not a form) to compare.
             let check: InlineHandler = { request in
@@ -124,6 +125,16 @@ func fuzzInputs(_ name: String) throws -> [(file: String, bytes: [UInt8])] {
         #expect(inputs.count >= 5)
         var accepted = 0
         for (file, bytes) in inputs {
+            if bytes.first == UInt8(ascii: "@") {
+                // A raw request, "Connection: close" after its first line, the sending side shut after it.
+                var raw = Array(bytes.dropFirst())
+                if let newline = raw.firstIndex(of: UInt8(ascii: "\n")) {
+                    raw.insert(contentsOf: Array("Connection: close\r\n".utf8), at: newline + 1)
+                }
+                let answer = try exchangeHalfClosed(port: server.port, raw)
+                #expect(answer.isEmpty || answer.starts(with: Array("HTTP/1.1 ".utf8)), "\(file)")
+                continue
+            }
             let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
             var typeLine = Array(bytes[..<newline]).filter { $0 != 13 && $0 != 0 }
             let body = newline < bytes.endIndex ? Array(bytes[(newline + 1)...]) : []
@@ -148,5 +159,42 @@ func fuzzInputs(_ name: String) throws -> [(file: String, bytes: [UInt8])] {
             }
         }
         #expect(accepted >= 3)  // the seeds include well-formed multipart, urlencoded and JSON bodies
+    }
+}
+
+/// Sends `bytes`, shuts the sending side and reads until the server closes (the server's idle timeout
+/// bounds the wait; a read timeout of 15 s fails the test).
+func exchangeHalfClosed(port: Int, _ bytes: [UInt8]) throws -> [UInt8] {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestError("socket failed") }
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 15, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+    }
+    guard connected == 0 else { throw TestError("connect failed: errno \(errno)") }
+    var sent = 0
+    while sent < bytes.count {
+        let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if count < 0 && errno == EINTR { continue }
+        if count <= 0 { break }  // the server may refuse and close before reading everything
+        sent += count
+    }
+    shutdown(fd, Int32(SHUT_WR))
+    var answer: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count < 0 && errno == EINTR { continue }
+        if count < 0 && errno == EAGAIN { throw TestError("the server neither answered nor closed in 15 s") }
+        if count <= 0 { return answer }
+        answer += buffer[..<count]
     }
 }
