@@ -6,10 +6,10 @@
 // may give (200, 400, 413), and a handler never sees more files, larger files or more field bytes than
 // the limits allow, nor a file part whose temporary file is missing or of another size; a body that is
 // not a form arrives byte for byte, and a spooled copy is the body exactly as sent.
-// An input starting with "@" is instead sent as it is, a whole raw request (request line, headers, body),
-// ("Connection: close" added after its first line), and the connection's sending side is then shut: any
-// answer or none is fine, but not a crash or a hang, and the headers a handler sees give cookies that keep
-// the rules of `Decoding.cookies`.
+// Built with -D RAW_REQUESTS, this is the `http-request` harness: each input is a whole raw request
+// (request line, headers, body; "Connection: close" added after its first line) and the connection's
+// sending side is then shut: any answer or none is fine, but not a crash or a hang, and the request a
+// handler sees has cookies, query and path that keep the rules of `Decoding`.
 import Glibc
 import Synchronization
 
@@ -144,13 +144,18 @@ func rawRequest(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzHTTPBody(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+public func fuzzHTTP(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     let bytes = start.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
-    if bytes.first == UInt8(ascii: "@") {
+    #if RAW_REQUESTS
         sentBody.withLock { $0 = nil }
-        _ = exchange(rawRequest(bytes.dropFirst()), shutWriting: true)
+        _ = exchange(rawRequest(bytes[...]), shutWriting: true)
         return 0
-    }
+    #else
+        return fuzzBody(bytes)
+    #endif
+}
+
+func fuzzBody(_ bytes: [UInt8]) -> CInt {
     let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
     var typeLine = Array(bytes[..<newline]).filter { $0 != 13 && $0 != 0 }
     let body = newline < bytes.endIndex ? Array(bytes[(newline + 1)...]) : []
