@@ -6,7 +6,8 @@
 import Glibc
 
 let exifScratchPath: String = {
-    var template = Array("/tmp/har-fuzz-exif-XXXXXX".utf8CString)
+    let scratch = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+    var template = Array((scratch + "/har-fuzz-exif-XXXXXX").utf8CString)
     let fd = mkstemp(&template)
     guard fd >= 0 else { fatalError("mkstemp failed") }
     close(fd)

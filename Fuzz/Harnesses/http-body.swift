@@ -38,7 +38,8 @@ let bodyLimits = ServerLimits(
     maxInMemoryBodyBytes: 32 << 10)
 
 let bodyServer: HTTPServer = {
-    var template = Array("/tmp/har-fuzz-body-XXXXXX".utf8CString)
+    let scratch = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+    var template = Array((scratch + "/har-fuzz-body-XXXXXX").utf8CString)
     guard let made = mkdtemp(&template) else { fatalError("mkdtemp failed") }
     let directory = String(cString: made)
     let check: InlineHandler = { request in

@@ -7,7 +7,8 @@
 import Glibc
 
 let staticFixture: (files: StaticFiles, secret: [UInt8]) = {
-    var template = Array("/tmp/har-fuzz-static-XXXXXX".utf8CString)
+    let scratch = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+    var template = Array((scratch + "/har-fuzz-static-XXXXXX").utf8CString)
     guard let made = mkdtemp(&template) else { fatalError("mkdtemp failed") }
     let base = String(cString: made)
     let secret = Array("SECRET-OUTSIDE-THE-STATIC-FOLDER".utf8)
