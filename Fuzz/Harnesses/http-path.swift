@@ -53,7 +53,9 @@ public func fuzzHTTPPath(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         fatalError("query pair with an empty name or a NUL: \(name.debugDescription)=\(value.debugDescription)")
     }
     guard let path = Decoding.path(Substring(rawPath)) else { return 0 }
-    guard path.hasPrefix("/"), !path.utf8.contains(0) else { fatalError("decoded path \(path.debugDescription)") }
+    guard path.utf8.first == UInt8(ascii: "/"), !path.utf8.contains(0) else {
+        fatalError("decoded path \(path.debugDescription)")
+    }
 
     for method in ["GET", "POST"] {
         guard case .found(_, let parameters) = fuzzRouter.match(method: method, path: path) else { continue }
@@ -62,16 +64,19 @@ public func fuzzHTTPPath(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
                 fatalError("parameter \(name) = \(value.debugDescription) from \(path.debugDescription)")
             }
         }
-        if let rest = parameters["path"], rest.hasPrefix("/") || rest.hasSuffix("/") || rest.contains("//") {
+        if let rest = parameters["path"],
+            rest.utf8.first == UInt8(ascii: "/") || rest.utf8.last == UInt8(ascii: "/")
+                || Array(rest.utf8).contains(subsequence: Array("//".utf8))
+        {
             fatalError("rest \(rest.debugDescription) from \(path.debugDescription)")
         }
-        guard method == "GET", path.hasPrefix("/static") else { continue }
+        guard method == "GET", path.utf8.starts(with: "/static".utf8) else { continue }
         let request = Request(method: "GET", path: path, rawPath: rawPath, parameters: parameters)
         guard let response = try? staticFixture.files.respond(to: request) else { continue }
         switch response.body {
         case .bytes(let bytes) where bytes == staticFixture.secret:
             fatalError("served a file outside the folder for \(rawPath.debugDescription)")
-        case .file(let resolved, _) where !resolved.hasPrefix(staticFixture.files.root + "/"):
+        case .file(let resolved, _) where !resolved.utf8.starts(with: (staticFixture.files.root + "/").utf8):
             fatalError("streams \(resolved) for \(rawPath.debugDescription)")
         default: break
         }

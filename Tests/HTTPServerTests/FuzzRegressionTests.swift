@@ -53,15 +53,16 @@ func fuzzInputs(_ name: String) throws -> [(file: String, bytes: [UInt8])] {
                 query.allSatisfy { !$0.name.isEmpty && !$0.name.utf8.contains(0) && !$0.value.utf8.contains(0) },
                 "\(file)")
             guard let path = Decoding.path(Substring(rawPath)) else { continue }
-            #expect(path.hasPrefix("/") && !path.utf8.contains(0), "\(file)")
+            #expect(path.utf8.first == UInt8(ascii: "/") && !path.utf8.contains(0), "\(file)")
             guard case .found(_, let parameters) = router.match(method: "GET", path: path) else { continue }
             for name in ["id", "photo"] {
                 if let value = parameters[name] { #expect(!value.isEmpty && !value.contains("/"), "\(file)") }
             }
             if let rest = parameters["path"] {
-                #expect(!rest.hasPrefix("/") && !rest.hasSuffix("/") && !rest.contains("//"), "\(file)")
+                #expect(rest.utf8.first != UInt8(ascii: "/") && rest.utf8.last != UInt8(ascii: "/"), "\(file)")
+                #expect(!Array(rest.utf8).contains(subsequence: Array("//".utf8)), "\(file)")
             }
-            guard path.hasPrefix("/static"),
+            guard path.utf8.starts(with: "/static".utf8),
                 let response = try? files.respond(
                     to: Request(method: "GET", path: path, rawPath: rawPath, parameters: parameters))
             else { continue }
@@ -69,6 +70,32 @@ func fuzzInputs(_ name: String) throws -> [(file: String, bytes: [UInt8])] {
             if case .bytes(let body) = response.body { #expect(body != secret, "\(file) served the outside file") }
         }
         #expect(served >= 2)  // the seeds include files that are there to serve
+    }
+
+    /// Found by fuzzing ("/%cc%a9": a combining mark after the first slash), which showed that String's
+    /// hasPrefix compares characters, under canonical equivalence, not bytes. The static files' "is the
+    /// real path under the folder" check did so too: with the folder under "café" (precomposed) and a
+    /// symlink into a sibling "cafe\u{301}" (decomposed), a file outside the folder was served.
+    @Test func staticFolderPrefixIsComparedByBytes() throws {
+        let scratch = try ScratchDirectory()
+        let composed = scratch.path + "/caf\u{E9}"
+        let decomposed = scratch.path + "/cafe\u{301}"
+        try FileManager.default.createDirectory(atPath: composed + "/public", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: decomposed + "/public", withIntermediateDirectories: true)
+        #expect(Array(composed.utf8) != Array(decomposed.utf8))
+        FileManager.default.createFile(atPath: decomposed + "/public/secret.txt", contents: Data("SECRET".utf8))
+        FileManager.default.createFile(atPath: composed + "/public/app.css", contents: Data("body{}".utf8))
+        try FileManager.default.createSymbolicLink(
+            atPath: composed + "/public/link.txt", withDestinationPath: decomposed + "/public/secret.txt")
+        let files = StaticFiles(directory: composed + "/public", cacheControl: "no-cache")
+        func get(_ name: String) -> Response? {
+            try? files.respond(
+                to: Request(method: "GET", path: "/static/" + name, parameters: ["path": name]))
+        }
+        #expect(get("app.css") != nil)
+        #expect(get("link.txt") == nil)
+        #expect(Decoding.path("/%cc%a9") == "/\u{329}")
+        #expect(Decoding.path("/\u{329}") == "/\u{329}")  // the same path sent unencoded
     }
 
     @Test func headerValues() throws {
