@@ -40,8 +40,16 @@ public enum ISO8601 {
         guard scanner.atEnd else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86400 + hour * 3600 + minute * 60 + second - offsetSeconds
-        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+        // Only instants that `format` writes back in this shape (UTC years 0000 to 9999): a leap second,
+        // an offset or a long fraction at either end gave a date whose text no longer parsed (fuzzing).
+        let interval = Double(seconds) + fraction
+        guard interval >= firstInstant, interval < endInstant else { return nil }
+        return Date(timeIntervalSince1970: interval)
     }
+
+    /// 0000-01-01T00:00:00Z and 10000-01-01T00:00:00Z, in seconds since 1970.
+    static let firstInstant = Double(daysFromCivil(year: 0, month: 1, day: 1) * 86400)
+    static let endInstant = Double(daysFromCivil(year: 10000, month: 1, day: 1) * 86400)
 
     /// Formats in UTC with microseconds, `2026-11-29T14:41:17.123456+00:00`.
     public static func format(_ date: Date) -> String {

@@ -40,7 +40,9 @@ enum Decoding {
 
     /// The decoded path, or nil when it must be refused with 400 (bad escape, NUL, invalid UTF-8).
     static func path(_ rawPath: Substring) -> String? {
-        guard rawPath.hasPrefix("/"), let bytes = percentDecoded(rawPath.utf8, plusAsSpace: false) else { return nil }
+        // The first byte: String.hasPrefix("/") is false for "/" followed by a combining mark.
+        guard rawPath.utf8.first == UInt8(ascii: "/"), let bytes = percentDecoded(rawPath.utf8, plusAsSpace: false)
+        else { return nil }
         return strictString(bytes)
     }
 

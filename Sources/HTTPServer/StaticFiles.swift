@@ -88,7 +88,10 @@ struct StaticFiles: Sendable {
 
     /// The full checks (realpath under the root, a regular file), then a cache entry for the file.
     private func load(_ relative: String) throws -> StaticFileEntry {
-        guard let resolved = StaticFiles.realPath(root + "/" + relative), resolved.hasPrefix(root + "/") else {
+        // Bytes, not String.hasPrefix: that compares characters under canonical equivalence, so "cafe\u{301}/"
+        // passed for "caf\u{E9}/", and a combining mark after the "/" made a real prefix fail (fuzzing).
+        guard let resolved = StaticFiles.realPath(root + "/" + relative), resolved.utf8.starts(with: (root + "/").utf8)
+        else {
             throw HTTPError(404)
         }
         var info = stat()
