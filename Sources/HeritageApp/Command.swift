@@ -73,6 +73,23 @@ public enum Command {
         }
     }
 
+    /// A subcommand's words split into `--config FILE` (for `loadConfiguration`) and the rest, in order.
+    static func separatingConfigOption(_ arguments: [String]) -> (options: [String], action: [String]) {
+        var options: [String] = []
+        var action: [String] = []
+        var index = 0
+        while index < arguments.count {
+            if arguments[index] == "--config" {
+                options += arguments[index..<min(index + 2, arguments.count)]
+                index += 2
+            } else {
+                action.append(arguments[index])
+                index += 1
+            }
+        }
+        return (options, action)
+    }
+
     static func loadConfiguration(_ options: [String]) throws -> Configuration {
         var file: String?
         var index = 0

@@ -12,18 +12,7 @@ enum UsersCommand {
         """
 
     static func main(_ arguments: [String]) -> Int32 {
-        var options: [String] = []
-        var action: [String] = []
-        var index = 0
-        while index < arguments.count {
-            if arguments[index] == "--config" {
-                options += arguments[index..<min(index + 2, arguments.count)]
-                index += 2
-            } else {
-                action.append(arguments[index])
-                index += 1
-            }
-        }
+        let (options, action) = Command.separatingConfigOption(arguments)
         if action.contains("--help") || action.contains("-h") || action.isEmpty {
             print(usage)
             return action.isEmpty ? 64 : 0
