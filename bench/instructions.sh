@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Instructions per request, counted by callgrind: a figure that does not move with the machine's load
+# (the same binary, inputs and environment give the same count), so two builds can be compared on a
+# busy machine where requests/s cannot. For each route: start `har serve` under callgrind, warm up,
+# zero the counters, send N requests one after another with curl, dump, divide.
+#
+#   bench/instructions.sh [TREE]   # TREE: a checkout with a release build (default: this one)
+#
+# Prints "route instructions-per-request" lines. Used for issue 8's before/after (docs/BENCHMARKS.md).
+set -euo pipefail
+tree=$(cd "${1:-$(dirname "$0")/..}" && pwd)
+cd "$tree"  # har serve reads Templates/ and Public/ from its working folder
+har="$tree/.build/release/har"
+N=${N:-200}
+work=$(mktemp -d /tmp/har-instr.XXXXXX)
+pid=""
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+
+start() {  # data folder, then extra environment
+    local dir=$1; shift
+    env HAR_PORT=$port HAR_DATA_DIR="$dir" HAR_ACCESS_LOG=false HAR_WORKER_ENABLED=false "$@" \
+        valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" "$har" serve > "$work/serve.log" 2>&1 &
+    pid=$!
+    for _ in $(seq 1 600); do curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" && return 0; sleep 0.2; done
+    echo "instructions: har serve never answered" >&2; exit 1
+}
+stop() { kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=""; }
+count() {  # label, then curl arguments
+    local label=$1; shift
+    for _ in $(seq 1 20); do curl -fs -o /dev/null "$@"; done
+    callgrind_control -z "$pid" >/dev/null 2>&1
+    for _ in $(seq 1 "$N"); do curl -fs -o /dev/null "$@"; done
+    callgrind_control -d "$pid" >/dev/null 2>&1
+    local total
+    total=$(grep -h '^summary:' "$work"/cg.$pid.* | tail -1 | awk '{print $2}')
+    rm -f "$work"/cg.$pid.*
+    echo "$label $((total / N))"
+}
+
+mkdir -p "$work/data" "$work/list"
+start "$work/data" HAR_BENCHMARK_ROUTES=true
+count static "http://127.0.0.1:$port/static/css/app.css"
+count template "http://127.0.0.1:$port/bench/rows"
+stop
+start "$work/list"
+stop
+token=$("$tree/bench/list-fixture.sh" "$work/list" 200)
+start "$work/list"
+count list-uncached -H "Cookie: har_session=$token" "http://127.0.0.1:$port/reports"
+stop
