@@ -2,7 +2,7 @@
 # Instructions per request, counted by callgrind: a figure that does not move with the machine's load
 # (the same binary, inputs and environment give the same count), so two builds can be compared on a
 # busy machine where requests/s cannot. For each route: start `har serve` under callgrind, warm up,
-# zero the counters, send N requests one after another with curl, dump, divide.
+# zero the counters, send N requests on one keep-alive connection with curl, dump, divide.
 #
 #   bench/instructions.sh [TREE]   # TREE: a checkout with a release build (default: this one)
 #
@@ -27,11 +27,16 @@ start() {  # data folder, then extra environment
     echo "instructions: har serve never answered" >&2; exit 1
 }
 stop() { kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=""; }
-count() {  # label, then curl arguments
+count() {  # label, then curl arguments; the URL last
     local label=$1; shift
-    for _ in $(seq 1 20); do curl -fs -o /dev/null "$@"; done
+    local url=${!#}
+    local args=("${@:1:$#-1}")
+    # One curl, one keep-alive connection, as wrk's connections are: per-connection costs (MHD's
+    # memory pool, the accept) are spread as they are under load, not paid once per request.
+    { for _ in $(seq 1 "$N"); do printf 'url = "%s"\noutput = "/dev/null"\n' "$url"; done; } > "$work/urls"
+    curl -fs "${args[@]}" -K "$work/urls"
     callgrind_control -z "$pid" >/dev/null 2>&1
-    for _ in $(seq 1 "$N"); do curl -fs -o /dev/null "$@"; done
+    curl -fs "${args[@]}" -K "$work/urls"
     callgrind_control -d "$pid" >/dev/null 2>&1
     local total
     total=$(grep -h '^summary:' "$work"/cg.$pid.* | tail -1 | awk '{print $2}')

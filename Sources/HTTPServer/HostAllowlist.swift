@@ -26,34 +26,41 @@ public struct HostAllowlist: Sendable, Equatable {
 
     /// The name of a `Host` field without its port, lower-cased; "[::1]:8080" gives "::1". Nil when the
     /// field is not a name, an address or a bracketed IPv6 address, with an optional numeric port.
+    /// Read byte by byte: it runs on every request, and every byte it accepts is ASCII.
     public static func hostName(_ field: String) -> String? {
-        let value = field.lowercased()
-        var name: Substring
-        var rest: Substring
-        if value.hasPrefix("[") {
-            guard let close = value.firstIndex(of: "]") else { return nil }
-            name = value[value.index(after: value.startIndex)..<close]
-            rest = value[value.index(after: close)...]
-        } else if let colon = value.firstIndex(of: ":") {
-            name = value[..<colon]
-            rest = value[colon...]
-        } else {
-            name = Substring(value)
-            rest = ""
+        let value = Array(field.utf8)
+        var nameStart = 0
+        var nameEnd = value.count
+        var restStart = value.count
+        if value.first == UInt8(ascii: "[") {
+            guard let close = value.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            nameStart = 1
+            nameEnd = close
+            restStart = close + 1
+        } else if let colon = value.firstIndex(of: UInt8(ascii: ":")) {
+            nameEnd = colon
+            restStart = colon
         }
-        if !rest.isEmpty {
-            let port = rest.dropFirst()
-            guard rest.first == ":", !port.isEmpty, port.count <= 5, port.allSatisfy(\.isASCIIDigit) else {
-                return nil
+        if restStart < value.count {
+            let port = value[(restStart + 1)...]
+            guard value[restStart] == UInt8(ascii: ":"), !port.isEmpty, port.count <= 5,
+                port.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+            else { return nil }
+        }
+        if nameEnd > nameStart, value[nameEnd - 1] == UInt8(ascii: ".") { nameEnd -= 1 }  // "example.org."
+        guard nameEnd > nameStart else { return nil }
+        var name = [UInt8]()
+        name.reserveCapacity(nameEnd - nameStart)
+        for byte in value[nameStart..<nameEnd] {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): name.append(byte + 32)
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":"):
+                name.append(byte)
+            default: return nil
             }
         }
-        if name.hasSuffix(".") { name = name.dropLast() }  // "example.org." is the same name
-        let allowed = name.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII
-                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
-                    || "-.:".unicodeScalars.contains(scalar))
-        }
-        return name.isEmpty || !allowed ? nil : String(name)
+        return String(decoding: name, as: UTF8.self)
     }
 }
 
@@ -63,8 +70,4 @@ extension HostAllowlist {
         var v6 = in6_addr()
         return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
     }
-}
-
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -78,6 +78,12 @@ import Testing
         for host in ["example.org", "evil-har.example.org", "har.example.org.evil", "a b", "[::1", "h:99999", ""] {
             #expect(!allowed.allows(host), "\(host)")
         }
+        // Only ASCII is a host name: the Kelvin sign (U+212A) lower-cases to "k" in Unicode, and must not
+        // pass for it ("HAR.EXAMPLE.ORG" with a Kelvin sign is not an allowed name, nor "localhost").
+        for host in ["\u{212A}.lan.example.org", "har.example.org:\u{0661}", "local\u{0130}host", "\u{212A}"] {
+            #expect(!allowed.allows(host), "\(host)")
+            #expect(HostAllowlist.hostName(host) == nil, "\(host)")
+        }
         // Addresses and localhost always: no attacker's name can be one.
         for host in ["127.0.0.1:8080", "[::1]:8080", "192.168.1.20", "localhost", "LocalHost:80"] {
             #expect(HostAllowlist([]).allows(host), "\(host)")
