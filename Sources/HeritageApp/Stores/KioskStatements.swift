@@ -152,6 +152,10 @@ enum KioskStatements {
         return true
     }
 
+    static func userID(_ db: some KioskConnection, email: String) throws -> Int64? {
+        try db.scalar("SELECT id FROM users WHERE lower(email) = lower(?)", [.text(email)]).int
+    }
+
     static func setAccount(_ db: some KioskConnection, kioskID: Int64, userID: Int64, actor: String, now: Double)
         throws -> Bool
     {
@@ -296,6 +300,11 @@ enum KioskStatements {
             "UPDATE kiosk_receipts SET claimed_by = ?, claimed_at = ? WHERE code = ? AND claimed_by IS NULL",
             [.integer(userID), .real(now), .text(code)])
         guard changed == 1 else { return .alreadyClaimed(mine: false) }
+        // The claimer's list shows it from now: its version (its ETag) moves on.
+        _ = try db.run(
+            "INSERT INTO list_versions (user_id, version) VALUES (?, 0) ON CONFLICT (user_id) DO NOTHING",
+            [.integer(userID)])
+        _ = try db.run("UPDATE list_versions SET version = version + 1 WHERE user_id = ?", [.integer(userID)])
         let email = try db.scalar("SELECT email FROM users WHERE id = ?", [.integer(userID)]).string ?? "?"
         _ = try db.run(
             """

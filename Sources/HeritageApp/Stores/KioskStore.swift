@@ -26,6 +26,8 @@ protocol KioskStore: Sendable {
     /// Revokes the kiosk at once (its credential and any enrolment token stop working), audited; false
     /// when unknown or revoked already.
     func revoke(id: Int64, actor: String, now: Double) throws -> Bool
+    /// The id of the user with that e-mail (`har kiosk create --account`), nil when they never signed in.
+    func userID(email: String) throws -> Int64?
     /// The platform account (a signed-in coordinator) whose session uploads the kiosk's reports, audited.
     func setAccount(kioskID: Int64, userID: Int64, actor: String, now: Double) throws -> Bool
 

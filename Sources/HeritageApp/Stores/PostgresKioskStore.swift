@@ -43,6 +43,10 @@ struct PostgresKioskStore: KioskStore {
         try database.write { db in try KioskStatements.revoke(db, id: id, actor: actor, now: now) }
     }
 
+    func userID(email: String) throws -> Int64? {
+        try database.read { db in try KioskStatements.userID(db, email: email) }
+    }
+
     func setAccount(kioskID: Int64, userID: Int64, actor: String, now: Double) throws -> Bool {
         try database.write { db in
             try KioskStatements.setAccount(db, kioskID: kioskID, userID: userID, actor: actor, now: now)
