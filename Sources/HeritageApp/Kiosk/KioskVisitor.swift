@@ -34,7 +34,9 @@ enum KioskVisitor {
                 return web.redirect("/kiosk", context: context)
             }
             var values = values(kiosks, kiosk, context, step: "photos")
-            values["photoCount"] = .int(try kiosks.drafts.store.photoCount(reportID: visit.id))
+            let count = try kiosks.drafts.store.photoCount(reportID: visit.id)
+            values["photoCount"] = .int(count)
+            values["noPhotos"] = .bool(count == 0)
             return try web.render(
                 "kiosk-photos", title: context.messages["kiosk.photos.title"], values, context: context,
                 scripts: ["kiosk"])
