@@ -42,7 +42,14 @@ enum KioskVisitor {
                 scripts: ["kiosk"])
         }
         let maxBody = kiosks.drafts.options.maxFileBytes + 64 * 1024
-        let upload = RouteOptions(maxBodyBytes: maxBody, maxFiles: 1, maxFileBytes: kiosks.drafts.options.maxFileBytes)
+        // The credential and the CSRF header are checked on the request's head, before a byte of the photo.
+        let upload = RouteOptions(
+            maxBodyBytes: maxBody, maxFiles: 1, maxFileBytes: kiosks.drafts.options.maxFileBytes,
+            beforeBody: { request in
+                guard let context = try? kiosks.context(for: request) else { return nil }
+                guard (try? kiosks.kiosk(of: request)) != nil else { return kiosks.notEnrolled(context) }
+                return kiosks.csrfRefusal(request, context)
+            })
         let work = BlockingWork(label: "har.kiosk-photos", limit: 1)
         router.kioskAsync("POST", "/kiosk/photos", kiosks, options: upload) { request, context, kiosk in
             guard let visit = try kiosks.store.visit(kioskID: kiosk.id) else {
