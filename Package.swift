@@ -22,6 +22,8 @@ let package = Package(
         // Compression of responses (issue 14): gzip for pages and JSON, gzip and brotli for static assets.
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // QR codes of the kiosks' enrolment links and receipts, drawn as SVG (issue 11).
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "Mustache"),
@@ -35,7 +37,7 @@ let package = Package(
             dependencies: [
                 "Basics", "HTTPServer", "Storage", "Mustache", "PlatformClient", "LocalPlatform", "Imaging", "COpenSSL",
                 "PostgresStorage",
-                "CZlib",
+                "CZlib", "CQRencode",
             ]),
         .target(name: "Imaging", dependencies: ["Basics", "CVips"]),
         .executableTarget(name: "har", dependencies: ["HeritageApp"]),

@@ -18,6 +18,7 @@ public struct Router: Sendable {
 
     struct Route: Sendable {
         var method: String
+        var pattern = ""
         var segments: [Segment]
         var options: RouteOptions
         var handler: Handler
@@ -31,6 +32,9 @@ public struct Router: Sendable {
 
     private(set) var routes: [Route] = []
 
+    /// Every route's method and pattern, in the order added (for sweeps of tests over every route).
+    public var routeTable: [(method: String, pattern: String)] { routes.map { ($0.method, $0.pattern) } }
+
     /// The page for 400, 404, 405, 413, 500, 503 and the like. It must not reveal internals.
     public var errorPage: @Sendable (_ status: Int, _ request: Request) -> Response = Router.defaultErrorPage
 
@@ -43,7 +47,7 @@ public struct Router: Sendable {
         options.runsInline = false
         routes.append(
             Route(
-                method: method.uppercased(), segments: Router.parse(pattern), options: options,
+                method: method.uppercased(), pattern: pattern, segments: Router.parse(pattern), options: options,
                 handler: .async(handler)))
     }
 
@@ -54,7 +58,7 @@ public struct Router: Sendable {
         options.runsInline = true
         routes.append(
             Route(
-                method: method.uppercased(), segments: Router.parse(pattern), options: options,
+                method: method.uppercased(), pattern: pattern, segments: Router.parse(pattern), options: options,
                 handler: .inline(handler)))
     }
 

@@ -29,6 +29,8 @@ public final class Application: Sendable {
     let dataFolderLock: DataFolderLock
     /// The drafts' store and files, also swept once at start.
     let drafts: Drafts
+    /// Every route's method and pattern (the kiosk's sweep of the tests, KIO-02).
+    let routeTable: [(method: String, pattern: String)]
 
     /// Opens the data folder and the database, compiles every template and builds the routes.
     /// Throws, with a message naming the file, when any of them cannot be used.
@@ -72,6 +74,7 @@ public final class Application: Sendable {
                 stores: stores, outbox: outbox, templates: templates, messages: messages, metrics: metrics,
                 workerMetrics: workerMetrics, worker: worker, platform: platform, benchmarkFixtures: benchmarkFixtures))
         self.drafts = drafts
+        routeTable = router.routeTable
 
         let (accessLog, metrics) = (configuration.accessLog, metrics)
         server = HTTPServer(
@@ -143,9 +146,11 @@ public final class Application: Sendable {
                 maxSeconds: Double(configuration.sessionMaxSeconds)))
         let drafts = Drafts(web: web, options: draftOptions)
         WebRoutes.register(on: &router, web: web, drafts: drafts)
-        ReviewRoutes.register(
-            on: &router, web: web, settings: ReviewSettings(configuration: configuration, wakeWorker: { worker.wake() })
-        )
+        let reviewSettings = ReviewSettings(configuration: configuration, wakeWorker: { worker.wake() })
+        ReviewRoutes.register(on: &router, web: web, settings: reviewSettings)
+        KioskRoutes.register(
+            on: &router, web: web, drafts: drafts, settings: KioskSettings(configuration: configuration),
+            review: Review(web: web, store: web.stores.review, settings: reviewSettings))
         return (router, drafts)
     }
 

@@ -18,6 +18,8 @@ public enum Command {
                                          the upload queue (see har outbox --help)
           har users [--config FILE] list|grant EMAIL coordinator|admin|revoke EMAIL
                                          coordinators' roles (see har users --help)
+          har kiosk [--config FILE] create --site NAME [--lat X --lon Y]|list|revoke ID
+                                         kiosks at sites; create prints the enrolment URL (see har kiosk --help)
           har tls self-signed --host NAME-OR-IP [--host …] [--days N] [--dir DIR]
                                          HTTPS for tablets on a LAN (see har tls --help)
           har migrate sqlite-to-postgres --from DATA_DIR
@@ -54,6 +56,8 @@ public enum Command {
             return MigrateCommand.main(rest)
         case "users":
             return UsersCommand.main(rest)
+        case "kiosk":
+            return KioskCommand.main(rest)
         case "serve", "platform":
             if rest.contains("--help") || rest.contains("-h") {
                 printHelp()

@@ -107,6 +107,12 @@ extension Configuration {
         .optionalString("coordinators", \.coordinators, "comma-separated e-mails of coordinators (see har users)"),
         .string(
             "review_policy", \.reviewPolicy, "what waits for a coordinator's approval before upload: none|kiosk|all"),
+        .int(
+            "kiosk_idle_seconds", \.kioskIdleSeconds, 1...86_400,
+            "a kiosk untouched this long asks \"still there?\" (a kiosk's own setting wins)"),
+        .int(
+            "kiosk_countdown_seconds", \.kioskCountdownSeconds, 1...3600,
+            "the \"still there?\" countdown before a kiosk discards the visitor's report"),
     ]
 
     /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.

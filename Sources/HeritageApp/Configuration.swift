@@ -87,6 +87,11 @@ public struct Configuration: Sendable, Equatable {
     public var coordinators: String?
     /// Which reports wait for a coordinator's approval before upload: none, kiosk, all.
     public var reviewPolicy = "kiosk"
+    // Kiosks (issue 11)
+    /// Seconds without a touch before a kiosk asks "still there?".
+    public var kioskIdleSeconds = 90
+    /// Seconds of the "still there?" countdown before the visitor's report is discarded.
+    public var kioskCountdownSeconds = 30
 
     public init() {}
 

@@ -56,7 +56,7 @@ struct PostgresUpgradeTests {
         defer { connection.close() }
         #expect(
             try PostgresMigrator.apply(PostgresAppMigrations.all.filter { $0.version != 6 }, to: connection) == [
-                1, 2, 3, 4, 5, 7, 8,
+                1, 2, 3, 4, 5, 7, 8, 9,
             ])
         let stores = try Stores.postgres(url: url, poolSize: 2)
         defer { stores.close() }

@@ -469,3 +469,87 @@ def test_axe_review_forbidden(driver, server, lang, width):
     open_page(driver, server, "/review", lang)
     assert driver.find_elements(By.CSS_SELECTOR, ".error-page")
     assert_no_violations(driver, "review refused to a volunteer")
+
+
+# ---- Kiosks (issue 11): the coordinators' kiosk page, the tablet's screens, a receipt's page
+
+KIOSK = {}
+
+
+def kiosk_tablet(driver, server):
+    """A kiosk the coordinator made on /review/kiosks, enrolled in this browser: the tablet's cookies."""
+    if "cookies" not in KIOSK:
+        coordinator_user(driver, server)
+        as_visitor(driver, server, "en", "desktop", user="coordinator")
+        driver.get(server.url + "/review/kiosks")
+        driver.find_element(By.ID, "k-site").send_keys("Axe Abbey")
+        driver.find_element(By.ID, "kiosk-create-submit").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "enrolment-link"))
+        link = driver.find_element(By.ID, "enrolment-link").get_attribute("value")
+        driver.delete_all_cookies()
+        driver.get(link)
+        driver.find_element(By.ID, "kiosk-enrol").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-start"))
+        KIOSK["cookies"] = [c for c in driver.get_cookies() if c["name"] == "har_kiosk"]
+    return KIOSK["cookies"]
+
+
+def as_tablet(driver, server, lang, width):
+    cookies = kiosk_tablet(driver, server)
+    driver.set_window_size(*WIDTHS[width])
+    driver.get(server.url + "/healthz")
+    driver.delete_all_cookies()
+    driver.add_cookie({"name": "har_lang", "value": lang, "path": "/"})
+    for cookie in cookies:
+        driver.add_cookie({key: cookie[key] for key in ("name", "value", "path") if key in cookie})
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_KIO_kiosk_screens(driver, server, lang, width):
+    as_tablet(driver, server, lang, width)
+    open_page(driver, server, "/kiosk", lang)
+    assert_no_violations(driver, "the kiosk's attract screen")
+    driver.find_element(By.ID, "kiosk-start").click()
+    wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-shoot"))
+    wait_for(driver, lambda d: d.execute_script(
+        "var v = document.getElementById('kiosk-camera'); return v && v.videoWidth > 0;"), timeout=20)
+    driver.find_element(By.ID, "kiosk-shoot").click()
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#kiosk-thumbs img"), timeout=20)
+    assert_no_violations(driver, "the kiosk's photos")
+    driver.execute_script("document.getElementById('kiosk-idle').hidden = false;")
+    assert_no_violations(driver, "the kiosk's still-there prompt")
+    open_page(driver, server, "/kiosk/form", lang)
+    assert_no_violations(driver, "the kiosk's form")
+    driver.find_element(By.ID, "kiosk-submit").click()
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "[aria-invalid=true]"))
+    assert_no_violations(driver, "the kiosk's form with its errors")
+    from selenium.webdriver.support.ui import Select
+    for field, value in [("field-designation", "LB"), ("field-condition", "poor"), ("field-occupancy", "vacant"),
+                         ("field-priority-category", "A"), ("field-owner-type", "private"), ("field-grade", "II")]:
+        Select(driver.find_element(By.ID, field)).select_by_value(value)
+    driver.find_element(By.ID, "kiosk-submit").click()
+    wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-code"))
+    KIOSK["code"] = driver.find_element(By.ID, "kiosk-code").text
+    assert_no_violations(driver, "the kiosk's receipt")
+    driver.delete_all_cookies()
+    driver.add_cookie({"name": "har_lang", "value": lang, "path": "/"})
+    open_page(driver, server, "/kiosk/enrol", lang)
+    assert_no_violations(driver, "the kiosk's enrolment page")
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_KIO_kiosks_page_and_receipt(driver, server, lang, width):
+    kiosk_tablet(driver, server)
+    as_visitor(driver, server, lang, width, user="coordinator")
+    open_page(driver, server, "/review/kiosks", lang)
+    assert_no_violations(driver, "the kiosks' page")
+    driver.find_element(By.ID, "k-site").send_keys("Axe Mill")
+    driver.find_element(By.ID, "kiosk-create-submit").click()
+    wait_for(driver, lambda d: d.find_elements(By.ID, "enrolment-link"))
+    assert_no_violations(driver, "the kiosks' page with an enrolment link")
+    if "code" not in KIOSK:
+        pytest.skip("the kiosk screens' test makes the receipt")
+    for user in (None, "empty"):
+        as_visitor(driver, server, lang, width, user=user)
+        open_page(driver, server, "/r/%s#%s" % (KIOSK["code"], "ab" * 32), lang)
+        assert_no_violations(driver, "a receipt's page" + (" signed in" if user else ""))

@@ -88,6 +88,10 @@ enum ReviewRoutes {
         ("GET", "/review/photos/00000000-0000-0000-0000-000000000000/thumb", .coordinator),
         ("GET", "/review/photos/00000000-0000-0000-0000-000000000000", .coordinator),
         ("GET", "/review/users", .admin), ("POST", "/review/users", .admin),
+        // Kiosks (issue 11).
+        ("GET", "/review/kiosks", .coordinator), ("POST", "/review/kiosks", .coordinator),
+        ("POST", "/review/kiosks/1/link", .coordinator), ("POST", "/review/kiosks/1/revoke", .coordinator),
+        ("POST", "/review/kiosks/1/account", .coordinator),
     ]
 
     static func register(on router: inout Router, web: Web, settings: ReviewSettings) {

@@ -166,6 +166,7 @@ enum ReportListScreen {
             "pending": .bool(page.rows.contains { $0.state != .stored }),
             "shown": .int(page.rows.count), "more": moreValue(page, context.messages),
             "reviewNotices": ReviewNotices.value(web, context),
+            "claimedReceipts": ClaimedReceipts.value(web, context),
         ]
         return try web.render(
             "list", title: context.messages["list.title"], values, context: context,

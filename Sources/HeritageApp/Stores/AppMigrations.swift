@@ -23,7 +23,49 @@ enum AppMigrations {
         Migration(version: 6, name: "review: roles, review state, audit", sql: review),
         Migration(version: 7, name: "device reports", sql: deviceReports),
         Migration(version: 8, name: "list versions", sql: listVersions),
+        Migration(version: 9, name: "kiosks and receipts", sql: kiosks),
     ]
+
+    /// Issue 11 (docs/KIOSK.md): kiosks at sites, each with at most one enrolled tablet (its device
+    /// credential's SHA-256) and one pending enrolment token (SHA-256, ten minutes, spent once); the
+    /// current visitor's draft; the platform account (`user_id`) its reports go up with. A kiosk's
+    /// reports name it; their receipts keep the claim secret's SHA-256. `PostgresAppMigrations.kiosks` is
+    /// the same in PostgreSQL's words.
+    static let kiosks = """
+        CREATE TABLE kiosks (
+            id INTEGER PRIMARY KEY,
+            site_name TEXT NOT NULL,
+            latitude REAL,
+            longitude REAL,
+            radius_m REAL NOT NULL DEFAULT 100,
+            languages TEXT NOT NULL DEFAULT 'en,fr',
+            idle_seconds INTEGER,
+            user_id INTEGER REFERENCES users(id),
+            created_by TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            revoked_at REAL,
+            revoked_by TEXT,
+            enrol_token_hash BLOB UNIQUE,
+            enrol_expires_at REAL,
+            credential_hash BLOB UNIQUE,
+            enrolled_at REAL,
+            last_seen_at REAL,
+            app_version TEXT,
+            visit_report_id INTEGER
+        ) STRICT;
+        ALTER TABLE reports ADD COLUMN kiosk_id INTEGER REFERENCES kiosks(id);
+        CREATE INDEX reports_kiosk ON reports(kiosk_id, submitted_at);
+        CREATE TABLE kiosk_receipts (
+            code TEXT PRIMARY KEY NOT NULL,
+            report_id INTEGER NOT NULL UNIQUE REFERENCES reports(id) ON DELETE CASCADE,
+            secret_hash BLOB NOT NULL,
+            created_at REAL NOT NULL,
+            expires_at REAL NOT NULL,
+            claimed_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+            claimed_at REAL
+        ) STRICT;
+        CREATE INDEX kiosk_receipts_claimed ON kiosk_receipts(claimed_by);
+        """
 
     /// Failed sign-ins per key (client address, e-mail, or both), for the progressive delay of
     /// `SignInLimiter`; held here so a restart forgets nothing. Web sessions learn what the session

@@ -26,6 +26,7 @@ extension OutboxReport {
         nextAttemptAt = try row.double("next_attempt_at")
         lastError = try row.string("last_error")
         createAttemptedAt = try row.double("create_attempted_at")
+        isAnonymous = try row.string("origin") == ReportOrigin.kiosk.rawValue
     }
 }
 

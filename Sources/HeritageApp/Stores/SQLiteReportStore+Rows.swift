@@ -6,7 +6,7 @@ extension OutboxReport {
     static let columns = """
         id, user_id, local_id, platform_report_id, state, name, designation, condition, occupancy,
         priority_category, owner_type, grade, latitude, longitude, accuracy, altitude, attempts,
-        next_attempt_at, last_error, create_attempted_at
+        next_attempt_at, last_error, create_attempted_at, origin
         """
 
     init(row: Row) throws {
@@ -31,6 +31,7 @@ extension OutboxReport {
         nextAttemptAt = try row.double("next_attempt_at")
         lastError = try row.string("last_error")
         createAttemptedAt = try row.double("create_attempted_at")
+        isAnonymous = try row.string("origin") == ReportOrigin.kiosk.rawValue
     }
 }
 

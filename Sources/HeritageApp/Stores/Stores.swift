@@ -22,6 +22,8 @@ struct Stores: Sendable {
     var photoQuota: any PhotoQuotaStore
     /// Roles, review states and the audit log (issue 10).
     var review: any ReviewStore
+    /// Kiosks, their visitors' drafts and receipts (issue 11).
+    var kiosks: any KioskStore
     /// Closes the backend; later calls throw `StoreError`.
     var close: @Sendable () -> Void
 }
@@ -40,7 +42,7 @@ extension Stores {
             instance: SQLiteInstanceStore(database: database),
             signInLimits: SQLiteSignInLimitStore(database: database),
             photoQuota: SQLitePhotoQuotaStore(database: database), review: SQLiteReviewStore(database: database),
-            close: { database.close() })
+            kiosks: SQLiteKioskStore(database: database), close: { database.close() })
     }
 }
 
@@ -65,7 +67,7 @@ extension Stores {
             instance: PostgresInstanceStore(database: database),
             signInLimits: PostgresSignInLimitStore(database: database),
             photoQuota: PostgresPhotoQuotaStore(database: database), review: PostgresReviewStore(database: database),
-            close: { database.close() })
+            kiosks: PostgresKioskStore(database: database), close: { database.close() })
     }
 }
 

@@ -43,6 +43,8 @@ extension Web {
 
     /// Sign-in required but missing, or a CSRF token missing or wrong: the answer; else nil.
     private func refusal(_ request: Request, _ context: WebContext, access: Access, csrfProtected: Bool) -> Response? {
+        // A kiosk's tablet reaches its own screens only (issue 11, KIO-02).
+        if let refusal = kioskRefusal(request, context) { return refusal }
         if access != .anyone && context.user == nil {
             // A session that just ended (idle, lifetime) says so; no session at all is a plain sign-in.
             return signedOutAnswer(access: access, context: context, notice: context.sessionEnded ? "expired" : nil)

@@ -36,6 +36,8 @@ struct OutboxReport: Sendable, Equatable {
     var nextAttemptAt: Double?
     var lastError: String?
     var createAttemptedAt: Double?
+    /// A kiosk's report (issue 11, KIO-05): sent as `is_anonymous`, the visitor being no account's.
+    var isAnonymous = false
 
     /// The body of the create, or why it cannot be made (a code the platform does not know is a
     /// mistake a retry cannot fix: needs attention, without a call).
@@ -60,7 +62,7 @@ struct OutboxReport: Sendable, Equatable {
                     ownerType: try code(ownerType, "owner_type").get(),
                     placeName: name ?? "",
                     priorityCategory: try code(priorityCategory, "priority_category").get(),
-                    location: location))
+                    location: location, isAnonymous: isAnonymous ? true : nil))
         } catch {
             return .failure(error)
         }

@@ -1,0 +1,167 @@
+import Basics
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `har kiosk`: kiosks from the command line (KIO-01, KIO-07), on the data folder's database, also while
+/// `har serve` runs. Audited as the operator `cli:$USER`. `create` prints the one-time enrolment URL
+/// (ten minutes, once) on its last line.
+enum KioskCommand {
+    static let usage = """
+        Usage:
+          har kiosk [--config FILE] create --site NAME [--lat X --lon Y] [--radius METRES]
+                                           [--account EMAIL] [--base-url URL]
+                     a kiosk for a site; its reports go up with EMAIL's platform account (a coordinator
+                     who has signed in; else link one on /review/kiosks); prints the enrolment URL last
+          har kiosk [--config FILE] list       every kiosk with its health
+          har kiosk [--config FILE] revoke ID  the kiosk's tablet is refused from its next request
+        """
+
+    static func main(_ arguments: [String]) -> Int32 {
+        let (options, action) = Command.separatingConfigOption(arguments)
+        if action.contains("--help") || action.contains("-h") || action.isEmpty {
+            print(usage)
+            return action.isEmpty ? 64 : 0
+        }
+        let configuration: Configuration
+        do {
+            configuration = try Command.loadConfiguration(options)
+        } catch {
+            Command.printError("\(error)")
+            return 78
+        }
+        let path = configuration.dataDir + "/har.sqlite"
+        guard configuration.databaseURL != nil || FileManager.default.fileExists(atPath: path) else {
+            Command.printError("no database at \(path) (is HAR_DATA_DIR right?)")
+            return 66
+        }
+        do {
+            let stores = try Stores.open(configuration: configuration)
+            defer { stores.close() }
+            let actor = "cli:" + (ProcessInfo.processInfo.environment["USER"] ?? "operator")
+            return try run(
+                action, store: stores.kiosks, configuration: configuration, actor: actor,
+                now: Date().timeIntervalSince1970)
+        } catch {
+            Command.printError("\(error)")
+            return 1
+        }
+    }
+
+    /// The value after `name` in `arguments`, if any.
+    static func option(_ name: String, _ arguments: [String]) -> String? {
+        guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+        return arguments[index + 1]
+    }
+
+    static func run(_ action: [String], store: any KioskStore, configuration: Configuration, actor: String, now: Double)
+        throws -> Int32
+    {
+        switch action.first {
+        case "create":
+            return try create(
+                Array(action.dropFirst()), store: store, configuration: configuration, actor: actor, now: now)
+        case "list" where action.count == 1:
+            print("id\tsite\tstate\tlast seen\treports today\twaiting for review\tapp version\taccount")
+            let dayStart = (now / 86_400).rounded(.down) * 86_400
+            for summary in try store.kiosks(dayStart: dayStart, now: now) {
+                let kiosk = summary.kiosk
+                let state = kiosk.isRevoked ? "revoked" : kiosk.enrolledAt == nil ? "not enrolled" : "enrolled"
+                let account =
+                    summary.accountEmail.map { summary.accountSignedIn ? $0 : $0 + " (signed out: reports wait)" }
+                    ?? "none"
+                print(
+                    "\(kiosk.id)\t\(kiosk.siteName)\t\(state)\t\(kiosk.lastSeenAt.map { ISO8601.utc(seconds: $0) } ?? "-")"
+                        + "\t\(summary.reportsToday)\t\(summary.waitingForReview)\t\(kiosk.appVersion ?? "-")\t\(account)"
+                )
+            }
+            return 0
+        case "revoke" where action.count == 2:
+            guard let id = Int64(action[1]) else {
+                Command.printError("not a kiosk id: \(action[1])")
+                return 64
+            }
+            guard try store.revoke(id: id, actor: actor, now: now) else {
+                Command.printError("no kiosk \(id) to revoke (unknown, or revoked already)")
+                return 1
+            }
+            print("kiosk \(id) revoked")
+            return 0
+        default:
+            print(usage)
+            return 64
+        }
+    }
+
+    static func create(
+        _ arguments: [String], store: any KioskStore, configuration: Configuration, actor: String, now: Double
+    )
+        throws -> Int32
+    {
+        guard let site = option("--site", arguments).map({ Text.trimmed($0) }), !site.isEmpty,
+            site.count <= 200, !Text.hasControlCharacters(site)
+        else {
+            Command.printError("--site NAME is required (at most 200 characters)")
+            return 64
+        }
+        let latitude = option("--lat", arguments).map { Double($0) }
+        let longitude = option("--lon", arguments).map { Double($0) }
+        if latitude == .some(nil) || longitude == .some(nil) || (latitude == nil) != (longitude == nil)
+            || !(-90...90).contains(latitude.flatMap { $0 } ?? 0)
+            || !(-180...180).contains(longitude.flatMap { $0 } ?? 0)
+        {
+            Command.printError("--lat and --lon go together, in degrees (-90…90, -180…180)")
+            return 64
+        }
+        let radius = option("--radius", arguments).map { Double($0) } ?? 100
+        guard let radius, (10...10_000).contains(radius) else {
+            Command.printError("--radius is in metres, 10 to 10000")
+            return 64
+        }
+        var userID: Int64?
+        if let email = option("--account", arguments) {
+            guard let id = try store.userID(email: email) else {
+                Command.printError(
+                    "\(email) has never signed in here: sign in once, or link an account on /review/kiosks")
+                return 1
+            }
+            userID = id
+        }
+        let id = try store.create(
+            NewKiosk(
+                siteName: site, latitude: latitude.flatMap { $0 }, longitude: longitude.flatMap { $0 },
+                radiusMetres: radius, userID: userID),
+            actor: actor, now: now)
+        let token = WebSessions.newToken()
+        guard let hash = WebSessions.hash(token: token),
+            try store.issueEnrolment(
+                kioskID: id, tokenHash: hash, expiresAt: now + KioskSettings.enrolmentSeconds, actor: actor, now: now)
+        else { throw StoreError(.invariant, "enrolment token not recorded") }
+        print("kiosk \(id) created for \(site)")
+        if userID == nil {
+            print("no platform account yet: a coordinator links theirs on /review/kiosks before visitors can report")
+        }
+        print("enrolment link, valid 10 minutes, once (open it on the tablet):")
+        print(baseURL(arguments, configuration) + "/kiosk/enrol#" + token)
+        return 0
+    }
+
+    /// `--base-url`, else the configured address (the host name for a wildcard address).
+    static func baseURL(_ arguments: [String], _ configuration: Configuration) -> String {
+        if let given = option("--base-url", arguments) {
+            return given.hasSuffix("/") ? String(given.dropLast()) : given
+        }
+        let secure = configuration.tlsCert != nil
+        var host = configuration.host
+        if host == "0.0.0.0" || host == "::" || host.isEmpty {
+            var name = [CChar](repeating: 0, count: 256)
+            host = gethostname(&name, name.count) == 0 ? String(cString: name) : "localhost"
+        }
+        if host.contains(":") { host = "[" + host + "]" }
+        let defaultPort = secure ? 443 : 80
+        return (secure ? "https://" : "http://") + host
+            + (configuration.port == defaultPort ? "" : ":\(configuration.port)")
+    }
+}

@@ -1,0 +1,175 @@
+// Kiosk: shared tablets at heritage sites (issue 11, docs/KIOSK.md). A kiosk's tablet holds a device
+// credential (a cookie of 256 random bits whose SHA-256 alone the store keeps) that reaches the visitor's
+// flow under /kiosk and nothing else: every other screen refuses a request that carries it (KIO-02).
+import Basics
+import FoundationEssentials
+import HTTPServer
+import Mustache
+import PlatformClient
+
+/// What the kiosks need from the configuration.
+struct KioskSettings: Sendable {
+    var idleSeconds = 90
+    var countdownSeconds = 30
+    /// Seconds the receipt stays up before the attract screen returns.
+    var receiptSeconds = 20
+    /// An enrolment link works this long, once.
+    static let enrolmentSeconds = 600.0
+    /// A receipt's claim secret works this long, once.
+    static let receiptSeconds = 30 * 86_400.0
+
+    init() {}
+
+    init(configuration: Configuration) {
+        idleSeconds = configuration.kioskIdleSeconds
+        countdownSeconds = configuration.kioskCountdownSeconds
+    }
+}
+
+/// The kiosks' parts, given to their screens.
+struct Kiosks: Sendable {
+    let web: Web
+    let store: any KioskStore
+    let drafts: Drafts
+    let settings: KioskSettings
+
+    /// The kiosk of the request's credential: live, or nil (none, unknown, revoked: not enrolled).
+    func kiosk(of request: Request) throws -> Kiosk? {
+        guard let token = request.cookies[web.kioskCookieName], let hash = WebSessions.hash(token: token) else {
+            return nil
+        }
+        guard let kiosk = try store.kiosk(credentialHash: hash), !kiosk.isRevoked else { return nil }
+        return kiosk
+    }
+
+    /// The page a tablet without a live credential gets: not (or no longer) enrolled.
+    func notEnrolled(_ context: WebContext) -> Response {
+        web.errorPage(
+            status: 403, titleKey: "kiosk.notEnrolledTitle", messageKey: "kiosk.notEnrolled", context: context)
+    }
+
+    /// `scheme://host` of the request, for links put into QR codes.
+    func origin(of request: Request) -> String {
+        let host = request.headers["Host"].flatMap { Text.hasControlCharacters($0) ? nil : $0 } ?? "localhost"
+        return (web.secure ? "https://" : "http://") + host
+    }
+
+    /// `K7Q4-M2XD`: eight characters of an alphabet without 0/O and 1/I, 40 random bits.
+    static func newReceiptCode() -> String {
+        let alphabet = Array("23456789ABCDEFGHJKLMNPQRSTUVWXYZ")
+        let letters = Crypto.randomBytes(8).map { alphabet[Int($0) % alphabet.count] }
+        return String(letters[0..<4]) + "-" + String(letters[4..<8])
+    }
+
+    /// A code as typed or scanned, upper-cased with its dash; nil when it cannot be one.
+    static func normalizedCode(_ text: String) -> String? {
+        let allowed = Set("23456789ABCDEFGHJKLMNPQRSTUVWXYZ")
+        let letters = text.uppercased().filter { $0 != "-" }
+        guard letters.count == 8, letters.allSatisfy({ allowed.contains($0) }) else { return nil }
+        return String(letters.prefix(4)) + "-" + String(letters.suffix(4))
+    }
+}
+
+extension Web {
+    var kioskCookieName: String { secure ? "__Host-har_kiosk" : "har_kiosk" }
+
+    /// Any screen but the kiosk's refuses a tablet that carries a kiosk credential: a live one is told to
+    /// use a personal device (no personal sign-in on a kiosk, KIO-02), a dead one that it is not enrolled.
+    func kioskRefusal(_ request: Request, _ context: WebContext) -> Response? {
+        guard let token = request.cookies[kioskCookieName] else { return nil }
+        let live = WebSessions.hash(token: token).flatMap { try? stores.kiosks.kiosk(credentialHash: $0) }
+        log.security(
+            "kiosk.refused", ["path": request.path, "method": request.method, "client": request.remoteAddress])
+        guard let live, !live.isRevoked else {
+            return errorPage(
+                status: 403, titleKey: "kiosk.notEnrolledTitle", messageKey: "kiosk.notEnrolled", context: context)
+        }
+        if context.wantsJSON {
+            return jsonError("kiosk", context.messages["kiosk.refused"], status: 403, context: context)
+        }
+        return errorPage(status: 403, titleKey: "kiosk.refusedTitle", messageKey: "kiosk.refused", context: context)
+    }
+}
+
+extension Router {
+    /// A kiosk route: the tablet's live credential (else the not-enrolled page), the anonymous CSRF token
+    /// on changes, never a volunteer's session; the tablet is seen now.
+    mutating func kiosk(
+        _ method: String, _ pattern: String, _ kiosks: Kiosks, options: RouteOptions = .init(),
+        _ handler: @escaping @Sendable (Request, WebContext, Kiosk) throws -> Response
+    ) {
+        addInline(method: method, pattern: pattern, options: Web.declared(options)) { request in
+            let context = try kiosks.context(for: request)
+            guard let kiosk = try kiosks.kiosk(of: request) else { return kiosks.notEnrolled(context) }
+            if let refusal = kiosks.csrfRefusal(request, context) { return refusal }
+            kiosks.seen(kiosk)
+            return try handler(request, context, kiosk)
+        }
+    }
+
+    mutating func kioskAsync(
+        _ method: String, _ pattern: String, _ kiosks: Kiosks, options: RouteOptions = .init(),
+        _ handler: @escaping @Sendable (Request, WebContext, Kiosk) async throws -> Response
+    ) {
+        add(method: method, pattern: pattern, options: Web.declared(options)) { request in
+            let context = try kiosks.context(for: request)
+            guard let kiosk = try kiosks.kiosk(of: request) else { return kiosks.notEnrolled(context) }
+            if let refusal = kiosks.csrfRefusal(request, context) { return refusal }
+            kiosks.seen(kiosk)
+            return try await handler(request, context, kiosk)
+        }
+    }
+}
+
+extension Kiosks {
+    /// The web context without anyone signed in: a kiosk never carries a volunteer's session.
+    func context(for request: Request) throws -> WebContext {
+        var context = try web.context(for: request)
+        if context.session != nil {
+            context.user = nil
+            context.session = nil
+            context.cookies.append(web.expiredCookie(web.sessionCookieName))
+            let token = request.cookies[web.csrfCookieName].flatMap { $0.utf8.count == 64 ? $0 : nil }
+            context.csrfToken = token ?? Crypto.randomHex(bytes: 32)
+            if token == nil {
+                context.cookies.append(web.cookie(web.csrfCookieName, context.csrfToken, maxAge: nil))
+                context.csrfTokenIsNew = true
+            }
+        }
+        return context
+    }
+
+    func csrfRefusal(_ request: Request, _ context: WebContext) -> Response? {
+        guard Web.changesState(request.method), !web.csrfIsValid(request, context) else { return nil }
+        web.log.security(
+            "csrf.refused", ["client": request.remoteAddress, "method": request.method, "path": request.path])
+        if context.wantsJSON || request.headers["X-CSRF-Token"] != nil {
+            return web.jsonError("csrf", context.messages["errors.csrf"], status: 403, context: context)
+        }
+        return web.errorPage(status: 403, titleKey: "errors.csrfTitle", messageKey: "errors.csrf", context: context)
+    }
+
+    /// Last seen, written at most once a minute.
+    func seen(_ kiosk: Kiosk, appVersion: String? = nil) {
+        let now = WallClock.now()
+        guard appVersion != nil || now - (kiosk.lastSeenAt ?? 0) > 60 else { return }
+        try? store.touch(kioskID: kiosk.id, appVersion: appVersion, now: now)
+    }
+
+    /// The kiosk's idle time: its own, else the configuration's.
+    func idleSeconds(_ kiosk: Kiosk) -> Int { kiosk.idleSeconds ?? settings.idleSeconds }
+}
+
+/// Every kiosk route, registered once from `Application`.
+enum KioskRoutes {
+    /// The visitor's routes a kiosk credential reaches (the sweep of the tests skips them).
+    static let kioskPaths = ["/kiosk"]
+
+    static func register(on router: inout Router, web: Web, drafts: Drafts, settings: KioskSettings, review: Review) {
+        let kiosks = Kiosks(web: web, store: web.stores.kiosks, drafts: drafts, settings: settings)
+        KioskEnrolment.register(on: &router, kiosks: kiosks)
+        KioskAdminScreen.register(on: &router, kiosks: kiosks, review: review)
+        KioskVisitor.register(on: &router, kiosks: kiosks)
+        ReceiptScreen.register(on: &router, kiosks: kiosks)
+    }
+}

@@ -1,0 +1,131 @@
+import Basics
+import HTTPServer
+import Mustache
+
+/// `/r/{code}` (KIO-06): a kiosk report's public status for anyone holding the code: received, under
+/// review, accepted (and sent), not accepted with the public reason; its location only once approved,
+/// never a photo. A signed-in visitor claims it with the secret of the QR link's fragment (read by the
+/// page's script, never sent in a URL): the report then shows in their list. Unknown codes and wrong
+/// secrets count against the client's address, and past ten of them in fifteen minutes each further
+/// guess waits longer (the sign-in limiter's store and doubling delay).
+enum ReceiptScreen {
+    static let guessRule = SignInLimiter.Rule(prefix: "receipt:", freeFailures: 10, firstDelay: 15, maximumDelay: 900)
+
+    static func register(on router: inout Router, kiosks: Kiosks) {
+        let web = kiosks.web
+        router.web("GET", "/r/:code", web, access: .anyone) { request, context in
+            if let wait = try limited(web, request, context) { return wait }
+            guard let code = Kiosks.normalizedCode(request.parameters["code"] ?? ""),
+                let status = try kiosks.store.receipt(code: code)
+            else {
+                try failed(web, request)
+                return web.errorPage(
+                    status: 404, titleKey: "receipt.unknownTitle", messageKey: "receipt.unknown", context: context)
+            }
+            return try page(web, context, status, notice: request.queryValue("claimed").map { _ in "receipt.claimed" })
+        }
+        router.web("POST", "/r/:code/claim", web, access: .page, options: RouteOptions(maxBodyBytes: 4096)) {
+            request, context in
+            let user = try context.requireUser()
+            if let wait = try limited(web, request, context) { return wait }
+            guard let code = Kiosks.normalizedCode(request.parameters["code"] ?? ""),
+                let status = try kiosks.store.receipt(code: code)
+            else {
+                try failed(web, request)
+                return web.errorPage(
+                    status: 404, titleKey: "receipt.unknownTitle", messageKey: "receipt.unknown", context: context)
+            }
+            let secretHash = (request.formValue("secret")).flatMap { WebSessions.hash(token: Text.trimmed($0)) }
+            let outcome =
+                try secretHash.map {
+                    try kiosks.store.claim(code: code, secretHash: $0, userID: user.id, now: WallClock.now())
+                } ?? .wrongSecret
+            switch outcome {
+            case .claimed, .alreadyClaimed(mine: true):
+                return web.redirect("/r/\(code)?claimed=1", context: context)
+            case .wrongSecret, .unknown:
+                try failed(web, request)
+                return try page(web, context, status, notice: "receipt.wrongSecret", status: 403)
+            case .expired:
+                return try page(web, context, status, notice: "receipt.expired", status: 410)
+            case .alreadyClaimed(mine: false):
+                return try page(web, context, status, notice: "receipt.taken", status: 409)
+            }
+        }
+    }
+
+    static func key(_ request: Request) -> [String] { ["receipt:ip:" + request.remoteAddress] }
+
+    /// The 429 page while the client's guesses must wait.
+    static func limited(_ web: Web, _ request: Request, _ context: WebContext) throws -> Response? {
+        let limiter = SignInLimiter(store: web.stores.signInLimits, rules: [guessRule])
+        let wait = try limiter.wait(keys: key(request), now: WallClock.now())
+        guard wait > 0 else { return nil }
+        web.log.security("receipt.limited", ["client": request.remoteAddress])
+        var response = web.errorPage(
+            status: 429, titleKey: "receipt.limitedTitle", messageKey: "receipt.limited", context: context)
+        response.headers.add("Retry-After", String(Int(wait.rounded(.up))))
+        return response
+    }
+
+    static func failed(_ web: Web, _ request: Request) throws {
+        let limiter = SignInLimiter(store: web.stores.signInLimits, rules: [guessRule])
+        try limiter.failed(keys: key(request), now: WallClock.now())
+    }
+
+    /// The public words of a receipt's state.
+    static func statusKey(_ status: ReceiptStatus) -> String {
+        switch status.review {
+        case ReviewState.approved.rawValue: status.delivery == ReportState.stored.rawValue ? "sent" : "accepted"
+        case ReviewState.rejected.rawValue, ReviewState.duplicate.rawValue: "notAccepted"
+        case ReviewState.needsInfo.rawValue: "underReview"
+        default: "received"
+        }
+    }
+
+    /// Five decimals (about a metre).
+    static func degrees(_ value: Double?) -> String {
+        String(((value ?? 0) * 100_000).rounded() / 100_000)
+    }
+
+    static func page(_ web: Web, _ context: WebContext, _ receipt: ReceiptStatus, notice: String?, status: Int = 200)
+        throws -> Response
+    {
+        let messages = context.messages
+        let approved = receipt.review == ReviewState.approved.rawValue
+        let reason: String? =
+            receipt.review == ReviewState.duplicate.rawValue
+            ? messages["review.reasons.duplicate"] : receipt.reason.map { messages["review.reasons.\($0)"] }
+        let values: [String: MustacheValue] = [
+            "code": .string(receipt.code), "site": .string(receipt.siteName),
+            "name": .string(receipt.name ?? ""), "submitted": .string(ReviewPresentation.time(receipt.submittedAt)),
+            "state": .string(messages["receipt.state.\(statusKey(receipt))"]),
+            "reason": MustacheValue(statusKey(receipt) == "notAccepted" ? reason : nil),
+            "location": approved && receipt.latitude != nil
+                ? .string(degrees(receipt.latitude) + ", " + degrees(receipt.longitude)) : .null,
+            "notice": MustacheValue(notice.map { messages[$0] }),
+            "claimable": .bool(receipt.claimedBy == nil),
+            "signInPath": .string("/signin"),
+        ]
+        return try web.render(
+            "receipt", title: messages.format("receipt.title", ["code": receipt.code]), values, context: context,
+            status: status, scripts: ["receipt"])
+    }
+}
+
+/// The reports a user claimed from kiosks, on their list (KIO-06).
+enum ClaimedReceipts {
+    static func value(_ web: Web, _ context: WebContext) -> MustacheValue {
+        guard let user = context.user, let claimed = try? web.stores.kiosks.claimed(userID: user.id), !claimed.isEmpty
+        else { return .null }
+        return [
+            "items": .array(
+                claimed.map { receipt in
+                    [
+                        "code": .string(receipt.code), "name": .string(receipt.name ?? receipt.siteName),
+                        "state": .string(context.messages["receipt.state.\(ReceiptScreen.statusKey(receipt))"]),
+                    ]
+                })
+        ]
+    }
+}

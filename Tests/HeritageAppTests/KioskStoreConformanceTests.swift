@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+
+@testable import HeritageApp
+
+/// `KioskStore` through its protocol, once per backend (issue 11): kiosks, one-time enrolment, the
+/// device credential, revocation, a visitor's draft, receipts and their claims, each step audited.
+@Suite struct KioskStoreConformanceTests {
+    static func hash(_ seed: UInt8) -> [UInt8] { Array(repeating: seed, count: 32) }
+
+    /// KIO-01, KIO-07: an enrolment token works once, within its time, and not after a revoke; the
+    /// credential finds the kiosk; the list shows its health; every step is in the audit log.
+    @Test(arguments: StoreBackend.all) func kio01EnrolOnceRevokeAudited(_ backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let coordinator = try scene.user("c@example.org")
+        let kiosks = scene.stores.kiosks
+        let id = try kiosks.create(
+            NewKiosk(siteName: "Abbey", latitude: 51.5, longitude: -0.1, userID: coordinator), actor: "c@example.org",
+            now: scene.now)
+        #expect(
+            try kiosks.issueEnrolment(
+                kioskID: id, tokenHash: Self.hash(7), expiresAt: scene.now + 600, actor: "c@example.org", now: scene.now
+            ))
+        #expect(
+            try kiosks.enrol(tokenHash: Self.hash(7), credentialHash: Self.hash(8), now: scene.now + 601) == nil,
+            "expired")
+        #expect(
+            try kiosks.issueEnrolment(
+                kioskID: id, tokenHash: Self.hash(9), expiresAt: scene.now + 600, actor: "c@example.org", now: scene.now
+            ))
+        #expect(
+            try kiosks.enrol(tokenHash: Self.hash(7), credentialHash: Self.hash(8), now: scene.now) == nil,
+            "replaced")
+        #expect(try kiosks.enrol(tokenHash: Self.hash(9), credentialHash: Self.hash(8), now: scene.now) == id)
+        #expect(
+            try kiosks.enrol(tokenHash: Self.hash(9), credentialHash: Self.hash(10), now: scene.now) == nil,
+            "once")
+        let found = try #require(try kiosks.kiosk(credentialHash: Self.hash(8)))
+        #expect(found.siteName == "Abbey" && found.userID == coordinator && !found.isRevoked)
+        try kiosks.touch(kioskID: id, appVersion: "1.2", now: scene.now + 5)
+        let summary = try #require(try kiosks.kiosks(dayStart: scene.now - 10, now: scene.now).first)
+        #expect(summary.kiosk.lastSeenAt == scene.now + 5 && summary.kiosk.appVersion == "1.2")
+        #expect(summary.accountEmail == "c@example.org" && summary.accountSignedIn)
+        #expect(try kiosks.revoke(id: id, actor: "c@example.org", now: scene.now + 6))
+        #expect(try !kiosks.revoke(id: id, actor: "c@example.org", now: scene.now + 7))
+        #expect(try kiosks.kiosk(credentialHash: Self.hash(8)) == nil, "the credential ends with the revoke")
+        #expect(try kiosks.kiosk(id: id)?.isRevoked == true)
+        #expect(
+            try !kiosks.issueEnrolment(
+                kioskID: id, tokenHash: Self.hash(11), expiresAt: scene.now + 600, actor: "c@example.org",
+                now: scene.now))
+        let audit = try scene.stores.review.audit(AuditFilter(), beforeID: nil, limit: 20).map(\.action)
+        #expect(
+            audit == ["kiosk_revoke", "kiosk_enrol", "kiosk_enrolment_link", "kiosk_enrolment_link", "kiosk_create"])
+    }
+
+    /// KIO-04, KIO-05, KIO-06: a visit is a kiosk draft of the kiosk's account; a new visit or its end
+    /// discards it with its photos; a submitted visit gets the site's location when it had none, a
+    /// receipt, waits for review under the default policy, and is sent anonymous once approved; the
+    /// receipt is claimed once, with the right secret, before it expires.
+    @Test(arguments: StoreBackend.all) func kio05VisitSubmitReceiptClaim(_ backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let coordinator = try scene.user("c@example.org")
+        let visitor = try scene.user("v@example.org", token: 2)
+        let kiosks = scene.stores.kiosks
+        let orphan = try kiosks.create(NewKiosk(siteName: "No account"), actor: "cli:op", now: scene.now)
+        #expect(
+            try kiosks.startVisit(kioskID: orphan, localID: UUID().uuidString.lowercased(), now: scene.now).draft
+                == nil, "no account: no visit")
+        let id = try kiosks.create(
+            NewKiosk(siteName: "Abbey", latitude: 51.5, longitude: -0.1, radiusMetres: 80, userID: coordinator),
+            actor: "c@example.org", now: scene.now)
+        // Visitor A adds a photo and walks away; the next visit discards it.
+        let first = try #require(
+            try kiosks.startVisit(
+                kioskID: id, localID: UUID().uuidString.lowercased(),
+                now: scene.now
+            ).draft)
+        let photoA = UUID().uuidString.lowercased()
+        _ = try scene.stores.drafts.addPhoto(StoreScene.photo(photoA), to: first, now: scene.now)
+        #expect(try kiosks.visit(kioskID: id)?.localID == first.localID)
+        let second = try kiosks.startVisit(kioskID: id, localID: UUID().uuidString.lowercased(), now: scene.now)
+        #expect(second.discarded == [photoA])
+        #expect(try scene.stores.drafts.draft(localID: first.localID, userID: coordinator) == nil)
+        #expect(try kiosks.endVisit(kioskID: id, now: scene.now) == [])
+        #expect(try kiosks.visit(kioskID: id) == nil)
+        // Visitor B submits a report whose photo has no location.
+        let visit = try #require(
+            try kiosks.startVisit(
+                kioskID: id, localID: UUID().uuidString.lowercased(),
+                now: scene.now
+            ).draft)
+        _ = try scene.stores.drafts.addPhoto(StoreScene.photo(), to: visit, now: scene.now)
+        #expect(
+            try scene.stores.drafts.submit(
+                draftLocalID: visit.localID, userID: coordinator, fields: StoreScene.fields, token: UUID().uuidString,
+                now: scene.now) == .queued)
+        let reportID = try #require(try scene.stores.outbox.reportID(localID: visit.localID))
+        let receipt = NewReceipt(
+            code: "K7Q4-M2XD", secretHash: Self.hash(3), expiresAt: scene.now + 100,
+            usedSiteLocation: true)
+        #expect(try kiosks.recordSubmission(kioskID: id, reportID: reportID, receipt: receipt, now: scene.now))
+        #expect(try kiosks.visit(kioskID: id) == nil)
+        let status = try #require(try kiosks.receipt(code: "K7Q4-M2XD"))
+        #expect(status.siteName == "Abbey" && status.review == "received" && status.latitude == 51.5)
+        #expect(
+            try scene.stores.outbox.dueReports(now: scene.now + 1, excluding: [], limit: 10).isEmpty,
+            "a kiosk report waits for review")
+        let approve = ReviewDecision(to: .approved, from: [.received], action: "approve")
+        #expect(try scene.stores.review.decide(approve, id: reportID, actor: "c@example.org", now: scene.now) == .done)
+        #expect(try scene.stores.outbox.dueReports(now: scene.now + 1, excluding: [], limit: 10) == [reportID])
+        #expect(try scene.stores.outbox.report(id: reportID)?.isAnonymous == true)
+        let summary = try #require(
+            try kiosks.kiosks(dayStart: scene.now - 1, now: scene.now).first { $0.kiosk.id == id })
+        #expect(summary.reportsToday == 1 && summary.waitingForReview == 0)
+        // Claims.
+        #expect(
+            try kiosks.claim(code: "K7Q4-M2XD", secretHash: Self.hash(4), userID: visitor, now: scene.now)
+                == .wrongSecret)
+        #expect(
+            try kiosks.claim(code: "NOPE-NOPE", secretHash: Self.hash(3), userID: visitor, now: scene.now)
+                == .unknown)
+        #expect(
+            try kiosks.claim(code: "K7Q4-M2XD", secretHash: Self.hash(3), userID: visitor, now: scene.now + 100)
+                == .expired)
+        #expect(
+            try kiosks.claim(code: "K7Q4-M2XD", secretHash: Self.hash(3), userID: visitor, now: scene.now)
+                == .claimed)
+        #expect(
+            try kiosks.claim(code: "K7Q4-M2XD", secretHash: Self.hash(3), userID: coordinator, now: scene.now)
+                == .alreadyClaimed(mine: false), "single use")
+        #expect(try kiosks.claimed(userID: visitor).map(\.code) == ["K7Q4-M2XD"])
+        let actions = try scene.stores.review.audit(AuditFilter(), beforeID: nil, limit: 20).map(\.action)
+        #expect(actions.contains("kiosk_submit") && actions.contains("receipt_claim"))
+    }
+}
