@@ -422,6 +422,10 @@ def go_offline(driver, offline=True):
         "offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
 
 
+def session_owner(driver):
+    return driver.execute_script("return HARDevice.owner()")
+
+
 def capture(driver, count, selector):
     """Takes `count` photos on the creation page; waits until `selector` finds as many more tiles."""
     wait_for(driver, lambda d: d.find_element(By.ID, "capture").is_enabled(), 25)
@@ -506,10 +510,6 @@ def test_OFF_02_04_network_drops_on_the_submission_page_opened_online(driver):
         assert local_rows(server, "SELECT count(*) FROM reports WHERE name = ?", "Lock keeper's cottage") == [(1,)]
     finally:
         server.remove()
-
-
-def session_owner(driver):
-    return driver.execute_script("return HARDevice.owner()")
 
 
 def test_OFF_03_sign_out_asks_about_waiting_reports_and_held_photos_and_stay_keeps_both(driver):
