@@ -137,7 +137,8 @@
       var nameError = document.getElementById('field-name-error');
       nameError.textContent = '';
       nameField.removeAttribute('aria-invalid');
-      if (!record.photos.length) { say(t('noPhotos')); return; }
+      // A report begun online has photos on the server already (serverPhotos, create/offline.js).
+      if (!record.photos.length && !record.serverPhotos) { say(t('noPhotos')); return; }
       if (!nameField.value.trim()) {
         nameError.textContent = shellWord('submit.errors.nameEmpty');
         nameField.setAttribute('aria-invalid', 'true');

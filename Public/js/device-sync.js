@@ -3,7 +3,7 @@
 // the device's outbox when the server answers (at load, on 'online', on returning to the page, and on
 // a timer that backs off from 15 s to 10 min), shows the waiting reports at the top of the list
 // (#device-list) with their photo count and a Delete that asks first, says when a session to renew
-// holds them, asks before a sign-out leaves them, and fills the settings panel's account of them.
+// holds them, counts them for the sign-out's question (settings.js), and fills the settings panel's account of them.
 (function () {
   'use strict';
 
@@ -110,6 +110,9 @@
     }, function () {});
   }
 
+  // The report's photos: those on the device, and those a report begun online had sent already.
+  function photoCount(record) { return record.photos.length + (record.serverPhotos || 0); }
+
   function row(record) {
     var item = document.createElement('li');
     item.className = 'report-row device-row';
@@ -122,7 +125,7 @@
     name.textContent = (record.fields && record.fields.name) || '—';
     var state = document.createElement('p');
     state.className = 'report-detail device-state';
-    state.textContent = t('waiting') + ' · ' + format(t('photoCount'), { n: record.photos.length });
+    state.textContent = t('waiting') + ' · ' + format(t('photoCount'), { n: photoCount(record) });
     main.appendChild(name);
     main.appendChild(state);
     if (record.lastError) {
@@ -153,7 +156,7 @@
     var box = document.getElementById('device-outbox-settings');
     if (!box) return;
     var waiting = records.filter(function (r) { return r.status === 'waiting'; });
-    var photos = waiting.reduce(function (sum, r) { return sum + r.photos.length; }, 0);
+    var photos = waiting.reduce(function (sum, r) { return sum + photoCount(r); }, 0);
     box.querySelector('.device-kept').textContent = waiting.length
       ? format(t('kept'), { n: waiting.length, p: photos }) : t('keptNone');
     box.querySelector('#device-send').hidden = !waiting.length;
@@ -180,25 +183,13 @@
     });
   }
 
-  // Sign-out with reports waiting: ask first. They stay on the device, shown and sent only to this
-  // user, when they sign in again.
-  function onSignOut(event) {
+  // How many of this user's reports wait on the device: settings.js asks before a sign-out leaves
+  // them (they stay, shown and sent only to this user when they sign in again).
+  function waitingCount() {
     var user = owner();
-    if (!user || !window.HAROutbox) return;
-    var form = event.target;
-    if (form.hasAttribute('data-outbox-checked')) { forget(); return; }
-    event.preventDefault();
-    event.stopImmediatePropagation();
-    HAROutbox.list(user).then(function (records) {
-      var waiting = records.filter(function (r) { return r.status === 'waiting'; }).length;
-      if (waiting && !window.confirm(format(t('signOutAsk'), { n: waiting }))) return;
-      form.setAttribute('data-outbox-checked', 'true');
-      forget();
-      form.requestSubmit ? form.requestSubmit() : form.submit();
-    }, function () {
-      form.setAttribute('data-outbox-checked', 'true');
-      forget();
-      form.submit();
+    if (!user || !window.HAROutbox) return Promise.resolve(0);
+    return HAROutbox.list(user).then(function (records) {
+      return records.filter(function (r) { return r.status === 'waiting'; }).length;
     });
   }
 
@@ -206,8 +197,6 @@
 
   function start() {
     readWords();
-    var signOut = document.getElementById('sign-out-form');
-    if (signOut) signOut.addEventListener('submit', onSignOut, true);
     wireSettings();
     render(owner());
     attempt();
@@ -217,6 +206,9 @@
     });
   }
 
-  window.HARDevice = { attempt: attempt, render: function () { return render(owner()); }, owner: owner, t: t, format: format };
+  window.HARDevice = {
+    attempt: attempt, render: function () { return render(owner()); }, owner: owner, t: t, format: format,
+    waitingCount: waitingCount, forget: forget
+  };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
 })();

@@ -98,28 +98,44 @@
     }, function () { statusBox.textContent = form.dataset.failed; });
   }
 
-  // Sign-out on a shared device (a kiosk tablet): photos this user took that still wait for a wireless
-  // network (SET-03, kept in IndexedDB by held-photos.js) would stay on the device after they leave.
-  // Ask: signing out deletes them; staying signed in keeps them to be sent.
+  // Sign-out (SET-03, OFF-03): one handler asks, in turn, what the device still keeps for this user.
+  // Reports waiting on the device (device-sync.js, the outbox) stay there for this user's next sign-in:
+  // ask before leaving them. Photos held for a wireless network (held-photos.js) would stay on a shared
+  // device (a kiosk tablet) after they leave: signing out deletes them, staying keeps them to be sent.
+  // Either answer "stay" leaves everything as it was, so the next sign-out asks again; the device
+  // forgets who is signed in only when the form really goes.
+  var signingOut = false;
+
+  // A store that never answers (blocked by another tab, a browser bug) must not stop the sign-out.
+  function within(promise, fallback) {
+    return new Promise(function (resolve) {
+      var timer = setTimeout(function () { resolve(fallback); }, 3000);
+      Promise.resolve(promise).then(function (value) { clearTimeout(timer); resolve(value); },
+        function () { clearTimeout(timer); resolve(fallback); });
+    });
+  }
+
   function onSignOut(event) {
     var form = event.target;
-    var owner = Number(form.getAttribute('data-owner'));
-    if (form.hasAttribute('data-held-checked') || !window.HARHeld || !owner) return;
     event.preventDefault();
+    if (signingOut) return;   // a second click while the first is being asked about
+    signingOut = true;
+    var owner = Number(form.getAttribute('data-owner'));
+    var device = window.HARDevice;
+    var stay = function () { signingOut = false; };
     var go = function () {
-      if (form.hasAttribute('data-held-checked')) return;
-      form.setAttribute('data-held-checked', 'true');
+      if (device) device.forget();
       form.submit();
     };
-    // A store that never answers (blocked by another tab, a browser bug) must not stop the sign-out.
-    var answered = false;
-    setTimeout(function () { if (!answered) go(); }, 3000);
-    window.HARHeld.countOwner(owner).then(function (count) {
-      answered = true;
-      if (!count) { go(); return; }
-      var text = count === 1 ? form.getAttribute('data-held-one')
-        : form.getAttribute('data-held-many').replace('{n}', String(count));
-      if (window.confirm(text)) window.HARHeld.clearOwner(owner).then(go);
+    within(device ? device.waitingCount() : 0, 0).then(function (reports) {
+      if (reports && !window.confirm(device.format(device.t('signOutAsk'), { n: reports }))) { stay(); return; }
+      return within(window.HARHeld && owner ? window.HARHeld.countOwner(owner) : 0, 0).then(function (count) {
+        if (!count) { go(); return; }
+        var text = count === 1 ? form.getAttribute('data-held-one')
+          : form.getAttribute('data-held-many').replace('{n}', String(count));
+        if (!window.confirm(text)) { stay(); return; }
+        within(window.HARHeld.clearOwner(owner), false).then(go);
+      });
     });
   }
 

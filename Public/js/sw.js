@@ -16,7 +16,7 @@ var ASSETS = [
   '/static/js/photo-strip.js', '/static/js/list.js', '/static/js/submit.js',
   '/static/js/create/main.js', '/static/js/create/page.js', '/static/js/create/map.js', '/static/js/create/location.js',
   '/static/js/create/holding.js', '/static/js/create/uploads.js', '/static/js/create/limit.js',
-  '/static/js/create/camera.js', '/static/vendor/leaflet/leaflet.js', '/static/vendor/leaflet/leaflet.css'
+  '/static/js/create/camera.js', '/static/js/create/offline.js', '/static/vendor/leaflet/leaflet.js', '/static/vendor/leaflet/leaflet.css'
 ];
 
 // Only answers that are the real thing are kept: a shell page answered with the sign-in page (the

@@ -126,6 +126,31 @@ import Testing
                 == 1)
     }
 
+    @Test("OFF-02: a report begun online is taken up by its draft's id; the device sends only the rest")
+    func aReportBegunOnlineIsTakenUpByItsDraftsID() async throws {
+        let server = try RunningServer()
+        let client = try await SignedInClient(server)
+        let draft = try await client.openDraft()
+        let online = Self.newID()
+        let sent = try await client.upload(draft, file: try TestImages.jpeg(), fields: ["photo_id": online])
+        #expect(sent.status == 201)
+        // The network dropped on the creation page: the device's record has the draft's id.
+        let opened = try await open(client, draft)
+        #expect(opened.status == 200)
+        #expect(opened.body == #"{"id":"\#(draft)","photos":["\#(online)"],"state":"draft"}"#)
+        let kept = Self.newID()
+        #expect(try await client.upload(draft, file: try TestImages.jpeg(), fields: ["photo_id": kept]).status == 201)
+        let token = Self.newToken()
+        #expect(try await submit(client, draft, token: token).body.contains(#""state":"submitted""#))
+        #expect(try await submit(client, draft, token: token).body.contains(#""state":"submitted""#))
+        let rows = try queryRows(server, "SELECT state, name, from_device FROM reports WHERE local_id = '\(draft)'")
+        #expect(rows.count == 1)
+        #expect(rows.first?[0].string != "draft" && rows.first?[2].int == 0, "queued once, still the page's draft")
+        let photos = try scalarValue(
+            server, "SELECT count(*) FROM photos p JOIN reports r ON r.id = p.report_id WHERE r.local_id = '\(draft)'")
+        #expect(photos.int == 2)
+    }
+
     @Test("OFF-03: another user's id is refused; the creation page keeps its own draft")
     func anotherUsersIdIsRefusedAndTheCreationPageKeepsItsOwnDraft() async throws {
         let server = try RunningServer()

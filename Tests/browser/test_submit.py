@@ -102,8 +102,9 @@ def test_SUB_06_submit_queues_and_returns_to_list(browser, server):
     assert (state, name, designation) == ("queued", "Old Mill", "SM")
     assert abs(latitude - LONDON[0]) < 1e-6
     # The list shows the new row as Queued (this server's upload worker is off: test_delivery.py).
-    row = browser.find_element(By.ID, "report-" + draft)
-    assert row.find_element(By.CLASS_NAME, "status").get_attribute("aria-label") == "Queued"
+    # The list's script may redraw the rows meanwhile (its refresh): a row gone stale is read again.
+    wait_for(browser, lambda d: d.find_element(By.ID, "report-" + draft).find_element(
+        By.CLASS_NAME, "status").get_attribute("aria-label") == "Queued")
 
 
 def test_SUB_06_server_validation_keeps_values_and_photos(browser, server):

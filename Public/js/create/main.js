@@ -7,6 +7,7 @@
 //   location.js  the fixes kept or ignored (SET-01) and the GPS alert (SET-02)
 //   holding.js   photos waiting on the device for a wireless network (SET-03)
 //   uploads.js   photos sent to the draft, in order, retried, or held
+//   offline.js   the report moved to the device's outbox when the network drops (OFF-02)
 //   limit.js     the 20-photo limit (CRE-11)
 //   camera.js    the preview and the shutter, else the file input
 // Without JavaScript (or modules) the page still works: the server's forms do it all.
@@ -17,6 +18,7 @@ import { startLocation } from './location.js';
 import { startHolding } from './holding.js';
 import { queue } from './uploads.js';
 import { startCamera } from './camera.js';
+import { startOffline } from './offline.js';
 
 function start() {
   HARPhotos.wire(labels);
@@ -27,6 +29,7 @@ function start() {
   });
   startLocation();
   startHolding(queue);
+  startOffline(queue);
   startCamera();
 }
 

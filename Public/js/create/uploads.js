@@ -1,10 +1,12 @@
 // Photos to the server (CRE-05/07, CRE-11): each with the fix of the moment it was taken, one at a
 // time in the order taken, retried with the same name after a lost answer (never a second copy), held
-// on the device when they may not go (SET-03) or when the draft is gone.
+// on the device when they may not go (SET-03) or when the draft is gone, and kept in the device's
+// outbox when the network is gone (offline.js).
 import { labels, page, state, t } from './page.js';
 import { isFull } from './limit.js';
 import { hold, onCellularOnly, settle } from './holding.js';
 import { addMarker } from './map.js';
+import { keepOnDevice, offline } from './offline.js';
 
 let taken = 0;
 
@@ -27,6 +29,8 @@ export function take(blob, name) {
   const now = Date.now();
   const photo = { id: photoID(), blob: blob, name: name, fix: state.fix, order: now * 1000 + (taken++ % 1000), heldAt: now };
   if (onCellularOnly()) { hold(photo); return Promise.resolve(); }
+  // No network: the report moves to the device's outbox (offline.js) rather than wait in this page.
+  if (offline()) return keepOnDevice(photo);
   return queue(photo);
 }
 
@@ -46,6 +50,7 @@ function upload(photo) {
     return Promise.resolve();
   }
   if (photo.blob.size > page.maxFileBytes) { settle(photo); HARPhotos.say(t('photos.errors.tooLarge')); return Promise.resolve(); }
+  if (!photo.stored && offline()) return keepOnDevice(photo);
   if (photo.tile) photo.tile.querySelector('.photo-remove').disabled = true;
   return send(photo, 0);
 }
@@ -85,6 +90,9 @@ function send(photo, attempt) {
       return answered(photo, attempt, response.status, body);
     });
   }).catch(function () {
+    // No answer at all: the network is gone (or the server with it). A photo held for a wireless
+    // network stays held; any other is kept on the device's outbox once retrying is pointless.
+    if (!photo.stored && (offline() || attempt >= 3)) return keepOnDevice(photo);
     if (attempt < 3) return retry(photo, attempt);
     notSent(photo, t('photos.errors.failed'));
   });

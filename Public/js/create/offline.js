@@ -1,0 +1,149 @@
+// The network drops while the creation page, opened online, is in use (issue 12, OFF-02/04): the
+// report moves into the device's outbox (outbox.js) under the draft's own id, so that nothing is lost.
+// A photo that cannot reach the server (the browser says it is offline, or its upload failed for want
+// of a connection) is kept there with its fix and time instead, and shown in the row as waiting. The
+// photos the server already has stay on the server: the device's record counts them (serverPhotos) and
+// sends only its own, with their ids (the server keeps each once), when it is submitted.
+// If the network returns while this page is open, the kept photos go through the page's usual upload
+// queue and leave the device; Continue with the network still down opens the device's submission page
+// (the service worker's shell), which finishes the same record; the outbox sends it when the server
+// answers again.
+import { labels, page, t } from './page.js';
+
+let kept = [];            // photos of this page kept on the device: {id, blob, name, fix, order, heldAt, tile}
+let send = null;          // uploads.js's queue(photo)
+let flushing = null;
+let recordWrites = Promise.resolve();
+
+// Whether a photo should go to the device rather than try the network.
+export function offline() { return navigator.onLine === false; }
+
+function outboxReady() { return !!(window.HAROutbox && page.owner); }
+
+function word(key, fallback) { return window.HARDevice ? HARDevice.t(key) : fallback; }
+
+function fix(photo) {
+  const f = photo.fix;
+  if (!f) return null;
+  return { latitude: f.latitude, longitude: f.longitude, accuracy: f.accuracy, altitude: f.altitude };
+}
+
+// One change of the record at a time (IndexedDB writes of photos can take a while).
+function changeRecord(change) {
+  recordWrites = recordWrites.then(function () {
+    return HAROutbox.get(page.draft).then(function (record) {
+      record = record || {
+        id: page.draft, owner: String(page.owner), status: 'open', createdAt: Date.now(), fields: {}, photos: [],
+        fromPage: true
+      };
+      change(record);
+      record.serverPhotos = HARPhotos.count();
+      // Nothing of this page's left on the device (sent since): the record goes, unless the device's
+      // submission page is to finish the report (Continue with the network down).
+      if (!record.photos.length && record.status === 'open' && !record.continued) return HAROutbox.remove(record.id);
+      return HAROutbox.save(record);
+    });
+  });
+  return recordWrites;
+}
+
+function storageError(error) {
+  const box = document.getElementById('outbox-error');
+  const text = error && error.kind === 'quota' ? word('quota', '') : word('writeFailed', '');
+  if (box && text) { box.textContent = text; box.hidden = false; } else HARPhotos.say(text || labels.failed);
+}
+
+// Keeps a photo that could not be sent on the device. Resolves once it is written (or refused: then
+// the page says so, and the photo stays in the row, in this page only).
+export function keepOnDevice(photo) {
+  if (!outboxReady()) { HARPhotos.say(t('photos.errors.failed')); return Promise.resolve(); }
+  if (kept.some(function (p) { return p.id === photo.id; })) return Promise.resolve();
+  kept.push(photo);
+  if (!photo.tile) photo.tile = HARPhotos.appendWaiting(photo, labels);
+  photo.tile.setAttribute('data-device', 'true');
+  const removeButton = photo.tile.querySelector('.photo-remove');
+  if (removeButton) removeButton.disabled = false;
+  HARPhotos.say(word('offlineNote', ''));
+  return changeRecord(function (record) {
+    if (record.photos.some(function (p) { return p.id === photo.id; })) return;
+    record.photos.push({
+      id: photo.id, blob: photo.blob, name: photo.name, fix: fix(photo),
+      takenAt: photo.fix && photo.fix.time ? photo.fix.time : photo.heldAt, order: photo.order
+    });
+  }).catch(storageError);
+}
+
+function forget(photo) {
+  kept = kept.filter(function (p) { return p !== photo; });
+  if (photo.tile) { HARPhotos.removeWaiting(photo.tile, labels); photo.tile = null; }
+  return changeRecord(function (record) {
+    record.photos = record.photos.filter(function (p) { return p.id !== photo.id; });
+  }).catch(function () {});
+}
+
+// The network is back and this page is still open: the kept photos go the usual way, in order; each
+// leaves the device once the server has it (a failure keeps it there again).
+export function flush() {
+  if (offline() || !kept.length) return flushing || Promise.resolve();
+  const photos = kept;
+  kept = [];
+  flushing = Promise.all(photos.map(function (photo) {
+    if (photo.tile) { HARPhotos.removeWaiting(photo.tile, labels); photo.tile = null; }
+    return send(photo).then(function () {
+      const onServer = document.querySelector('#photo-strip .photo-item[data-id="' + photo.id + '"]');
+      if (onServer) return changeRecord(function (record) {
+        record.photos = record.photos.filter(function (p) { return p.id !== photo.id; });
+        record.continued = false;   // the server's submission page finishes it now
+      }).catch(function () {});
+    });
+  })).then(function () { flushing = null; });
+  return flushing;
+}
+
+// Photos of this draft kept on the device by an earlier visit of this page (a reload while offline).
+function restore() {
+  return HAROutbox.get(page.draft).then(function (record) {
+    if (!record || record.status !== 'open' || String(record.owner) !== String(page.owner)) return;
+    record.photos.forEach(function (p) {
+      if (document.querySelector('#photo-strip .photo-item[data-id="' + p.id + '"]')) return;
+      const photo = { id: p.id, blob: p.blob, name: p.name, fix: p.fix ? Object.assign({ time: p.takenAt }, p.fix) : null,
+        order: p.order || p.takenAt, heldAt: p.takenAt };
+      photo.tile = HARPhotos.appendWaiting(photo, labels);
+      photo.tile.setAttribute('data-device', 'true');
+      kept.push(photo);
+    });
+    if (kept.length) { HARPhotos.say(word('offlineNote', '')); flush(); }
+  }, function () {});
+}
+
+export function deviceCount() { return kept.length; }
+
+export function startOffline(queue) {
+  send = queue;
+  if (!outboxReady()) return;
+  restore();
+  window.addEventListener('online', flush);
+  window.addEventListener('offline', function () { HARPhotos.say(word('offlineNote', '')); });
+
+  // The X of a photo kept on the device: it leaves the row and the device.
+  document.getElementById('photo-strip').addEventListener('click', function (event) {
+    const item = event.target.closest('.photo-waiting[data-device] .photo-remove');
+    if (!item) return;
+    const id = item.closest('.photo-waiting').getAttribute('data-held-id');
+    const photo = kept.filter(function (p) { return p.id === id; })[0];
+    if (photo) forget(photo).then(function () { HARPhotos.say(labels.removed); });
+  });
+
+  // Continue: with the network down, the device's submission page (the service worker's shell) takes
+  // the record on (made now if every photo had reached the server); with it back, the kept photos
+  // reach the server first.
+  document.getElementById('continue').addEventListener('click', function (event) {
+    const down = offline();
+    if (!down && !kept.length && !flushing) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    const href = event.currentTarget.href;
+    const before = down ? changeRecord(function (record) { record.continued = true; }) : recordWrites.then(flush);
+    before.catch(function () {}).then(function () { window.location.assign(href); });
+  }, true);
+}
