@@ -4,6 +4,7 @@
 # first page under each single filter (counts included: every page shows them), median of 5, and for a bulk
 # approve of 10,000 reports (confirmed form post). Prints a Markdown table for docs/BENCHMARKS.md.
 # Usage: bench/review.sh [har binary]   (default: .build/release/har, else .build/debug/har)
+#        PLANS=1 bench/review.sh        also prints SQLite's query plans of the indexed filters
 set -euo pipefail
 cd "$(dirname "$0")/.."
 har="${1:-}"
@@ -59,6 +60,21 @@ for query in "" "review=received" "delivery=needs_attention" "origin=volunteer" 
     done | median | ms)
     echo "| \`/review?$query\` | $t ms |"
 done
+if [ -n "${PLANS:-}" ]; then
+    # The query plans of the four filters that read the table before migration 11 (the page's query, as
+    # SQLiteReviewStore.search writes it, reduced to its WHERE and ORDER BY).
+    reviewable="r.submitted_at IS NOT NULL AND r.state NOT IN ('draft', 'cancelled', 'deleted') AND r.discarded_at IS NULL"
+    for clause in "r.user_id IN (SELECT id FROM users WHERE lower(email) LIKE '%v0042%' ESCAPE '\\')" \
+        "(r.id IN (SELECT rowid FROM reports_text WHERE reports_text MATCH '\"chapel 99\"') OR r.local_id = 'chapel 99')" \
+        "(r.state = 'needs_attention' OR r.last_error IS NOT NULL)" \
+        "r.id IN (SELECT id FROM reports_position WHERE north >= 49.5 AND south <= 50 AND east >= -0.5 AND west <= 0) AND r.latitude BETWEEN 49.5 AND 50 AND r.longitude BETWEEN -0.5 AND 0"; do
+        echo
+        echo "EXPLAIN QUERY PLAN SELECT … WHERE … AND $clause ORDER BY r.submitted_at DESC, r.id DESC LIMIT 50"
+        sqlite3 "$data/har.sqlite" "EXPLAIN QUERY PLAN SELECT r.id FROM reports r JOIN users u ON u.id = r.user_id
+            WHERE $reviewable AND $clause ORDER BY r.submitted_at DESC, r.id DESC LIMIT 50"
+    done
+    echo
+fi
 token=$(csrf /review)
 matching=$(curl -s -b "$jar" "$base/review?q=bulk+chapel" | grep -o '[0-9]* reports match' | head -1)
 start=$(date +%s.%N)

@@ -144,8 +144,9 @@ public final class Application: Sendable {
         let drafts = Drafts(web: web, options: draftOptions)
         WebRoutes.register(on: &router, web: web, drafts: drafts)
         ReviewRoutes.register(
-            on: &router, web: web, settings: ReviewSettings(configuration: configuration, wakeWorker: { worker.wake() })
-        )
+            on: &router, web: web,
+            settings: ReviewSettings(configuration: configuration, wakeWorker: { worker.wake() }),
+            drafts: drafts)
         return (router, drafts)
     }
 

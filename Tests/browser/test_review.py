@@ -174,6 +174,60 @@ def test_REV_04_needs_info_round_trip(browser, server):
     assert "St Anne's, by the bridge" in browser.find_element(By.ID, "review-history").text
 
 
+def test_REV_04_reply_adds_a_photo_the_coordinator_sees(browser, server):
+    from conftest import seed_report
+    import base64
+    import tempfile
+    volunteer = unique_email("photo")
+    browser.delete_all_cookies()
+    sign_in(browser, server, volunteer)
+    local_id = seed_report(server, volunteer, "Lychgate at Sutton", photos=1)
+    report_id = rows(server, "SELECT id FROM reports WHERE local_id = ?", local_id)[0][0]
+    volunteer_cookies = browser.get_cookies()
+    browser.delete_all_cookies()
+    sign_in(browser, server, COORDINATOR)
+    browser.get(server.url + "/review/reports/%d" % report_id)
+    browser.find_element(By.ID, "ni-message").send_keys("Could you add a photo of the roof?")
+    browser.find_element(By.ID, "act-needs-info").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "review-state").text == "Needs information")
+    # The reporter adds a photo to the answer (picked from the device) and sends it back.
+    browser.delete_all_cookies()
+    browser.get(server.url + "/healthz")
+    for cookie in volunteer_cookies:
+        browser.add_cookie({key: cookie[key] for key in ("name", "value", "path") if key in cookie})
+    browser.get(server.url + "/reports/%s/reply" % local_id)
+    assert "add a photo of the roof" in browser.find_element(By.ID, "reply-message").text
+    wait_for(browser, lambda d: d.find_element(By.ID, "reply-picker").is_displayed())
+    data_url = browser.execute_script(
+        "var c = document.createElement('canvas'); c.width = 60; c.height = 40; "
+        "c.getContext('2d').fillRect(0, 0, 30, 20); return c.toDataURL('image/jpeg', 0.9);")
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, "roof.jpg")
+    with open(path, "wb") as out:
+        out.write(base64.b64decode(data_url.split(",", 1)[1]))
+    browser.find_element(By.ID, "reply-file").send_keys(path)
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#reply-photos li")) == 2, 15)
+    os.remove(path)
+    os.rmdir(folder)
+    shot(browser, "review-reply.png")
+    browser.find_element(By.ID, "r-note").send_keys("The roof, from the lane")
+    browser.find_element(By.ID, "reply-send").click()
+    wait_for(browser, lambda d: d.current_url.endswith("/reports"))
+    added = rows(server, "SELECT local_id, state FROM photos WHERE report_id = ? ORDER BY position DESC",
+                 report_id)[0]
+    assert added[1] == "pending"
+    # Waiting for review (policy all): nothing of it on the platform.
+    assert rows(server, "SELECT state FROM reports WHERE id = ?", report_id)[0][0] == "queued"
+    assert not rows(server, "SELECT id FROM report WHERE place_name = 'Lychgate at Sutton'", platform=True)
+    # The coordinator sees the added photo on the report's page, and who added it in the history.
+    browser.delete_all_cookies()
+    sign_in(browser, server, COORDINATOR)
+    browser.get(server.url + "/review/reports/%d" % report_id)
+    assert browser.find_elements(By.CSS_SELECTOR, "img[src*='/review/photos/%s']" % added[0])
+    history = browser.find_element(By.ID, "review-history").text
+    assert "Reporter added a photo" in history and "The roof, from the lane" in history
+
+
 def test_REV_07_bulk_on_500_with_per_report_results(browser, server):
     from conftest import seed_report
     volunteer = unique_email("many")

@@ -90,7 +90,7 @@ enum ReviewRoutes {
         ("GET", "/review/users", .admin), ("POST", "/review/users", .admin),
     ]
 
-    static func register(on router: inout Router, web: Web, settings: ReviewSettings) {
+    static func register(on router: inout Router, web: Web, settings: ReviewSettings, drafts: Drafts) {
         let review = Review(web: web, store: web.stores.review, settings: settings)
         do {
             try review.store.setPolicy(settings.policy)
@@ -104,6 +104,6 @@ enum ReviewRoutes {
         ReviewExports.register(on: &router, review: review)
         ReviewPhotoArchive.register(on: &router, review: review)
         ReviewUsersScreen.register(on: &router, review: review)
-        ReporterReply.register(on: &router, review: review)
+        ReporterReply.register(on: &router, review: review, drafts: drafts)
     }
 }

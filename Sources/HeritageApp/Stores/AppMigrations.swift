@@ -23,6 +23,7 @@ enum AppMigrations {
         Migration(version: 6, name: "review: roles, review state, audit", sql: review),
         Migration(version: 7, name: "device reports", sql: deviceReports),
         Migration(version: 8, name: "list versions", sql: listVersions),
+        Migration(version: 11, name: "review search indexes", sql: reviewSearch),
     ]
 
     /// Failed sign-ins per key (client address, e-mail, or both), for the progressive delay of

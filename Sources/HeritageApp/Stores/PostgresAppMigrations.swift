@@ -26,6 +26,7 @@ enum PostgresAppMigrations {
         Migration(version: 6, name: "review: roles, review state, audit", sql: review),
         Migration(version: 7, name: "device reports", sql: deviceReports),
         Migration(version: 8, name: "list versions", sql: listVersions),
+        Migration(version: 11, name: "review search indexes", sql: reviewSearch),
     ]
 
     /// `AppMigrations.signInFailuresSessionAges` (issue 9): failed sign-ins per key, and what the
