@@ -181,7 +181,7 @@ def test_REV_04_reply_adds_a_photo_the_coordinator_sees(browser, server):
     volunteer = unique_email("photo")
     browser.delete_all_cookies()
     sign_in(browser, server, volunteer)
-    local_id = seed_report(server, volunteer, "Lychgate at Sutton", photos=1)
+    local_id = seed_report(server, volunteer, "Lychgate at Sutton")
     report_id = rows(server, "SELECT id FROM reports WHERE local_id = ?", local_id)[0][0]
     volunteer_cookies = browser.get_cookies()
     browser.delete_all_cookies()
@@ -206,9 +206,10 @@ def test_REV_04_reply_adds_a_photo_the_coordinator_sees(browser, server):
     with open(path, "wb") as out:
         out.write(base64.b64decode(data_url.split(",", 1)[1]))
     browser.find_element(By.ID, "reply-file").send_keys(path)
-    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#reply-photos li")) == 2, 15)
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#reply-photos li")) == 1, 15)
     os.remove(path)
     os.rmdir(folder)
+    browser.execute_script("document.getElementById('reply-photos-title').scrollIntoView({block: 'start'})")
     shot(browser, "review-reply.png")
     browser.find_element(By.ID, "r-note").send_keys("The roof, from the lane")
     browser.find_element(By.ID, "reply-send").click()
