@@ -297,7 +297,8 @@ import Testing
     /// REV-04: the answer's form corrects the fields (checked as the submission form checks them) and
     /// adds photos through the upload's checks: signed in and the CSRF header before the body, one
     /// decodable image, the 20 photos' limit, only the reporter's own report while it waits for their
-    /// answer. The coordinator's page shows the photo added; the audit log names it.
+    /// answer. The coordinator's page shows the photo added; the audit log names it; the map of the
+    /// photos (REV-06) has the located one.
     @Test func rev04ReplyCorrectsFieldsAndAddsPhotosWithTheUploadChecks() async throws {
         let server = try Self.server(["HAR_REVIEW_POLICY": "all"])
         let volunteer = try await SignedInClient(server)
@@ -358,6 +359,8 @@ import Testing
         #expect(try await upload(volunteer, token: token).status == 409, "answered: no more photos")
         let page = try await coordinator.get("/review/reports/\(id)")
         #expect(page.body.contains("/review/photos/\(photoID)"))
+        // REV-06: the map of the photos gets the located one (the added photo has no position).
+        #expect(page.body.contains("id=\"photo-map\"") && page.body.contains("data-points=\"[[48.86,2.35,8.0,1]]\""))
         #expect(page.body.contains("Reporter added a photo") && page.body.contains("condition: poor → fair"))
         await server.stop()
     }

@@ -72,6 +72,8 @@ def test_REV_02_03_05_volunteer_files_coordinator_filters_approves_one_rejects_o
     assert "Chapel of St Anne" in table and "Garage on Mill Lane" not in table
     browser.find_element(By.LINK_TEXT, "Chapel of St Anne").click()
     wait_for(browser, lambda d: "/review/reports/" in d.current_url)
+    # REV-06: the map of its photos, one marker where the photo was taken.
+    wait_for(browser, lambda d: d.find_element(By.ID, "photo-map").get_attribute("data-markers") == "1", 20)
     shot(browser, "review-report.png")
     browser.find_element(By.ID, "act-approve").click()
     wait_for(browser, lambda d: d.find_element(By.ID, "review-state").text == "Approved")
@@ -255,3 +257,59 @@ def test_REV_07_bulk_on_500_with_per_report_results(browser, server):
     assert rows(server, "SELECT count(*) FROM reports WHERE name LIKE 'Milestone %' AND review_state = 'approved'") \
         == [(500,)]
     browser.set_window_size(412, 860)
+
+
+def fetch_text(driver, path):
+    """The body of a GET made by the page itself (its session cookie), decoded here byte for byte (the
+    browser's text() would drop a byte-order mark)."""
+    body = driver.execute_async_script(
+        "var done = arguments[arguments.length - 1];"
+        "fetch(arguments[0], {credentials: 'same-origin'}).then(function (r) { return r.arrayBuffer(); })"
+        ".then(function (b) { done(Array.from(new Uint8Array(b))); }, function (e) { done(null); });", path)
+    return bytes(body).decode("utf-8")
+
+
+def test_REV_09_exports_of_the_filter_parsed_back_and_compared(browser, server):
+    import csv
+    import io
+    import json
+    from conftest import seed_report, database
+    volunteer = unique_email("exported")
+    browser.delete_all_cookies()
+    sign_in(browser, server, volunteer)
+    names = ["Export Cross %d" % n for n in range(3)] + ["=Export Cross HYPERLINK"]
+    for name in names:
+        seed_report(server, volunteer, name, photos=1)
+    with database(server) as connection:
+        connection.execute("UPDATE reports SET latitude = 50.1 + id * 0.001, longitude = -4.2 "
+                           "WHERE name LIKE '%Export Cross%'")
+    expected = {row[0]: row[1:] for row in rows(
+        server, "SELECT id, name, latitude, longitude, review_state, state FROM reports "
+                "WHERE name LIKE '%Export Cross%'")}
+    browser.delete_all_cookies()
+    sign_in(browser, server, COORDINATOR)
+    browser.get(server.url + "/review?q=export+cross")
+    # CSV: a byte-order mark, a header, one row per report of the filter, the formula cell neutralised.
+    text = fetch_text(browser, "/review/export.csv?q=export+cross")
+    assert text.startswith("\ufeff")
+    table = list(csv.DictReader(io.StringIO(text[1:], newline="")))
+    assert sorted(int(r["id"]) for r in table) == sorted(expected)
+    for r in table:
+        name, latitude, longitude, review_state, state = expected[int(r["id"])]
+        assert r["name"] == ("'" + name if name.startswith("=") else name)
+        assert abs(float(r["latitude"]) - latitude) < 1e-6 and abs(float(r["longitude"]) - longitude) < 1e-6
+        assert (r["review_state"], r["delivery_state"], r["photo_count"]) == (review_state, state, "1")
+    # GeoJSON: a FeatureCollection, [longitude, latitude] points, the same reports.
+    collection = json.loads(fetch_text(browser, "/review/export.geojson?q=export+cross"))
+    assert collection["type"] == "FeatureCollection"
+    assert sorted(f["properties"]["id"] for f in collection["features"]) == sorted(expected)
+    for feature in collection["features"]:
+        name, latitude, longitude, _, _ = expected[feature["properties"]["id"]]
+        assert feature["geometry"]["type"] == "Point"
+        at = feature["geometry"]["coordinates"]
+        assert abs(at[0] - longitude) < 1e-9 and abs(at[1] - latitude) < 1e-9
+        assert feature["properties"]["name"] == name
+    # Both exports are in the audit log.
+    browser.get(server.url + "/review/audit")
+    audit = browser.find_element(By.ID, "audit-table").text
+    assert "CSV export" in audit and "GeoJSON export" in audit
