@@ -153,8 +153,10 @@ struct PostgresReviewStore: ReviewStore {
         return try database.read { db in
             try db.query(
                 """
-                SELECT \(Self.rowColumns) FROM reports r JOIN users u ON u.id = r.user_id
-                WHERE \(clause) ORDER BY \(order) LIMIT ?
+                SELECT \(Self.rowColumns)
+                FROM (SELECT r.id FROM reports r WHERE \(clause) ORDER BY \(order) LIMIT ?) AS page
+                JOIN reports r ON r.id = page.id JOIN users u ON u.id = r.user_id
+                ORDER BY \(order)
                 """, values
             ).map(Self.row)
         }
@@ -166,7 +168,7 @@ struct PostgresReviewStore: ReviewStore {
         return try database.read { db in
             Int(
                 try db.scalar(
-                    "SELECT count(*) FROM (SELECT 1 FROM reports r JOIN users u ON u.id = r.user_id WHERE \(clause)\(limit)) AS matched",
+                    "SELECT count(*) FROM (SELECT 1 FROM reports r WHERE \(clause)\(limit)) AS matched",
                     values
                 ).int ?? 0)
         }
