@@ -1,7 +1,8 @@
 // The coordinators' pages (issue 10): the dashboard's map of the filtered reports with clustered markers
-// (Leaflet.markercluster, vendored from Debian), "filter to the map's area", and the keyboard: on the
-// dashboard J/K move between rows and Enter opens one; on a report's page A approves, R goes to the
-// reject reason, I to the needs-info message, J/K to the next and previous report of the view.
+// (Leaflet.markercluster, vendored from Debian), "filter to the map's area", a report's map of its
+// photos, and the keyboard: on the dashboard J/K move between rows and Enter opens one; on a report's
+// page A approves, R goes to the reject reason, I to the needs-info message, J/K to the next and
+// previous report of the view.
 // Everything here is an extra: every action is a form that works without it.
 (function () {
   'use strict';
@@ -50,6 +51,30 @@
     }
   }
 
+  // A report's page (REV-06): its photos where they were taken, each with its accuracy as a circle.
+  function setUpPhotoMap() {
+    var box = document.getElementById('photo-map');
+    if (!box || !window.L) return;
+    var points;
+    try { points = JSON.parse(box.dataset.points); } catch (e) { return; }
+    if (!points || !points.length) return;
+    box.hidden = false;
+    L.Icon.Default.imagePath = '/static/vendor/leaflet/images/';
+    var map = L.map(box, { zoomControl: true, attributionControl: true });
+    L.tileLayer(box.dataset.tiles, { maxZoom: 19, attribution: '© OpenStreetMap contributors' }).addTo(map);
+    // The view first (a circle's bounds need a map that has one), then the markers and circles.
+    map.fitBounds(L.latLngBounds(points.map(function (point) { return [point[0], point[1]]; })),
+      { maxZoom: 18, padding: [24, 24] });
+    points.forEach(function (point) {
+      var title = String(box.dataset.alt || '').replace('{n}', String(point[3]));
+      L.marker([point[0], point[1]], { title: title, alt: title }).addTo(map);
+      if (typeof point[2] === 'number' && point[2] > 0) {
+        L.circle([point[0], point[1]], { radius: point[2], weight: 1, interactive: false }).addTo(map);
+      }
+    });
+    box.dataset.markers = String(points.length);
+  }
+
   function typing(target) {
     if (!target) return false;
     var tag = target.tagName;
@@ -91,8 +116,13 @@
     if (handled) event.preventDefault();
   });
 
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', setUpMap);
-  else setUpMap();
+  function setUp() {
+    setUpMap();
+    setUpPhotoMap();
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', setUp);
+  else setUp();
 })();
 
 // A bulk's results: the Undo button goes away when its 10 seconds are over (the server refuses it then).

@@ -147,7 +147,7 @@ public final class Application: Sendable {
         let drafts = Drafts(web: web, options: draftOptions)
         WebRoutes.register(on: &router, web: web, drafts: drafts)
         let reviewSettings = ReviewSettings(configuration: configuration, wakeWorker: { worker.wake() })
-        ReviewRoutes.register(on: &router, web: web, settings: reviewSettings)
+        ReviewRoutes.register(on: &router, web: web, settings: reviewSettings, drafts: drafts)
         KioskRoutes.register(
             on: &router, web: web, drafts: drafts, settings: KioskSettings(configuration: configuration),
             review: Review(web: web, store: web.stores.review, settings: reviewSettings))

@@ -78,22 +78,93 @@ import Testing
         #expect(decisions.count == 1, "one decision in the audit log")
     }
 
-    /// REV-04: needs info, the reporter's reply (name corrected while queued), back to received.
+    /// REV-04: needs info, the reporter's reply (fields corrected while queued, each change audited),
+    /// back to received.
     @Test(arguments: StoreBackend.all) func rev04NeedsInfoAndReply(_ backend: StoreBackend) throws {
         let scene = try StoreScene(backend)
         let user = try scene.user("v@example.org")
         let other = try scene.user("w@example.org", token: 2)
         let (id, localID) = try scene.queuedReport(userID: user, name: "Chapl")
         let review = scene.stores.review
-        #expect(try !review.reply(localID: localID, userID: user, name: "x", note: "", now: scene.now))
+        var fields = StoreScene.fields
+        fields.name = "Chapel"
+        fields.condition = "fair"
+        #expect(try !review.reply(localID: localID, userID: user, fields: fields, note: "", now: scene.now))
+        #expect(try review.replyRoom(localID: localID, userID: user) == nil, "not asked: nothing to change")
         let ask = ReviewDecision(to: .needsInfo, from: [.received], message: "Which chapel?", action: "needs_info")
         #expect(try review.decide(ask, id: id, actor: "c@example.org", now: scene.now) == .done)
         #expect(try review.reviewStates(userID: user)[localID]?.message == "Which chapel?")
-        #expect(try !review.reply(localID: localID, userID: other, name: "x", note: "", now: scene.now))
-        #expect(try review.reply(localID: localID, userID: user, name: "Chapel", note: "St Anne", now: scene.now))
+        #expect(try review.replyRoom(localID: localID, userID: user) == ReplyRoom(id: id, photoCount: 2))
+        #expect(try review.replyRoom(localID: localID, userID: other) == nil)
+        #expect(try !review.reply(localID: localID, userID: other, fields: fields, note: "x", now: scene.now))
+        #expect(try review.reply(localID: localID, userID: user, fields: fields, note: "St Anne", now: scene.now))
         let row = try #require(try review.row(id: id))
-        #expect(row.review == "received" && row.repliedAt != nil && row.name == "Chapel")
+        #expect(row.review == "received" && row.repliedAt != nil && row.name == "Chapel" && row.condition == "fair")
         #expect(try review.counts(now: scene.now).reporterReplied == 1)
+        let replied = try #require(
+            try review.audit(AuditFilter(action: "reporter_reply"), beforeID: nil, limit: 1).first)
+        #expect(replied.detail == "St Anne\nname: Chapl → Chapel\ncondition: poor → fair")
+        #expect(try review.replyRoom(localID: localID, userID: user) == nil, "answered: closed again")
+    }
+
+    /// REV-04, REV-03: photos added to the answer while the report waits, up to the limit of 20, each
+    /// audited, pending for the worker; none once the platform may have something of the report.
+    @Test(arguments: StoreBackend.all) func rev04ReplyPhotosWhileTheReportWaits(_ backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let user = try scene.user("v@example.org")
+        let (id, localID) = try scene.queuedReport(userID: user, photos: 18)
+        let review = scene.stores.review
+        #expect(try review.addReplyPhoto(StoreScene.photo(), localID: localID, userID: user, now: scene.now) == .gone)
+        try review.setPolicy(.all)
+        let ask = ReviewDecision(to: .needsInfo, from: [.received], message: "A closer photo?", action: "needs_info")
+        #expect(try review.decide(ask, id: id, actor: "c@example.org", now: scene.now) == .done)
+        let first = StoreScene.photo()
+        #expect(try review.addReplyPhoto(first, localID: localID, userID: user, now: scene.now) == .added(position: 18))
+        #expect(
+            try review.addReplyPhoto(StoreScene.photo(), localID: localID, userID: user, now: scene.now)
+                == .added(position: 19))
+        #expect(try review.addReplyPhoto(StoreScene.photo(), localID: localID, userID: user, now: scene.now) == .full)
+        #expect(try review.replyRoom(localID: localID, userID: user)?.photoCount == 20)
+        let photos = try scene.stores.outbox.photos(reportID: id)
+        #expect(photos.count == 20 && photos.allSatisfy { $0.state == .pending })
+        #expect(
+            try review.audit(AuditFilter(action: "reporter_photo"), beforeID: nil, limit: 5).map(\.after)
+                .last == first.localID)
+        // Waiting for review, the worker leaves it alone; once the create was tried, no more photos.
+        #expect(try scene.stores.outbox.dueReports(now: scene.now + 1, excluding: [], limit: 10) == [])
+        try review.setPolicy(.none)
+        #expect(try scene.stores.outbox.beginCreate(id))
+        #expect(try review.replyRoom(localID: localID, userID: user) == nil)
+        #expect(try review.addReplyPhoto(StoreScene.photo(), localID: localID, userID: user, now: scene.now) == .gone)
+    }
+
+    /// REV-05: the text filter as migration 11 answers it (SQLite's trigram index, PostgreSQL's LIKE):
+    /// any case, inside a word, quotes literal, short texts too, the local id exactly; a name corrected
+    /// later is found under its new name only (the index follows the row).
+    @Test(arguments: StoreBackend.all) func rev05TextFilterFollowsTheRows(_ backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let user = try scene.user("v@example.org")
+        let (mill, millLocal) = try scene.queuedReport(userID: user, photos: 1, name: "Watermill at Nether Alderley")
+        let (quoted, _) = try scene.queuedReport(userID: user, photos: 1, name: "The \"Old\" Forge")
+        let review = scene.stores.review
+        func found(_ text: String) throws -> [Int64] {
+            var filter = ReviewFilter()
+            filter.text = text
+            return try review.search(filter, after: nil, limit: 10).map(\.id)
+        }
+        #expect(try found("TERMILL") == [mill])
+        #expect(try found("\"old\" f") == [quoted])
+        #expect(try found("ld") == [quoted, mill])
+        #expect(try found(millLocal) == [mill])
+        #expect(try found("alderley mill") == [])
+        try review.setPolicy(.all)
+        let ask = ReviewDecision(to: .needsInfo, from: [.received], message: "Which mill?", action: "needs_info")
+        #expect(try review.decide(ask, id: mill, actor: "c@example.org", now: scene.now) == .done)
+        var fields = StoreScene.fields
+        fields.name = "Tide mill at Woodbridge"
+        #expect(try review.reply(localID: millLocal, userID: user, fields: fields, note: "", now: scene.now))
+        #expect(try found("woodbridge") == [mill])
+        #expect(try found("alderley") == [])
     }
 
     /// REV-05: every filter, and keyset pages that together give each matching row once.

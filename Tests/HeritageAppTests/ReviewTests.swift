@@ -294,6 +294,77 @@ import Testing
         await server.stop()
     }
 
+    /// REV-04: the answer's form corrects the fields (checked as the submission form checks them) and
+    /// adds photos through the upload's checks: signed in and the CSRF header before the body, one
+    /// decodable image, the 20 photos' limit, only the reporter's own report while it waits for their
+    /// answer. The coordinator's page shows the photo added; the audit log names it; the map of the
+    /// photos (REV-06) has the located one.
+    @Test func rev04ReplyCorrectsFieldsAndAddsPhotosWithTheUploadChecks() async throws {
+        let server = try Self.server(["HAR_REVIEW_POLICY": "all"])
+        let volunteer = try await SignedInClient(server)
+        let stranger = try await SignedInClient(server)
+        let coordinator = try await SignedInClient(server, email: Self.coordinator)
+        let id = try #require(try Self.insertReports(server, email: volunteer.email, count: 1, prefix: "Barn").first)
+        let localID = try sqlite(server.dataDir, "SELECT local_id FROM reports WHERE id = \(id)")
+        let photosPath = "/api/reports/\(localID)/reply/photos"
+        let jpeg = try TestImages.jpeg()
+        func upload(_ client: SignedInClient, file: String = jpeg, token: String?) async throws -> CurlResponse {
+            try await client.http.curl(
+                photosPath,
+                ["-X", "POST", "-H", "Accept: application/json", "-F", "photo=@\(file);type=image/jpeg"]
+                    + (token.map { ["-H", "X-CSRF-Token: \($0)"] } ?? []))
+        }
+        let strangerToken = try SignedInClient.csrf(in: try await stranger.get("/reports").body)
+        #expect(try await upload(volunteer, token: nil).status == 403, "no CSRF header: refused before the body")
+        #expect(try await upload(volunteer, token: strangerToken).status == 403, "another session's token")
+        let early = try SignedInClient.csrf(in: try await volunteer.get("/reports").body)
+        #expect(try await upload(volunteer, token: early).status == 409, "not asked anything: nothing to add to")
+
+        _ = try await Self.post(
+            coordinator, "/review/reports/\(id)/action", [("action", "needs_info"), ("message", "A closer photo?")],
+            tokenFrom: "/review")
+        let form = try await volunteer.get("/reports/\(localID)/reply")
+        #expect(form.status == 200 && form.body.contains("A closer photo?") && form.body.contains("id=\"reply-file\""))
+        #expect(form.body.contains("id=\"field-condition\"") && form.body.contains("Adding photos needs JavaScript"))
+        let token = try SignedInClient.csrf(in: form.body)
+        #expect(try await upload(stranger, token: strangerToken).status == 409, "not the stranger's report")
+        let anonymous = try HTTPClient(baseURL: server.baseURL)
+        #expect(try await anonymous.curl(photosPath, ["-X", "POST", "-F", "photo=@\(jpeg)"]).status == 401)
+        let text = try await upload(volunteer, file: try TestImages.file("not a photo", name: "x.jpg"), token: token)
+        #expect(text.status == 415 && text.body.contains("JPEG, PNG or WebP"))
+        let added = try await upload(volunteer, token: token)
+        #expect(added.status == 201, "\(added.body)")
+        let photoID = try volunteer.photoID(added)
+        #expect(FileManager.default.fileExists(atPath: server.dataDir + "/photos/" + photoID + ".thumb.jpg"))
+        #expect(try sqlite(server.dataDir, "SELECT state FROM photos WHERE local_id = '\(photoID)'") == "pending")
+        for _ in 0..<18 { #expect(try await upload(volunteer, token: token).status == 201) }
+        let full = try await upload(volunteer, token: token)
+        #expect(full.status == 409 && full.body.contains("at most 20 photos"))
+        #expect(try sqlite(server.dataDir, "SELECT count(*) FROM photos WHERE report_id = \(id)") == "20")
+
+        // The fields: a crafted code is refused in the reporter's words; a good correction is kept.
+        let bad = try await Self.post(
+            volunteer, "/reports/\(localID)/reply", [("name", "Tithe barn"), ("condition", "splendid")],
+            tokenFrom: "/reports/\(localID)/reply")
+        #expect(bad.status == 422 && bad.body.contains("aria-invalid=\"true\""))
+        let sent = try await Self.post(
+            volunteer, "/reports/\(localID)/reply",
+            [("name", "Tithe barn"), ("condition", "fair"), ("note", "Closer photos added")],
+            tokenFrom: "/reports/\(localID)/reply")
+        #expect(sent.status == 303)
+        #expect(
+            try sqlite(
+                server.dataDir, "SELECT review_state || '|' || name || '|' || condition FROM reports WHERE id = \(id)")
+                == "received|Tithe barn|fair")
+        #expect(try await upload(volunteer, token: token).status == 409, "answered: no more photos")
+        let page = try await coordinator.get("/review/reports/\(id)")
+        #expect(page.body.contains("/review/photos/\(photoID)"))
+        // REV-06: the map of the photos gets the located one (the added photo has no position).
+        #expect(page.body.contains("id=\"photo-map\"") && page.body.contains("data-points=\"[[48.86,2.35,8.0,1]]\""))
+        #expect(page.body.contains("Reporter added a photo") && page.body.contains("condition: poor → fair"))
+        await server.stop()
+    }
+
     /// REV-09: the exports of the current filter, parsed back: CSV (BOM, header, RFC 4180 quoting,
     /// formula cells neutralised) and GeoJSON (a FeatureCollection of [longitude, latitude] points).
     @Test func rev09ExportsParsedBack() async throws {
@@ -418,6 +489,64 @@ import Testing
         #expect(list.body.contains("A modern garage") && list.body.contains("Not heritage"))
         await serve.stop()
         try checkPlatformHolds([approved], platformDatabase: platform.databasePath)
+        await platform.stop()
+    }
+
+    /// REV-04, REV-03: under the policy `all`, a report asked for information gets a photo and a
+    /// corrected name in its reporter's answer; while it waits the platform gets nothing (the worker
+    /// runs); once approved the platform holds it once, under the corrected name, with every photo
+    /// (the added one last), each once.
+    @Test func rev04ReplyPhotoReachesThePlatformOnceWithTheApprovedReport() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let platform = try await PlatformProcess(folder: folder)
+        let fixture = try OutboxFixture(dataDir: folder + "/app")
+        var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
+        environment["HAR_REVIEW_POLICY"] = "all"
+        environment["HAR_COORDINATORS"] = "lead@example.org"
+        let serve = try RunningServer(environment: environment)
+        let browser = try WebReporter(baseURL: serve.baseURL, folder: folder)
+        try await browser.signIn(email: "reporter@example.org")
+        try await browser.submitReports(1, photos: 2, tag: "reply", into: fixture)
+        var report = fixture.captured[0]
+        let lead = try await SignedInClient(serve, email: "lead@example.org")
+        let asked = try await ReviewTests.post(
+            lead, "/review/reports/\(report.id)/action", [("action", "needs_info"), ("message", "And the porch?")],
+            tokenFrom: "/review")
+        #expect(asked.status == 303)
+
+        let form = try await browser.get("/reports/\(report.localID)/reply")
+        let token = try SignedInClient.csrf(in: form.body)
+        let bytes = try browser.jpeg(label: "porch")
+        let path = folder + "/porch.jpg"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        let added = try await browser.post(
+            "/api/reports/\(report.localID)/reply/photos",
+            ["-H", "X-CSRF-Token: \(token)", "-H", "Accept: application/json", "-F", "photo=@\(path);type=image/jpeg"])
+        #expect(added.status == 201, "\(added.body)")
+        report.photoHashes.append(SHA256Stream.hash(bytes))
+        report.placeName += " (porch)"
+        let sent = try await browser.post(
+            "/reports/\(report.localID)/reply",
+            [
+                "--data-urlencode", "_csrf=\(token)", "--data-urlencode", "name=\(report.placeName)",
+                "--data-urlencode", "note=The porch is on the second photo",
+            ])
+        #expect(sent.status == 303)
+        // The worker is running and polls every second: give it several chances to misbehave.
+        try await Task.sleep(for: .seconds(3))
+        #expect(try fixture.states() == ["queued": 1])
+        try checkPlatformHolds([], platformDatabase: platform.databasePath)
+
+        let approve = try await ReviewTests.post(
+            lead, "/review/reports/\(report.id)/action", [("action", "approve")], tokenFrom: "/review")
+        #expect(approve.status == 303)
+        try await waitUntil("the approved report is stored", timeout: 60) {
+            try fixture.state(of: report.localID).state == "stored"
+        }
+        try await Task.sleep(for: .seconds(2))
+        await serve.stop()
+        try checkPlatformHolds([report], platformDatabase: platform.databasePath)
         await platform.stop()
     }
 

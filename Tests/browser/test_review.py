@@ -72,6 +72,8 @@ def test_REV_02_03_05_volunteer_files_coordinator_filters_approves_one_rejects_o
     assert "Chapel of St Anne" in table and "Garage on Mill Lane" not in table
     browser.find_element(By.LINK_TEXT, "Chapel of St Anne").click()
     wait_for(browser, lambda d: "/review/reports/" in d.current_url)
+    # REV-06: the map of its photos, one marker where the photo was taken.
+    wait_for(browser, lambda d: d.find_element(By.ID, "photo-map").get_attribute("data-markers") == "1", 20)
     shot(browser, "review-report.png")
     browser.find_element(By.ID, "act-approve").click()
     wait_for(browser, lambda d: d.find_element(By.ID, "review-state").text == "Approved")
@@ -174,6 +176,61 @@ def test_REV_04_needs_info_round_trip(browser, server):
     assert "St Anne's, by the bridge" in browser.find_element(By.ID, "review-history").text
 
 
+def test_REV_04_reply_adds_a_photo_the_coordinator_sees(browser, server):
+    from conftest import seed_report
+    import base64
+    import tempfile
+    volunteer = unique_email("photo")
+    browser.delete_all_cookies()
+    sign_in(browser, server, volunteer)
+    local_id = seed_report(server, volunteer, "Lychgate at Sutton")
+    report_id = rows(server, "SELECT id FROM reports WHERE local_id = ?", local_id)[0][0]
+    volunteer_cookies = browser.get_cookies()
+    browser.delete_all_cookies()
+    sign_in(browser, server, COORDINATOR)
+    browser.get(server.url + "/review/reports/%d" % report_id)
+    browser.find_element(By.ID, "ni-message").send_keys("Could you add a photo of the roof?")
+    browser.find_element(By.ID, "act-needs-info").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "review-state").text == "Needs information")
+    # The reporter adds a photo to the answer (picked from the device) and sends it back.
+    browser.delete_all_cookies()
+    browser.get(server.url + "/healthz")
+    for cookie in volunteer_cookies:
+        browser.add_cookie({key: cookie[key] for key in ("name", "value", "path") if key in cookie})
+    browser.get(server.url + "/reports/%s/reply" % local_id)
+    assert "add a photo of the roof" in browser.find_element(By.ID, "reply-message").text
+    wait_for(browser, lambda d: d.find_element(By.ID, "reply-picker").is_displayed())
+    data_url = browser.execute_script(
+        "var c = document.createElement('canvas'); c.width = 60; c.height = 40; "
+        "c.getContext('2d').fillRect(0, 0, 30, 20); return c.toDataURL('image/jpeg', 0.9);")
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, "roof.jpg")
+    with open(path, "wb") as out:
+        out.write(base64.b64decode(data_url.split(",", 1)[1]))
+    browser.find_element(By.ID, "reply-file").send_keys(path)
+    wait_for(browser, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#reply-photos li")) == 1, 15)
+    os.remove(path)
+    os.rmdir(folder)
+    browser.execute_script("document.getElementById('reply-photos-title').scrollIntoView({block: 'start'})")
+    shot(browser, "review-reply.png")
+    browser.find_element(By.ID, "r-note").send_keys("The roof, from the lane")
+    browser.find_element(By.ID, "reply-send").click()
+    wait_for(browser, lambda d: d.current_url.endswith("/reports"))
+    added = rows(server, "SELECT local_id, state FROM photos WHERE report_id = ? ORDER BY position DESC",
+                 report_id)[0]
+    assert added[1] == "pending"
+    # Waiting for review (policy all): nothing of it on the platform.
+    assert rows(server, "SELECT state FROM reports WHERE id = ?", report_id)[0][0] == "queued"
+    assert not rows(server, "SELECT id FROM report WHERE place_name = 'Lychgate at Sutton'", platform=True)
+    # The coordinator sees the added photo on the report's page, and who added it in the history.
+    browser.delete_all_cookies()
+    sign_in(browser, server, COORDINATOR)
+    browser.get(server.url + "/review/reports/%d" % report_id)
+    assert browser.find_elements(By.CSS_SELECTOR, "img[src*='/review/photos/%s']" % added[0])
+    history = browser.find_element(By.ID, "review-history").text
+    assert "Reporter added a photo" in history and "The roof, from the lane" in history
+
+
 def test_REV_07_bulk_on_500_with_per_report_results(browser, server):
     from conftest import seed_report
     volunteer = unique_email("many")
@@ -200,3 +257,59 @@ def test_REV_07_bulk_on_500_with_per_report_results(browser, server):
     assert rows(server, "SELECT count(*) FROM reports WHERE name LIKE 'Milestone %' AND review_state = 'approved'") \
         == [(500,)]
     browser.set_window_size(412, 860)
+
+
+def fetch_text(driver, path):
+    """The body of a GET made by the page itself (its session cookie), decoded here byte for byte (the
+    browser's text() would drop a byte-order mark)."""
+    body = driver.execute_async_script(
+        "var done = arguments[arguments.length - 1];"
+        "fetch(arguments[0], {credentials: 'same-origin'}).then(function (r) { return r.arrayBuffer(); })"
+        ".then(function (b) { done(Array.from(new Uint8Array(b))); }, function (e) { done(null); });", path)
+    return bytes(body).decode("utf-8")
+
+
+def test_REV_09_exports_of_the_filter_parsed_back_and_compared(browser, server):
+    import csv
+    import io
+    import json
+    from conftest import seed_report, database
+    volunteer = unique_email("exported")
+    browser.delete_all_cookies()
+    sign_in(browser, server, volunteer)
+    names = ["Export Cross %d" % n for n in range(3)] + ["=Export Cross HYPERLINK"]
+    for name in names:
+        seed_report(server, volunteer, name, photos=1)
+    with database(server) as connection:
+        connection.execute("UPDATE reports SET latitude = 50.1 + id * 0.001, longitude = -4.2 "
+                           "WHERE name LIKE '%Export Cross%'")
+    expected = {row[0]: row[1:] for row in rows(
+        server, "SELECT id, name, latitude, longitude, review_state, state FROM reports "
+                "WHERE name LIKE '%Export Cross%'")}
+    browser.delete_all_cookies()
+    sign_in(browser, server, COORDINATOR)
+    browser.get(server.url + "/review?q=export+cross")
+    # CSV: a byte-order mark, a header, one row per report of the filter, the formula cell neutralised.
+    text = fetch_text(browser, "/review/export.csv?q=export+cross")
+    assert text.startswith("\ufeff")
+    table = list(csv.DictReader(io.StringIO(text[1:], newline="")))
+    assert sorted(int(r["id"]) for r in table) == sorted(expected)
+    for r in table:
+        name, latitude, longitude, review_state, state = expected[int(r["id"])]
+        assert r["name"] == ("'" + name if name.startswith("=") else name)
+        assert abs(float(r["latitude"]) - latitude) < 1e-6 and abs(float(r["longitude"]) - longitude) < 1e-6
+        assert (r["review_state"], r["delivery_state"], r["photo_count"]) == (review_state, state, "1")
+    # GeoJSON: a FeatureCollection, [longitude, latitude] points, the same reports.
+    collection = json.loads(fetch_text(browser, "/review/export.geojson?q=export+cross"))
+    assert collection["type"] == "FeatureCollection"
+    assert sorted(f["properties"]["id"] for f in collection["features"]) == sorted(expected)
+    for feature in collection["features"]:
+        name, latitude, longitude, _, _ = expected[feature["properties"]["id"]]
+        assert feature["geometry"]["type"] == "Point"
+        at = feature["geometry"]["coordinates"]
+        assert abs(at[0] - longitude) < 1e-9 and abs(at[1] - latitude) < 1e-9
+        assert feature["properties"]["name"] == name
+    # Both exports are in the audit log.
+    browser.get(server.url + "/review/audit")
+    audit = browser.find_element(By.ID, "audit-table").text
+    assert "CSV export" in audit and "GeoJSON export" in audit

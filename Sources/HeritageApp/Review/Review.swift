@@ -94,7 +94,7 @@ enum ReviewRoutes {
         ("POST", "/review/kiosks/1/account", .coordinator),
     ]
 
-    static func register(on router: inout Router, web: Web, settings: ReviewSettings) {
+    static func register(on router: inout Router, web: Web, settings: ReviewSettings, drafts: Drafts) {
         let review = Review(web: web, store: web.stores.review, settings: settings)
         do {
             try review.store.setPolicy(settings.policy)
@@ -108,6 +108,6 @@ enum ReviewRoutes {
         ReviewExports.register(on: &router, review: review)
         ReviewPhotoArchive.register(on: &router, review: review)
         ReviewUsersScreen.register(on: &router, review: review)
-        ReporterReply.register(on: &router, review: review)
+        ReporterReply.register(on: &router, review: review, drafts: drafts)
     }
 }

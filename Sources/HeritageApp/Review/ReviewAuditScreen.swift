@@ -24,8 +24,8 @@ enum ReviewAuditScreen {
 
     static let actions = [
         "approve", "reject", "needs_info", "duplicate", "reopen", "claim", "release_claim", "retry", "hold",
-        "release", "reporter_reply", "role_grant", "role_revoke", "export_csv", "export_geojson", "export_audit",
-        "undo",
+        "release", "discard", "restore", "purge", "reporter_reply", "reporter_photo", "role_grant", "role_revoke",
+        "export_csv", "export_geojson", "export_zip", "export_audit", "undo",
     ]
 
     static func register(on router: inout Router, review: Review) {

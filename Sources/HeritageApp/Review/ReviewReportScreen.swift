@@ -102,6 +102,8 @@ enum ReviewReportScreen {
                     ]
                 }),
             "nearby": .array(nearby.map { ReviewPresentation.row($0, messages: messages, now: now) }),
+            "photoPoints": MustacheValue(Self.photoPoints(photos)),
+            "tiles": .string(review.settings.mapTileURL),
             "history": .array(
                 history.map { entry in
                     [
@@ -180,5 +182,18 @@ enum ReviewReportScreen {
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "image/png" }
         if bytes.starts(with: Array("RIFF".utf8)) && Array(bytes[8..<12]) == Array("WEBP".utf8) { return "image/webp" }
         return nil
+    }
+
+    /// The photos' positions for the map of them (REV-06), as the page's script reads them: a JSON array
+    /// of `[latitude, longitude, accuracy or null, n]`, numbers only; nil when no photo has a position.
+    static func photoPoints(_ photos: [ReviewPhoto]) -> String? {
+        let points = photos.enumerated().compactMap { index, photo -> String? in
+            guard let latitude = photo.latitude, let longitude = photo.longitude, latitude.isFinite,
+                longitude.isFinite
+            else { return nil }
+            let accuracy = photo.accuracy.flatMap { $0.isFinite ? String($0) : nil } ?? "null"
+            return "[\(latitude),\(longitude),\(accuracy),\(index + 1)]"
+        }
+        return points.isEmpty ? nil : "[" + points.joined(separator: ",") + "]"
     }
 }

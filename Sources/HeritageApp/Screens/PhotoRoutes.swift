@@ -264,18 +264,7 @@ struct DraftPhotoUpload {
     /// What libvips recognises (JPEG, PNG or WebP within the pixel limit), the SHA-256 of the bytes and
     /// the EXIF position; off the concurrency pool.
     func inspect(_ upload: Validated, _ context: WebContext) async throws -> Step<Inspected> {
-        let path = upload.file.path
-        let inspected = try await work.run { () throws -> Result<Inspected, ImageError> in
-            let info: ImageInfo
-            do {
-                info = try Imaging.inspect(path: path)
-            } catch let error as ImageError {
-                return .failure(error)
-            }
-            let sha256 = try SHA256Stream.hashFile(at: path)
-            return .success(Inspected(info: info, sha256: sha256, exif: Imaging.gpsFix(path: path)))
-        }
-        switch inspected {
+        switch try await Self.inspectFile(upload.file.path, work: work) {
         case .success(let value): return .next(value)
         case .failure(.tooLarge): return .done(refuse("too_many_pixels", "tooManyPixels", 415, context))
         case .failure: return .done(refuse("not_image", "notImage", 415, context))
@@ -285,16 +274,8 @@ struct DraftPhotoUpload {
     /// The thumbnail made and both files moved into place and flushed; off the concurrency pool. Nil
     /// when installed, else the refusal.
     func install(_ upload: Validated, as localID: String, _ context: WebContext) async throws -> Response? {
-        let (files, path) = (drafts.files, upload.file.path)
-        let refused = try await work.run { () throws -> ImageError? in
-            do {
-                try files.install(upload: path, as: localID)
-                return nil
-            } catch let error as ImageError {
-                return error
-            }
-        }
-        guard let refused else { return nil }
+        guard let refused = try await Self.installFile(upload.file.path, as: localID, files: drafts.files, work: work)
+        else { return nil }
         web.log.info("photo refused at thumbnail: \(refused)")
         return refuse("not_image", "notImage", 415, context)
     }
@@ -337,6 +318,36 @@ struct DraftPhotoUpload {
                 longitude: photo.fix?.longitude, accuracy: photo.fix?.accuracy, count: count,
                 locationSource: locationSource)
             return web.json(answer, status: 201, context: context)
+        }
+    }
+
+    /// The file at `path` as libvips recognises it, its SHA-256 and EXIF position, on `work`'s threads
+    /// (also the needs-info answer's uploads, `ReplyPhotoUpload`).
+    static func inspectFile(_ path: String, work: BlockingWork) async throws -> Result<Inspected, ImageError> {
+        try await work.run { () throws -> Result<Inspected, ImageError> in
+            let info: ImageInfo
+            do {
+                info = try Imaging.inspect(path: path)
+            } catch let error as ImageError {
+                return .failure(error)
+            }
+            let sha256 = try SHA256Stream.hashFile(at: path)
+            return .success(Inspected(info: info, sha256: sha256, exif: Imaging.gpsFix(path: path)))
+        }
+    }
+
+    /// The thumbnail made and the files of the upload at `path` moved into place as `localID` and
+    /// flushed, on `work`'s threads; nil when installed, else why not.
+    static func installFile(_ path: String, as localID: String, files: PhotoFiles, work: BlockingWork) async throws
+        -> ImageError?
+    {
+        try await work.run { () throws -> ImageError? in
+            do {
+                try files.install(upload: path, as: localID)
+                return nil
+            } catch let error as ImageError {
+                return error
+            }
         }
     }
 

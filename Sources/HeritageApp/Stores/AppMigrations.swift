@@ -24,6 +24,7 @@ enum AppMigrations {
         Migration(version: 7, name: "device reports", sql: deviceReports),
         Migration(version: 8, name: "list versions", sql: listVersions),
         Migration(version: 9, name: "kiosks and receipts", sql: kiosks),
+        Migration(version: 11, name: "review search indexes", sql: reviewSearch),
     ]
 
     /// Issue 11 (docs/KIOSK.md): kiosks at sites, each with at most one enrolled tablet (its device

@@ -27,6 +27,7 @@ enum PostgresAppMigrations {
         Migration(version: 7, name: "device reports", sql: deviceReports),
         Migration(version: 8, name: "list versions", sql: listVersions),
         Migration(version: 9, name: "kiosks and receipts", sql: kiosks),
+        Migration(version: 11, name: "review search indexes", sql: reviewSearch),
     ]
 
     /// `AppMigrations.kiosks` in PostgreSQL's words.

@@ -121,7 +121,7 @@ struct PostgresReviewStore: ReviewStore {
     }
 
     static func whereClause(_ filter: ReviewFilter) -> (String, [SQLValue]) {
-        SQLiteReviewStore.whereClause(filter)
+        SQLiteReviewStore.whereClause(filter, dialect: .postgres)
     }
 
     static func likeEscaped(_ text: String) -> String { SQLiteReviewStore.likeEscaped(text) }
@@ -153,8 +153,10 @@ struct PostgresReviewStore: ReviewStore {
         return try database.read { db in
             try db.query(
                 """
-                SELECT \(Self.rowColumns) FROM reports r JOIN users u ON u.id = r.user_id
-                WHERE \(clause) ORDER BY \(order) LIMIT ?
+                SELECT \(Self.rowColumns)
+                FROM (SELECT r.id FROM reports r WHERE \(clause) ORDER BY \(order) LIMIT ?) AS page
+                JOIN reports r ON r.id = page.id JOIN users u ON u.id = r.user_id
+                ORDER BY \(order)
                 """, values
             ).map(Self.row)
         }
@@ -166,7 +168,7 @@ struct PostgresReviewStore: ReviewStore {
         return try database.read { db in
             Int(
                 try db.scalar(
-                    "SELECT count(*) FROM (SELECT 1 FROM reports r JOIN users u ON u.id = r.user_id WHERE \(clause)\(limit)) AS matched",
+                    "SELECT count(*) FROM (SELECT 1 FROM reports r WHERE \(clause)\(limit)) AS matched",
                     values
                 ).int ?? 0)
         }
@@ -484,29 +486,95 @@ struct PostgresReviewStore: ReviewStore {
         }
     }
 
-    func reply(localID: String, userID: Int64, name: String?, note: String, now: Double) throws -> Bool {
+    func reply(localID: String, userID: Int64, fields: ReportFields?, note: String, now: Double) throws -> Bool {
         try database.write { db -> Bool in
             guard
                 let row = try db.query(
                     """
-                    SELECT r.id, r.state, u.email FROM reports r JOIN users u ON u.id = r.user_id
+                    SELECT r.id, u.email, r.name, r.designation, r.condition, r.occupancy, r.priority_category,
+                        r.owner_type, r.grade, CASE WHEN \(ReplyRoom.openSQL) THEN 1 ELSE 0 END AS open
+                    FROM reports r JOIN users u ON u.id = r.user_id
                     WHERE r.local_id = ? AND r.user_id = ? AND r.review_state = 'needs_info'
                     """, .text(localID), .integer(userID)
                 ).first, let id = try row.int("id")
             else { return false }
-            // The name changes only while the platform has nothing of the report yet.
-            let newName = try row.string("state") == ReportState.queued.rawValue ? name : nil
+            var detail = note.isEmpty ? [] : [note]
+            // The fields change only while the platform has nothing of the report yet.
+            if let fields, try row.int("open") == 1 {
+                let before = ReportFields(
+                    name: try row.string("name") ?? "", designation: try row.string("designation") ?? "",
+                    condition: try row.string("condition") ?? "", occupancy: try row.string("occupancy") ?? "",
+                    priorityCategory: try row.string("priority_category") ?? "",
+                    ownerType: try row.string("owner_type") ?? "", grade: try row.string("grade") ?? "")
+                detail += ReplyRoom.changes(from: before, to: fields)
+                _ = try db.run(
+                    """
+                    UPDATE reports SET name = ?, designation = ?, condition = ?, occupancy = ?, priority_category = ?,
+                        owner_type = ?, grade = ?
+                    WHERE id = ?
+                    """, .text(fields.name), .text(fields.designation), .text(fields.condition),
+                    .text(fields.occupancy), .text(fields.priorityCategory), .text(fields.ownerType),
+                    .text(fields.grade), .integer(id))
+            }
             _ = try db.run(
                 """
-                UPDATE reports SET review_state = 'received', replied_at = ?, name = coalesce(CAST(? AS text), name), updated_at = ?
+                UPDATE reports SET review_state = 'received', replied_at = ?, updated_at = ?
                 WHERE id = ? AND review_state = 'needs_info'
-                """, .real(now), SQLValue(newName), .real(now), .integer(id))
+                """, .real(now), .real(now), .integer(id))
             try Self.insertAudit(
                 db,
                 AuditEntry(
                     at: now, actor: try row.string("email") ?? "?", action: "reporter_reply", reportID: id,
-                    before: "needs_info", after: "received", detail: note.isEmpty ? nil : note))
+                    before: "needs_info", after: "received",
+                    detail: detail.isEmpty ? nil : detail.joined(separator: "\n")))
             return true
+        }
+    }
+
+    func replyRoom(localID: String, userID: Int64) throws -> ReplyRoom? {
+        try database.read { db in
+            try db.query(
+                """
+                SELECT r.id, (SELECT count(*) FROM photos p WHERE p.report_id = r.id) AS photo_count FROM reports r
+                WHERE r.local_id = ? AND r.user_id = ? AND \(ReplyRoom.openSQL)
+                """, .text(localID), .integer(userID)
+            ).first.map { ReplyRoom(id: try $0.int("id") ?? 0, photoCount: Int(try $0.int("photo_count") ?? 0)) }
+        }
+    }
+
+    func addReplyPhoto(_ photo: NewPhoto, localID: String, userID: Int64, now: Double) throws -> PhotoAddResult {
+        try database.write { db -> PhotoAddResult in
+            guard
+                let row = try db.query(
+                    """
+                    SELECT r.id, u.email, (SELECT count(*) FROM photos p WHERE p.report_id = r.id) AS photo_count,
+                        (SELECT coalesce(max(position), -1) + 1 FROM photos p WHERE p.report_id = r.id) AS next
+                    FROM reports r JOIN users u ON u.id = r.user_id
+                    WHERE r.local_id = ? AND r.user_id = ? AND \(ReplyRoom.openSQL)
+                    """, .text(localID), .integer(userID)
+                ).first, let id = try row.int("id")
+            else { return .gone }
+            guard try row.int("photo_count") ?? 0 < Int64(Draft.maximumPhotos) else { return .full }
+            let position = Int(try row.int("next") ?? 0)
+            _ = try db.run(
+                """
+                INSERT INTO photos (report_id, local_id, position, content_type, size, sha256, width, height,
+                    latitude, longitude, accuracy, altitude, captured_at, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .integer(id), .text(photo.localID), .integer(Int64(position)), .text(photo.contentType),
+                    .integer(Int64(photo.size)), .text(photo.sha256), .integer(Int64(photo.width)),
+                    .integer(Int64(photo.height)), SQLValue(photo.fix?.latitude), SQLValue(photo.fix?.longitude),
+                    SQLValue(photo.fix?.accuracy), SQLValue(photo.fix?.altitude), .text(photo.capturedAt), .real(now),
+                ])
+            _ = try db.run("UPDATE reports SET updated_at = ? WHERE id = ?", .real(now), .integer(id))
+            try Self.insertAudit(
+                db,
+                AuditEntry(
+                    at: now, actor: try row.string("email") ?? "?", action: "reporter_photo", reportID: id,
+                    after: photo.localID))
+            return .added(position: position)
         }
     }
 

@@ -58,8 +58,17 @@ protocol ReviewStore: Sendable {
     /// Reports in the trash since before `cutoff` are cancelled for good; returns their photos' ids
     /// (whose files are to go).
     func purgeTrash(before cutoff: Double, now: Double) throws -> [String]
-    /// The reporter sends a report in needs info back, with the corrected name and a note (REV-04).
-    func reply(localID: String, userID: Int64, name: String?, note: String, now: Double) throws -> Bool
+    /// The reporter sends a report in needs info back with a note (REV-04). `fields` replace the report's
+    /// while the platform has nothing of it yet (`replyRoom` answers), and are ignored after; each change
+    /// is written in the audit row. False: not theirs, or not waiting for their answer.
+    func reply(localID: String, userID: Int64, fields: ReportFields?, note: String, now: Double) throws -> Bool
+    /// The user's report in needs info while the platform has nothing of it yet (`ReplyRoom.openSQL`):
+    /// the only time its fields may be corrected and photos added. Nil otherwise.
+    func replyRoom(localID: String, userID: Int64) throws -> ReplyRoom?
+    /// Adds a photo (its files in place) after the report's others, in one transaction that checks
+    /// `ReplyRoom.openSQL` (else `.gone`) and `Draft.maximumPhotos` (else `.full`); audited as the
+    /// reporter's `reporter_photo`. The photo is pending: the worker sends it with the others, once.
+    func addReplyPhoto(_ photo: NewPhoto, localID: String, userID: Int64, now: Double) throws -> PhotoAddResult
 
     // MARK: Audit (REV-08)
 
@@ -259,4 +268,30 @@ struct ReporterView: Sendable, Equatable {
     var reason: String?
     var name: String?
     var delivery: String
+}
+
+/// A report its reporter may still change in their answer to needs info.
+struct ReplyRoom: Sendable, Equatable {
+    var id: Int64
+    var photoCount: Int
+
+    /// The report (alias `r`) waits for its reporter's answer and the platform has nothing of it: queued,
+    /// never created nor tried (a create in doubt may have landed), not in the trash. While it waits for
+    /// review the worker leaves it alone; under the policy `none` the worker's first step moves it out
+    /// of `queued`, in a transaction of its own, so a change either lands before it or is refused.
+    static let openSQL = """
+        r.review_state = 'needs_info' AND r.state = 'queued' AND r.platform_report_id IS NULL
+        AND r.create_attempted_at IS NULL AND r.discarded_at IS NULL
+        """
+
+    /// The audit's words for what an answer changed: one `field: before → after` line each.
+    static func changes(from before: ReportFields, to after: ReportFields) -> [String] {
+        let pairs: [(String, String, String)] = [
+            ("name", before.name, after.name), ("designation", before.designation, after.designation),
+            ("condition", before.condition, after.condition), ("occupancy", before.occupancy, after.occupancy),
+            ("priority_category", before.priorityCategory, after.priorityCategory),
+            ("owner_type", before.ownerType, after.ownerType), ("grade", before.grade, after.grade),
+        ]
+        return pairs.filter { $0.1 != $0.2 }.map { "\($0.0): \($0.1) → \($0.2)" }
+    }
 }

@@ -117,8 +117,13 @@ struct SQLiteReviewStore: ReviewStore {
         }
     }
 
-    /// The WHERE clause of a filter and its values.
-    static func whereClause(_ filter: ReviewFilter) -> (String, [SQLValue]) {
+    /// The SQL dialects the filter is written in: the same clause but for the text and the map's bounds,
+    /// which each asks its own index (migration 11).
+    enum Dialect { case sqlite, postgres }
+
+    /// The WHERE clause of a filter and its values. Each filter that would read the whole table asks an
+    /// index of migration 11 instead (docs/BENCHMARKS.md has the query plans).
+    static func whereClause(_ filter: ReviewFilter, dialect: Dialect = .sqlite) -> (String, [SQLValue]) {
         var clauses = [reviewable, filter.trash ? "r.discarded_at IS NOT NULL" : "r.discarded_at IS NULL"]
         var values: [SQLValue] = []
         if let review = filter.review {
@@ -134,7 +139,9 @@ struct SQLiteReviewStore: ReviewStore {
             values.append(.text(origin.rawValue))
         }
         if !filter.reporter.isEmpty {
-            clauses.append("lower(u.email) LIKE ? ESCAPE '\\'")
+            // The few users whose e-mail matches first (1,000 rows, not 100,000), then their reports by
+            // `reports_user_submitted`.
+            clauses.append("r.user_id IN (SELECT id FROM users WHERE lower(email) LIKE ? ESCAPE '\\')")
             values.append(.text("%" + likeEscaped(filter.reporter.lowercased()) + "%"))
         }
         if let from = filter.from {
@@ -146,16 +153,40 @@ struct SQLiteReviewStore: ReviewStore {
             values.append(.real(to))
         }
         if !filter.text.isEmpty {
-            clauses.append(
-                "(lower(coalesce(r.name, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(r.formatted_address, '')) LIKE ? ESCAPE '\\' OR r.local_id = ?)"
-            )
-            let pattern = "%" + likeEscaped(filter.text.lowercased()) + "%"
-            values += [.text(pattern), .text(pattern), .text(filter.text)]
+            if dialect == .sqlite && filter.text.count >= 3 {
+                // The trigram index: a phrase of the text's trigrams is the text as a substring, any case,
+                // in the name or the address (what the LIKE below says, answered from `reports_text`).
+                clauses.append(
+                    "(r.id IN (SELECT rowid FROM reports_text WHERE reports_text MATCH ?) OR r.local_id = ?)")
+                values += [.text("\"" + filter.text.replacing("\"", with: "\"\"") + "\""), .text(filter.text)]
+            } else {
+                // PostgreSQL's trigram indexes are on these two expressions; under three characters no
+                // trigram index helps, and SQLite reads the table.
+                clauses.append(
+                    "(lower(coalesce(r.name, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(r.formatted_address, '')) LIKE ? ESCAPE '\\' OR r.local_id = ?)"
+                )
+                let pattern = "%" + likeEscaped(filter.text.lowercased()) + "%"
+                values += [.text(pattern), .text(pattern), .text(filter.text)]
+            }
         }
         if filter.hasFailure {
+            // Word for word the predicate of the partial index `reports_failure`.
             clauses.append("(r.state = 'needs_attention' OR r.last_error IS NOT NULL)")
         }
         if let (south, west, north, east) = filter.bounds {
+            switch dialect {
+            case .sqlite:
+                // The R*Tree keeps 32-bit boxes rounded outwards: it narrows, the BETWEENs decide.
+                clauses.append(
+                    "r.id IN (SELECT id FROM reports_position WHERE north >= ? AND south <= ? AND east >= ? AND west <= ?)"
+                )
+                values += [.real(south), .real(north), .real(west), .real(east)]
+            case .postgres:
+                clauses.append(
+                    "point(r.longitude, r.latitude) <@ box(point(CAST(? AS double precision), CAST(? AS double precision)), point(CAST(? AS double precision), CAST(? AS double precision)))"
+                )
+                values += [.real(west), .real(south), .real(east), .real(north)]
+            }
             clauses.append("r.latitude BETWEEN ? AND ? AND r.longitude BETWEEN ? AND ?")
             values += [.real(south), .real(north), .real(west), .real(east)]
         }
@@ -166,6 +197,9 @@ struct SQLiteReviewStore: ReviewStore {
         text.replacing("\\", with: "\\\\").replacing("%", with: "\\%").replacing("_", with: "\\_")
     }
 
+    /// The page's ids first, by the filter's index and in its order, then the columns of those rows only:
+    /// the photo count and first photo (two subqueries a row) are read for 50 rows, not for every
+    /// match a sort has to see (the text and map filters sort theirs).
     func search(_ filter: ReviewFilter, after cursor: ReviewCursor?, limit: Int) throws -> [ReviewRow] {
         var (clause, values) = Self.whereClause(filter)
         let order: String
@@ -193,8 +227,10 @@ struct SQLiteReviewStore: ReviewStore {
         return try database.read { db in
             try db.query(
                 """
-                SELECT \(Self.rowColumns) FROM reports r JOIN users u ON u.id = r.user_id
-                WHERE \(clause) ORDER BY \(order) LIMIT ?
+                SELECT \(Self.rowColumns)
+                FROM (SELECT r.id FROM reports r WHERE \(clause) ORDER BY \(order) LIMIT ?) AS page
+                JOIN reports r ON r.id = page.id JOIN users u ON u.id = r.user_id
+                ORDER BY \(order)
                 """, values
             ).map(Self.row)
         }
@@ -206,7 +242,7 @@ struct SQLiteReviewStore: ReviewStore {
         return try database.read { db in
             Int(
                 try db.scalar(
-                    "SELECT count(*) FROM (SELECT 1 FROM reports r JOIN users u ON u.id = r.user_id WHERE \(clause)\(limit))",
+                    "SELECT count(*) FROM (SELECT 1 FROM reports r WHERE \(clause)\(limit))",
                     values
                 ).int ?? 0)
         }
@@ -523,29 +559,95 @@ struct SQLiteReviewStore: ReviewStore {
         }
     }
 
-    func reply(localID: String, userID: Int64, name: String?, note: String, now: Double) throws -> Bool {
+    func reply(localID: String, userID: Int64, fields: ReportFields?, note: String, now: Double) throws -> Bool {
         try database.write { db -> Bool in
             guard
                 let row = try db.query(
                     """
-                    SELECT r.id, r.state, u.email FROM reports r JOIN users u ON u.id = r.user_id
+                    SELECT r.id, u.email, r.name, r.designation, r.condition, r.occupancy, r.priority_category,
+                        r.owner_type, r.grade, CASE WHEN \(ReplyRoom.openSQL) THEN 1 ELSE 0 END AS open
+                    FROM reports r JOIN users u ON u.id = r.user_id
                     WHERE r.local_id = ? AND r.user_id = ? AND r.review_state = 'needs_info'
                     """, .text(localID), .integer(userID)
                 ).first, let id = try row.int("id")
             else { return false }
-            // The name changes only while the platform has nothing of the report yet.
-            let newName = try row.string("state") == ReportState.queued.rawValue ? name : nil
+            var detail = note.isEmpty ? [] : [note]
+            // The fields change only while the platform has nothing of the report yet.
+            if let fields, try row.int("open") == 1 {
+                let before = ReportFields(
+                    name: try row.string("name") ?? "", designation: try row.string("designation") ?? "",
+                    condition: try row.string("condition") ?? "", occupancy: try row.string("occupancy") ?? "",
+                    priorityCategory: try row.string("priority_category") ?? "",
+                    ownerType: try row.string("owner_type") ?? "", grade: try row.string("grade") ?? "")
+                detail += ReplyRoom.changes(from: before, to: fields)
+                _ = try db.run(
+                    """
+                    UPDATE reports SET name = ?, designation = ?, condition = ?, occupancy = ?, priority_category = ?,
+                        owner_type = ?, grade = ?
+                    WHERE id = ?
+                    """, .text(fields.name), .text(fields.designation), .text(fields.condition),
+                    .text(fields.occupancy), .text(fields.priorityCategory), .text(fields.ownerType),
+                    .text(fields.grade), .integer(id))
+            }
             _ = try db.run(
                 """
-                UPDATE reports SET review_state = 'received', replied_at = ?, name = coalesce(?, name), updated_at = ?
+                UPDATE reports SET review_state = 'received', replied_at = ?, updated_at = ?
                 WHERE id = ? AND review_state = 'needs_info'
-                """, .real(now), SQLValue(newName), .real(now), .integer(id))
+                """, .real(now), .real(now), .integer(id))
             try Self.insertAudit(
                 db,
                 AuditEntry(
                     at: now, actor: try row.string("email") ?? "?", action: "reporter_reply", reportID: id,
-                    before: "needs_info", after: "received", detail: note.isEmpty ? nil : note))
+                    before: "needs_info", after: "received",
+                    detail: detail.isEmpty ? nil : detail.joined(separator: "\n")))
             return true
+        }
+    }
+
+    func replyRoom(localID: String, userID: Int64) throws -> ReplyRoom? {
+        try database.read { db in
+            try db.query(
+                """
+                SELECT r.id, (SELECT count(*) FROM photos p WHERE p.report_id = r.id) AS photo_count FROM reports r
+                WHERE r.local_id = ? AND r.user_id = ? AND \(ReplyRoom.openSQL)
+                """, .text(localID), .integer(userID)
+            ).first.map { ReplyRoom(id: try $0.int("id") ?? 0, photoCount: Int(try $0.int("photo_count") ?? 0)) }
+        }
+    }
+
+    func addReplyPhoto(_ photo: NewPhoto, localID: String, userID: Int64, now: Double) throws -> PhotoAddResult {
+        try database.write { db -> PhotoAddResult in
+            guard
+                let row = try db.query(
+                    """
+                    SELECT r.id, u.email, (SELECT count(*) FROM photos p WHERE p.report_id = r.id) AS photo_count,
+                        (SELECT coalesce(max(position), -1) + 1 FROM photos p WHERE p.report_id = r.id) AS next
+                    FROM reports r JOIN users u ON u.id = r.user_id
+                    WHERE r.local_id = ? AND r.user_id = ? AND \(ReplyRoom.openSQL)
+                    """, .text(localID), .integer(userID)
+                ).first, let id = try row.int("id")
+            else { return .gone }
+            guard try row.int("photo_count") ?? 0 < Int64(Draft.maximumPhotos) else { return .full }
+            let position = Int(try row.int("next") ?? 0)
+            _ = try db.run(
+                """
+                INSERT INTO photos (report_id, local_id, position, content_type, size, sha256, width, height,
+                    latitude, longitude, accuracy, altitude, captured_at, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .integer(id), .text(photo.localID), .integer(Int64(position)), .text(photo.contentType),
+                    .integer(Int64(photo.size)), .text(photo.sha256), .integer(Int64(photo.width)),
+                    .integer(Int64(photo.height)), SQLValue(photo.fix?.latitude), SQLValue(photo.fix?.longitude),
+                    SQLValue(photo.fix?.accuracy), SQLValue(photo.fix?.altitude), .text(photo.capturedAt), .real(now),
+                ])
+            _ = try db.run("UPDATE reports SET updated_at = ? WHERE id = ?", .real(now), .integer(id))
+            try Self.insertAudit(
+                db,
+                AuditEntry(
+                    at: now, actor: try row.string("email") ?? "?", action: "reporter_photo", reportID: id,
+                    after: photo.localID))
+            return .added(position: position)
         }
     }
 
