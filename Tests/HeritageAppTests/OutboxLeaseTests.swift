@@ -128,3 +128,30 @@ struct OutboxLeaseTests {
         #expect(try !leases.release(second), "fenced")
     }
 }
+
+extension OutboxLeaseConformanceTests {
+    /// What the worker shares across nodes instead of keeping per process: a gate one node at a time
+    /// holds (until its time passes, or a restart of its node frees it), and the refused sessions.
+    @Test(arguments: StoreBackend.all) func gatesAndRefusedSessionsAreShared(backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let leases = scene.stores.leases
+        let now = scene.now
+        #expect(try leases.takeGate("photo_sweep", holder: "a", now: now, until: now + 50))
+        #expect(try !leases.takeGate("photo_sweep", holder: "b", now: now + 10, until: now + 60), "a's turn")
+        #expect(try leases.takeGate("photo_sweep", holder: "b", now: now + 50, until: now + 100), "a's time passed")
+        #expect(try leases.takeGate("1 abc", holder: "a 7", now: now, until: now + 50))
+        #expect(try !leases.takeGate("1 abc", holder: "b 8", now: now, until: now + 50))
+        try leases.releaseGate("1 abc", holder: "b 8")
+        #expect(try !leases.takeGate("1 abc", holder: "b 8", now: now, until: now + 50), "only its holder frees it")
+        _ = try leases.releaseLeft(node: "a")
+        #expect(try leases.takeGate("1 abc", holder: "b 8", now: now, until: now + 50), "a restarted: freed")
+        try leases.releaseGate("1 abc", holder: "b 8")
+        #expect(try leases.takeGate("1 abc", holder: "c 9", now: now, until: now + 50))
+
+        let userID = try scene.user("a@example.org")
+        #expect(try leases.refusedSession(userID: userID) == nil)
+        try leases.recordRefusedSession(userID: userID, fingerprint: "f1", now: now)
+        try leases.recordRefusedSession(userID: userID, fingerprint: "f2", now: now + 1)
+        #expect(try leases.refusedSession(userID: userID) == "f2")
+    }
+}

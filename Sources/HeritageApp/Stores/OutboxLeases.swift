@@ -5,6 +5,10 @@ import Storage
 /// not `claimed_by`, which is a coordinator's claim since migration 6); every transition it makes
 /// afterwards is fenced by its node and epoch (`OutboxStore`'s `lease:`), so that a node whose lease
 /// lapsed (paused, cut off) changes nothing once another node has taken the report over.
+///
+/// With them, what the worker shares across nodes instead of keeping per process: gates that one node
+/// at a time holds (`worker_gates`: the create gate of a user's identical reports, the photo sweep's
+/// turn) and the platform sessions refused (`refused_sessions`).
 protocol OutboxLeases: Sendable {
     /// Claims at most `limit` due reports whose lease is free or lapsed at `now`, until `now + duration`;
     /// each claim raises the report's epoch. Two nodes never get the same report from one round.
@@ -15,10 +19,20 @@ protocol OutboxLeases: Sendable {
     func release(_ lease: Lease) throws -> Bool
     /// Whether the lease is still this node's at `now`.
     func holds(_ lease: Lease, now: Double) throws -> Bool
-    /// At the worker's start: the leases a former run of this node left (after a crash) are given up,
-    /// so its reports resume at once instead of after their lease. On SQLite (one process per data
-    /// folder) every lease is a former run's. Returns how many were given up.
+    /// At the worker's start: the leases and gates a former run of this node left (after a crash) are
+    /// given up, so its reports resume at once instead of after their lease. On SQLite (one process per
+    /// data folder) every lease and gate is a former run's. Returns how many leases were given up.
     func releaseLeft(node: String) throws -> Int
+
+    /// Takes the gate `key` for `holder` until `until`, when no one holds it or its holder's time
+    /// passed at `now`; false when another holds it.
+    func takeGate(_ key: String, holder: String, now: Double, until: Double) throws -> Bool
+    /// Frees the gate `key` when `holder` has it.
+    func releaseGate(_ key: String, holder: String) throws
+    /// The fingerprint of the user's platform session the platform last refused (nil: none).
+    func refusedSession(userID: Int64) throws -> String?
+    /// The platform refused this session of the user: no node calls with it again.
+    func recordRefusedSession(userID: Int64, fingerprint: String, now: Double) throws
 }
 
 /// A report claimed by a node, up to `until`; `epoch` fences it.
@@ -113,11 +127,48 @@ struct SQLOutboxLeases<Backend: SQLBackend>: OutboxLeases {
 
     func releaseLeft(node: String) throws -> Int {
         try database.write { db in
-            Backend.isExclusive
-                ? try db.run("UPDATE reports SET lease_until = NULL WHERE lease_until IS NOT NULL")
-                : try db.run(
-                    "UPDATE reports SET lease_until = NULL WHERE lease_until IS NOT NULL AND lease_holder = ?",
-                    .text(node))
+            if Backend.isExclusive {
+                try db.run("DELETE FROM worker_gates")
+                return try db.run("UPDATE reports SET lease_until = NULL WHERE lease_until IS NOT NULL")
+            }
+            // The gates this node holds: named by it, or by it and a report (the create gate).
+            try db.run(
+                "DELETE FROM worker_gates WHERE holder = ? OR substr(holder, 1, CAST(? AS integer)) = ?", .text(node),
+                .integer(Int64(node.utf8.count + 1)), .text(node + " "))
+            return try db.run(
+                "UPDATE reports SET lease_until = NULL WHERE lease_until IS NOT NULL AND lease_holder = ?", .text(node))
+        }
+    }
+
+    func takeGate(_ key: String, holder: String, now: Double, until: Double) throws -> Bool {
+        try database.write { db in
+            try db.run("DELETE FROM worker_gates WHERE key = ? AND until <= ?", .text(key), .real(now))
+            return try db.run(
+                "INSERT INTO worker_gates (key, holder, until) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING",
+                .text(key), .text(holder), .real(until)) == 1
+        }
+    }
+
+    func releaseGate(_ key: String, holder: String) throws {
+        try database.write { db in
+            try db.run("DELETE FROM worker_gates WHERE key = ? AND holder = ?", .text(key), .text(holder))
+        }
+    }
+
+    func refusedSession(userID: Int64) throws -> String? {
+        try database.read { db in
+            try db.query("SELECT fingerprint FROM refused_sessions WHERE user_id = ?", .integer(userID)).first?
+                .string("fingerprint")
+        }
+    }
+
+    func recordRefusedSession(userID: Int64, fingerprint: String, now: Double) throws {
+        try database.write { db in
+            try db.run(
+                """
+                INSERT INTO refused_sessions (user_id, fingerprint, refused_at) VALUES (?, ?, ?)
+                ON CONFLICT (user_id) DO UPDATE SET fingerprint = excluded.fingerprint, refused_at = excluded.refused_at
+                """, .integer(userID), .text(fingerprint), .real(now))
         }
     }
 

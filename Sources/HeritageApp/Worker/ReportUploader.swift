@@ -13,7 +13,6 @@ struct ReportUploader: Sendable {
     let photosDirectory: String
     let photoLimiter: AsyncLimiter
     let createGate: KeyedGate
-    let failedSessions: FailedSessions
     let metrics: WorkerMetrics
     let log: Log
     let isStopping: @Sendable () -> Bool
@@ -92,7 +91,8 @@ struct ReportUploader: Sendable {
     private func usableSession(_ report: OutboxReport) async throws -> OutboxSession? {
         guard let session = try await store.run({ try $0.session(userID: report.userID) }) else { return nil }
         if let expires = session.expiresAt, expires <= WallClock.now() { return nil }
-        if failedSessions.hasFailed(userID: report.userID, session: session) { return nil }
+        let userID = report.userID
+        if try await store.lease({ try $0.refusedSession(userID: userID) }) == session.fingerprint { return nil }
         return session
     }
 
@@ -102,9 +102,9 @@ struct ReportUploader: Sendable {
         let lease = keeper.lease
         let body = try report.newReport().get()
         // Two reports of one user with the same fields must not reconcile against each other's
-        // create in flight: same user and same body go one at a time.
+        // create in flight: same user and same body go one at a time, on every node.
         let gateKey = "\(report.userID) " + SHA256Stream.hash((try? body.jsonBytes()) ?? [])
-        return try await createGate.withExclusive(gateKey) {
+        let gated = try await withCreateGate(gateKey, report: report, keeper: keeper) {
             if report.createAttemptedAt != nil,
                 let adopted = try await reconcile(report, body: body, session: session, keeper: keeper)
             {
@@ -125,6 +125,30 @@ struct ReportUploader: Sendable {
                 throw OutboxProblem("the platform answered with a report another report here already has")
             }
             return true
+        }
+        // Another node creates an identical report of the user now: this one waits for a later round.
+        return gated ?? false
+    }
+
+    /// Runs `body` holding the create gate `key`: in this process (the others wait in order), then in
+    /// the database for every node (`worker_gates`, until the lease's end). Nil, without running
+    /// `body`, when another node holds it.
+    private func withCreateGate<T: Sendable>(
+        _ key: String, report: OutboxReport, keeper: LeaseKeeper, _ body: () async throws -> T
+    ) async throws -> T? {
+        try await createGate.withExclusive(key) {
+            let (holder, now, until) = ("\(settings.nodeID) \(report.id)", WallClock.now(), keeper.lease.until)
+            guard try await store.lease({ try $0.takeGate(key, holder: holder, now: now, until: until) }) else {
+                return nil
+            }
+            do {
+                let value = try await body()
+                _ = try? await store.lease { try $0.releaseGate(key, holder: holder) }
+                return value
+            } catch {
+                _ = try? await store.lease { try $0.releaseGate(key, holder: holder) }
+                throw error
+            }
         }
     }
 
@@ -241,11 +265,14 @@ struct ReportUploader: Sendable {
         let lease = keeper.lease
         var platformReportID = report.platformReportID
         if platformReportID == nil, report.createAttemptedAt != nil, case .success(let body) = report.newReport() {
-            platformReportID = try await createGate.withExclusive(
-                "\(report.userID) " + SHA256Stream.hash((try? body.jsonBytes()) ?? [])
+            let gated = try await withCreateGate(
+                "\(report.userID) " + SHA256Stream.hash((try? body.jsonBytes()) ?? []), report: report, keeper: keeper
             ) {
                 try await reconcile(report, body: body, session: session, keeper: keeper)
             }
+            // Another node creates an identical report of the user now: this deletion waits for it.
+            guard let gated else { return }
+            platformReportID = gated
         }
         guard let platformReportID else {
             try await store.run { try $0.finishDeletion(report.id, wasOnPlatform: false, lease: lease) }
@@ -270,7 +297,8 @@ struct ReportUploader: Sendable {
         switch error {
         case .sessionExpired:
             metrics.failure(WorkerFailureKind.sessionExpired.rawValue)
-            failedSessions.remember(userID: report.userID, session: session)
+            let (userID, fingerprint, now) = (report.userID, session.fingerprint, WallClock.now())
+            try await store.lease { try $0.recordRefusedSession(userID: userID, fingerprint: fingerprint, now: now) }
             if report.state == .deleting {
                 try await store.run {
                     try $0.recordRetry(

@@ -24,7 +24,6 @@ final class UploadWorker: Sendable {
     let metrics: WorkerMetrics
     private let settings: WorkerSettings
     private let uploader: ReportUploader
-    private let failedSessions: FailedSessions
     private let sweep: PhotoSweep
     private let signal = WakeSignal()
     private let log: Log
@@ -48,15 +47,13 @@ final class UploadWorker: Sendable {
         self.settings = settings
         self.log = log
         self.metrics = metrics
-        let failedSessions = FailedSessions()
-        self.failedSessions = failedSessions
         sweep = PhotoSweep(
             store: store, photosDirectory: photosDirectory, retentionSeconds: settings.photoRetentionSeconds)
         let stopping = self.stopping
         uploader = ReportUploader(
             store: queue, client: client, settings: settings, photosDirectory: photosDirectory,
             photoLimiter: AsyncLimiter(limit: settings.photosAtOnce), createGate: KeyedGate(),
-            failedSessions: failedSessions, metrics: metrics, log: log,
+            metrics: metrics, log: log,
             isStopping: { stopping.isSet })
     }
 
@@ -77,10 +74,8 @@ final class UploadWorker: Sendable {
     func wake() { signal.signal() }
 
     /// A user signed in again: their reports waiting for sign-in resume at once.
-    func userSignedIn(userID: Int64) {
-        failedSessions.forget(userID: userID)
-        wake()
-    }
+    /// (Its reports resume when its session in the table is another than the one refused.)
+    func userSignedIn(userID: Int64) { wake() }
 
     /// Stops taking up reports and waits (at most `timeout` seconds) for the calls in flight to end.
     /// Whatever is cut short resumes from its committed state at the next start.
@@ -116,8 +111,12 @@ final class UploadWorker: Sendable {
             }
             if now >= nextSweep {
                 nextSweep = now + settings.sweepSeconds
-                let sweep = self.sweep
-                if let removed = try? await store.run({ _ in try sweep.run(now: now) }), removed > 0 {
+                // One node sweeps the shared photo folder per period: the one that takes the turn.
+                let (sweep, node, until) = (self.sweep, settings.nodeID, now + settings.sweepSeconds * 0.9)
+                let turn = try? await store.lease {
+                    try $0.takeGate("photo_sweep", holder: node, now: now, until: until)
+                }
+                if turn == true, let removed = try? await store.run({ _ in try sweep.run(now: now) }), removed > 0 {
                     log.info("upload worker: removed \(removed) photo files past their retention")
                 }
             }
@@ -161,7 +160,9 @@ final class UploadWorker: Sendable {
     private func resumeSignedInUsers(now: Double) async throws {
         let waiting = try await store.run { try $0.usersWaitingForSignIn(now: now) }
         for (userID, session) in waiting {
-            guard let session, !failedSessions.hasFailed(userID: userID, session: session) else { continue }
+            guard let session,
+                try await store.lease({ try $0.refusedSession(userID: userID) }) != session.fingerprint
+            else { continue }
             let resumed = try await store.run { try $0.resumeWaitingForSignIn(userID: userID) }
             if resumed > 0 { log.info("upload worker: user \(userID) signed in again; \(resumed) reports resume") }
         }
