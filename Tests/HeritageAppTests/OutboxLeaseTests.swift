@@ -136,6 +136,7 @@ extension OutboxLeaseConformanceTests {
         let scene = try StoreScene(backend)
         let leases = scene.stores.leases
         let now = scene.now
+        #expect(leases.isShared == (backend.name == "PostgreSQL"), "SQLite: one process, in-process gates")
         #expect(try leases.takeGate("photo_sweep", holder: "a", now: now, until: now + 50))
         #expect(try !leases.takeGate("photo_sweep", holder: "b", now: now + 10, until: now + 60), "a's turn")
         #expect(try leases.takeGate("photo_sweep", holder: "b", now: now + 50, until: now + 100), "a's time passed")

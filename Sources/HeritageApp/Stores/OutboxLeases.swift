@@ -24,6 +24,9 @@ protocol OutboxLeases: Sendable {
     /// data folder) every lease and gate is a former run's. Returns how many leases were given up.
     func releaseLeft(node: String) throws -> Int
 
+    /// Whether other processes may use the database too (PostgreSQL); on SQLite one process has it
+    /// alone, and an in-process gate is enough.
+    var isShared: Bool { get }
     /// Takes the gate `key` for `holder` until `until`, when no one holds it or its holder's time
     /// passed at `now`; false when another holds it.
     func takeGate(_ key: String, holder: String, now: Double, until: Double) throws -> Bool
@@ -140,6 +143,8 @@ struct SQLOutboxLeases<Backend: SQLBackend>: OutboxLeases {
         }
     }
 
+    var isShared: Bool { !Backend.isExclusive }
+
     func takeGate(_ key: String, holder: String, now: Double, until: Double) throws -> Bool {
         try database.write { db in
             try db.run("DELETE FROM worker_gates WHERE key = ? AND until <= ?", .text(key), .real(now))
@@ -150,7 +155,7 @@ struct SQLOutboxLeases<Backend: SQLBackend>: OutboxLeases {
     }
 
     func releaseGate(_ key: String, holder: String) throws {
-        try database.write { db in
+        _ = try database.write { db in
             try db.run("DELETE FROM worker_gates WHERE key = ? AND holder = ?", .text(key), .text(holder))
         }
     }
@@ -163,7 +168,7 @@ struct SQLOutboxLeases<Backend: SQLBackend>: OutboxLeases {
     }
 
     func recordRefusedSession(userID: Int64, fingerprint: String, now: Double) throws {
-        try database.write { db in
+        _ = try database.write { db in
             try db.run(
                 """
                 INSERT INTO refused_sessions (user_id, fingerprint, refused_at) VALUES (?, ?, ?)

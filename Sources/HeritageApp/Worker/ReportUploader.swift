@@ -130,13 +130,14 @@ struct ReportUploader: Sendable {
         return gated ?? false
     }
 
-    /// Runs `body` holding the create gate `key`: in this process (the others wait in order), then in
-    /// the database for every node (`worker_gates`, until the lease's end). Nil, without running
-    /// `body`, when another node holds it.
+    /// Runs `body` holding the create gate `key`: in this process (the others wait in order), then,
+    /// when several nodes share the database, in it (`worker_gates`, until the lease's end). Nil,
+    /// without running `body`, when another node holds it.
     private func withCreateGate<T: Sendable>(
         _ key: String, report: OutboxReport, keeper: LeaseKeeper, _ body: () async throws -> T
     ) async throws -> T? {
         try await createGate.withExclusive(key) {
+            guard store.leases.isShared else { return try await body() }
             let (holder, now, until) = ("\(settings.nodeID) \(report.id)", WallClock.now(), keeper.lease.until)
             guard try await store.lease({ try $0.takeGate(key, holder: holder, now: now, until: until) }) else {
                 return nil
