@@ -156,3 +156,29 @@ extension OutboxLeaseConformanceTests {
         #expect(try leases.refusedSession(userID: userID) == "f2")
     }
 }
+
+extension OutboxLeaseConformanceTests {
+    /// The worker's side: before a platform call the keeper makes sure the lease outlasts the call's
+    /// timeout, renewing it when it would not; once another node has the report it throws `LeaseLost`
+    /// (no call starts), and stays lost.
+    @Test(arguments: StoreBackend.all) func noCallStartsThatWouldOutlastTheLease(backend: StoreBackend) async throws {
+        let scene = try StoreScene(backend)
+        let leases = scene.stores.leases
+        let userID = try scene.user("a@example.org")
+        _ = try scene.queuedReport(userID: userID)
+        let now = Date().timeIntervalSince1970
+        // A lease with 10 s left, of 30 s when renewed.
+        let lease = try #require(try leases.claim(node: "a", now: now - 20, duration: 30, limit: 1).first)
+        let keeper = LeaseKeeper(lease, queue: OutboxQueue(scene.stores.outbox, leases: leases), duration: 30)
+        try await keeper.ensure(5)
+        #expect(keeper.lease.until == lease.until, "10 s left cover a 5 s call: no renewal")
+        try await keeper.ensure(20)
+        #expect(keeper.lease.until >= now + 29, "renewed before a call that would outlast it")
+
+        // Taken over (its lease made to lapse, as a pause would): the next call does not start.
+        let taken = try #require(try leases.claim(node: "b", now: now + 31, duration: 60, limit: 1).first)
+        #expect(taken.takenOverFrom == nil, "queued, not mid-transfer")
+        await #expect(throws: LeaseLost.self) { try await keeper.ensure(40) }
+        await #expect(throws: LeaseLost.self) { try await keeper.ensure(1) }
+    }
+}
