@@ -64,7 +64,8 @@ public final class Application: Sendable {
         let outbox = stores.outbox
         let workerMetrics = WorkerMetrics()
         let worker = UploadWorker(
-            store: outbox, client: clients.worker, settings: WorkerSettings(configuration: configuration),
+            store: outbox, leases: stores.leases, client: clients.worker,
+            settings: WorkerSettings(configuration: configuration),
             dataDirectory: dataDir, metrics: workerMetrics, log: log, photosDirectory: configuration.photosDirectory)
         self.worker = worker
 

@@ -71,6 +71,9 @@ extension Configuration {
         .bool("worker_enabled", \.workerEnabled, "upload worker on; off: reports are queued but not sent"),
         .int("worker_reports_at_once", \.workerReportsAtOnce, 1...64, "upload worker: reports sent at once"),
         .int("worker_photos_at_once", \.workerPhotosAtOnce, 1...64, "upload worker: photo uploads at once, in all"),
+        .double(
+            "worker_lease_seconds", \.workerLeaseSeconds, 1...86_400,
+            "upload worker: a report's lease, taken over from a dead node after it"),
         .double("retry_base_seconds", \.retryBaseSeconds, 0.001...3600, "upload worker: first retry delay (doubles)"),
         .double("retry_cap_seconds", \.retryCapSeconds, 0.01...86_400, "upload worker: longest retry delay"),
         .int(
@@ -203,6 +206,9 @@ extension Configuration {
         }
         if retryCapSeconds < retryBaseSeconds {
             throw ConfigurationError("retry_cap_seconds must be at least retry_base_seconds")
+        }
+        if workerLeaseSeconds <= platformTimeout + 1 {
+            throw ConfigurationError("worker_lease_seconds must be more than platform_timeout + 1")
         }
     }
 

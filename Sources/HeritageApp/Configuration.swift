@@ -58,6 +58,9 @@ public struct Configuration: Sendable, Equatable {
     public var workerEnabled = true
     public var workerReportsAtOnce = 4
     public var workerPhotosAtOnce = 2
+    /// How long a node's lease on a report lasts unrenewed (issue 13): a dead node's reports are taken
+    /// over after it. More than `platform_timeout`: no call starts that could outlast its lease.
+    public var workerLeaseSeconds = 120.0
     public var retryBaseSeconds = 2.0
     public var retryCapSeconds = 600.0
     public var photoRetentionSeconds = 7 * 86_400

@@ -2,7 +2,8 @@ import PlatformClient
 import Synchronization
 
 /// Faults the local platform injects for tests, reproducible by a seed. Off by default.
-/// Text form (`HAR_PLATFORM_FAULTS`): `fail5xx=0.3,fail429=0.1,drop=0.1,latency_ms=200,seed=1`.
+/// Text form (`HAR_PLATFORM_FAULTS`): `fail5xx=0.3,fail429=0.1,drop=0.1,latency_ms=200,seed=1`, and
+/// `ignore_idempotency=1` for the cluster test (issue 13).
 public struct FaultConfiguration: Sendable, Equatable {
     /// Share of requests answered 500 or 503 before any processing.
     public var fail5xx: Double = 0
@@ -15,6 +16,9 @@ public struct FaultConfiguration: Sendable, Equatable {
     public var seed: UInt64 = 1
     /// Overrides the photo size limit when set (`photo_limit_bytes=…`).
     public var photoLimitBytes: Int?
+    /// Ignores Idempotency-Key, as a platform may (the contract does not promise it): a request sent
+    /// twice is processed twice, so a test sees any double send of the worker.
+    public var ignoreIdempotency = false
 
     public init() {}
 
@@ -45,6 +49,7 @@ public struct FaultConfiguration: Sendable, Equatable {
             case "latency_ms": latencyMilliseconds = try count()
             case "seed": seed = UInt64(try count())
             case "photo_limit_bytes": photoLimitBytes = try count()
+            case "ignore_idempotency": ignoreIdempotency = try count() != 0
             default: throw .invalidArgument("unknown fault \(key)")
             }
         }

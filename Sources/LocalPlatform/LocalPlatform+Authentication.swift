@@ -80,7 +80,8 @@ extension LocalPlatform {
         _ request: Request, caller: Caller, fingerprint: String,
         _ body: () throws(Refusal) -> Response
     ) throws(Refusal) -> Response {
-        guard let key = request.headers["Idempotency-Key"], !key.isEmpty else { return try body() }
+        guard !configuration.faults.ignoreIdempotency, let key = request.headers["Idempotency-Key"], !key.isEmpty
+        else { return try body() }
         return try writeLock.withLock { _ throws(Refusal) -> Response in
             let scope = caller.idempotencyScope
             if let first = try stored({ try store.idempotentAnswer(scope: scope, key: key) }) {

@@ -14,7 +14,6 @@ struct OutboxLeaseTests {
         let stores = try Stores.postgres(url: url, poolSize: 1)
         stores.close()
         let connection = try PostgresConnection(url)
-        try connection.execute(PostgresOutboxLeases.migrationSQL)
         try connection.run(
             "INSERT INTO users (email, created_at, updated_at) VALUES ('a@example.org', 0, 0)")
         try connection.run(
@@ -84,5 +83,102 @@ struct OutboxLeaseTests {
         #expect(try second.holds(takeover, now: 152))
         #expect(try second.release(takeover))
         #expect(try first.claim(node: "a", now: 153, duration: 30, limit: 5).first?.epoch == lease.epoch + 2)
+    }
+}
+
+/// The worker's leases and the fence of the outbox's transitions, on both backends (issue 13).
+@Suite struct OutboxLeaseConformanceTests {
+    /// A node whose lease lapsed and was taken over writes nothing; the new holder goes on, and knows
+    /// it took the report over mid-transfer.
+    @Test(arguments: StoreBackend.all) func aTakenOverLeaseFencesTheOldHoldersTransitions(backend: StoreBackend)
+        throws
+    {
+        let scene = try StoreScene(backend)
+        let (outbox, leases) = (scene.stores.outbox, scene.stores.leases)
+        let userID = try scene.user("a@example.org")
+        let (id, _) = try scene.queuedReport(userID: userID)
+        let first = try #require(try leases.claim(node: "a", now: scene.now, duration: 60, limit: 4).first)
+        #expect(first.reportID == id && first.takenOverFrom == nil)
+        #expect(try leases.claim(node: "b", now: scene.now, duration: 60, limit: 4).isEmpty, "held by a")
+        #expect(try outbox.beginCreate(id, lease: first))
+        #expect(try outbox.report(id: id)?.state == .creating)
+
+        // a is paused past its lease: b takes the report over mid-transfer, with a higher epoch.
+        let second = try #require(try leases.claim(node: "b", now: scene.now + 61, duration: 60, limit: 4).first)
+        #expect(second.reportID == id && second.epoch == first.epoch + 1 && second.takenOverFrom == "a")
+        #expect(throws: LeaseLost.self) { try outbox.recordCreated(id, platformReportID: "P1", lease: first) }
+        #expect(throws: LeaseLost.self) { try outbox.recordRetry(id, error: "x", nextAttemptAt: 0, lease: first) }
+        #expect(try outbox.report(id: id)?.platformReportID == nil, "a wrote nothing")
+        #expect(try outbox.report(id: id)?.state == .creating)
+        #expect(try outbox.recordCreated(id, platformReportID: "P1", lease: second))
+        let photos = try outbox.photos(reportID: id)
+        #expect(throws: LeaseLost.self) { try outbox.beginPhoto(photos[0].id, reportID: id, lease: first) }
+        #expect(try outbox.beginPhoto(photos[0].id, reportID: id, lease: second))
+        #expect(throws: LeaseLost.self) {
+            try outbox.recordPhotoStored(photos[0].id, reportID: id, platformPhotoID: "F1", lease: first)
+        }
+        #expect(try outbox.photos(reportID: id)[0].state == .uploading, "a wrote nothing")
+
+        // b restarts after a crash: its leases are given up at once, not after they lapse.
+        #expect(try leases.releaseLeft(node: "b") == 1)
+        #expect(try !leases.holds(second, now: scene.now))
+        let third = try #require(try leases.claim(node: "b", now: scene.now, duration: 60, limit: 4).first)
+        #expect(third.epoch == second.epoch + 1 && third.takenOverFrom == nil)
+        #expect(try leases.release(third))
+        #expect(try !leases.release(second), "fenced")
+    }
+}
+
+extension OutboxLeaseConformanceTests {
+    /// What the worker shares across nodes instead of keeping per process: a gate one node at a time
+    /// holds (until its time passes, or a restart of its node frees it), and the refused sessions.
+    @Test(arguments: StoreBackend.all) func gatesAndRefusedSessionsAreShared(backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let leases = scene.stores.leases
+        let now = scene.now
+        #expect(leases.isShared == (backend.name == "PostgreSQL"), "SQLite: one process, in-process gates")
+        #expect(try leases.takeGate("photo_sweep", holder: "a", now: now, until: now + 50))
+        #expect(try !leases.takeGate("photo_sweep", holder: "b", now: now + 10, until: now + 60), "a's turn")
+        #expect(try leases.takeGate("photo_sweep", holder: "b", now: now + 50, until: now + 100), "a's time passed")
+        #expect(try leases.takeGate("1 abc", holder: "a 7", now: now, until: now + 50))
+        #expect(try !leases.takeGate("1 abc", holder: "b 8", now: now, until: now + 50))
+        try leases.releaseGate("1 abc", holder: "b 8")
+        #expect(try !leases.takeGate("1 abc", holder: "b 8", now: now, until: now + 50), "only its holder frees it")
+        _ = try leases.releaseLeft(node: "a")
+        #expect(try leases.takeGate("1 abc", holder: "b 8", now: now, until: now + 50), "a restarted: freed")
+        try leases.releaseGate("1 abc", holder: "b 8")
+        #expect(try leases.takeGate("1 abc", holder: "c 9", now: now, until: now + 50))
+
+        let userID = try scene.user("a@example.org")
+        #expect(try leases.refusedSession(userID: userID) == nil)
+        try leases.recordRefusedSession(userID: userID, fingerprint: "f1", now: now)
+        try leases.recordRefusedSession(userID: userID, fingerprint: "f2", now: now + 1)
+        #expect(try leases.refusedSession(userID: userID) == "f2")
+    }
+}
+
+extension OutboxLeaseConformanceTests {
+    /// The worker's side: before a platform call the keeper makes sure the lease outlasts the call's
+    /// timeout, renewing it when it would not; once another node has the report it throws `LeaseLost`
+    /// (no call starts), and stays lost.
+    @Test(arguments: StoreBackend.all) func noCallStartsThatWouldOutlastTheLease(backend: StoreBackend) async throws {
+        let scene = try StoreScene(backend)
+        let leases = scene.stores.leases
+        let userID = try scene.user("a@example.org")
+        _ = try scene.queuedReport(userID: userID)
+        let now = Date().timeIntervalSince1970
+        // A lease with 10 s left, of 30 s when renewed.
+        let lease = try #require(try leases.claim(node: "a", now: now - 20, duration: 30, limit: 1).first)
+        let keeper = LeaseKeeper(lease, queue: OutboxQueue(scene.stores.outbox, leases: leases), duration: 30)
+        try await keeper.ensure(5)
+        #expect(keeper.lease.until == lease.until, "10 s left cover a 5 s call: no renewal")
+        try await keeper.ensure(20)
+        #expect(keeper.lease.until >= now + 29, "renewed before a call that would outlast it")
+
+        // Taken over (its lease made to lapse, as a pause would): the next call does not start.
+        let taken = try #require(try leases.claim(node: "b", now: now + 31, duration: 60, limit: 1).first)
+        #expect(taken.takenOverFrom == nil, "queued, not mid-transfer")
+        await #expect(throws: LeaseLost.self) { try await keeper.ensure(40) }
+        await #expect(throws: LeaseLost.self) { try await keeper.ensure(1) }
     }
 }

@@ -56,7 +56,7 @@ struct PostgresUpgradeTests {
         defer { connection.close() }
         #expect(
             try PostgresMigrator.apply(PostgresAppMigrations.all.filter { $0.version != 6 }, to: connection)
-                == PostgresAppMigrations.all.map(\.version).filter { $0 != 6 })
+                == PostgresAppMigrations.all.map(\.version).filter { $0 != 6 }.sorted())
         let stores = try Stores.postgres(url: url, poolSize: 2)
         defer { stores.close() }
         #expect(try PostgresMigrator.apply(PostgresAppMigrations.all, to: connection).isEmpty)

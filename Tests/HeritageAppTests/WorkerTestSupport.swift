@@ -211,7 +211,8 @@ final class OutboxFixture: @unchecked Sendable {
         settings.retryCapSeconds = 1
         settings.pollSeconds = 0.2
         return UploadWorker(
-            store: stores.outbox, client: try platform.client(concurrentTransfers: reportsAtOnce + 1),
+            store: stores.outbox, leases: stores.leases,
+            client: try platform.client(concurrentTransfers: reportsAtOnce + 1),
             settings: settings, dataDirectory: dataDir, metrics: WorkerMetrics(), log: Log())
     }
 }

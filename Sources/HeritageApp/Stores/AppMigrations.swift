@@ -24,6 +24,7 @@ enum AppMigrations {
         Migration(version: 7, name: "device reports", sql: deviceReports),
         Migration(version: 8, name: "list versions", sql: listVersions),
         Migration(version: 9, name: "kiosks and receipts", sql: kiosks),
+        Migration(version: 10, name: "worker leases, gates, refused sessions", sql: workerLeases),
         Migration(version: 11, name: "review search indexes", sql: reviewSearch),
     ]
 
@@ -324,5 +325,27 @@ enum AppMigrations {
         BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
         CREATE TRIGGER review_audit_no_delete BEFORE DELETE ON review_audit
         BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+        """
+
+    /// Issue 13 (docs/SCALE-OUT.md): several nodes drain one outbox. The worker's lease on a report
+    /// (`OutboxLeases`): the node holding it, the epoch every claim raises (the fence of the node's
+    /// transitions) and when it lapses. `worker_gates`: named turns that one node at a time holds until
+    /// `until` (the create gate of a user's identical reports, the photo sweep's turn).
+    /// `refused_sessions`: the platform session last refused per user, as a fingerprint (never the
+    /// session itself), so that no node calls with it again.
+    static let workerLeases = """
+        ALTER TABLE reports ADD COLUMN lease_holder TEXT;
+        ALTER TABLE reports ADD COLUMN lease_epoch INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE reports ADD COLUMN lease_until REAL;
+        CREATE TABLE worker_gates (
+            key TEXT PRIMARY KEY NOT NULL,
+            holder TEXT NOT NULL,
+            until REAL NOT NULL
+        ) STRICT;
+        CREATE TABLE refused_sessions (
+            user_id INTEGER PRIMARY KEY NOT NULL,
+            fingerprint TEXT NOT NULL,
+            refused_at REAL NOT NULL
+        ) STRICT;
         """
 }

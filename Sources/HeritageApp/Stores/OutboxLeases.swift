@@ -1,13 +1,14 @@
-import PostgresStorage
 import Storage
 
 /// The worker's leases on reports, for several nodes draining one outbox (issue 13): a node claims due
-/// reports for a while (`lease_holder`, `lease_epoch`, `lease_until` on the report's row; not
-/// `claimed_by`, which is a coordinator's claim since migration 6); every change it makes afterwards is fenced by its node and epoch, so that a node whose lease lapsed (paused, cut off)
-/// changes nothing once another node has taken the report over.
+/// reports for a while (`lease_holder`, `lease_epoch`, `lease_until` on the report's row, migration 10;
+/// not `claimed_by`, which is a coordinator's claim since migration 6); every transition it makes
+/// afterwards is fenced by its node and epoch (`OutboxStore`'s `lease:`), so that a node whose lease
+/// lapsed (paused, cut off) changes nothing once another node has taken the report over.
 ///
-/// Not wired into the worker yet, and its migration (`PostgresOutboxLeases.migrationSQL`) is not in
-/// `PostgresAppMigrations.all`: it awaits a version number of its own in both dialects.
+/// With them, what the worker shares across nodes instead of keeping per process: gates that one node
+/// at a time holds (`worker_gates`: the create gate of a user's identical reports, the photo sweep's
+/// turn) and the platform sessions refused (`refused_sessions`).
 protocol OutboxLeases: Sendable {
     /// Claims at most `limit` due reports whose lease is free or lapsed at `now`, until `now + duration`;
     /// each claim raises the report's epoch. Two nodes never get the same report from one round.
@@ -18,6 +19,23 @@ protocol OutboxLeases: Sendable {
     func release(_ lease: Lease) throws -> Bool
     /// Whether the lease is still this node's at `now`.
     func holds(_ lease: Lease, now: Double) throws -> Bool
+    /// At the worker's start: the leases and gates a former run of this node left (after a crash) are
+    /// given up, so its reports resume at once instead of after their lease. On SQLite (one process per
+    /// data folder) every lease and gate is a former run's. Returns how many leases were given up.
+    func releaseLeft(node: String) throws -> Int
+
+    /// Whether other processes may use the database too (PostgreSQL); on SQLite one process has it
+    /// alone, and an in-process gate is enough.
+    var isShared: Bool { get }
+    /// Takes the gate `key` for `holder` until `until`, when no one holds it or its holder's time
+    /// passed at `now`; false when another holds it.
+    func takeGate(_ key: String, holder: String, now: Double, until: Double) throws -> Bool
+    /// Frees the gate `key` when `holder` has it.
+    func releaseGate(_ key: String, holder: String) throws
+    /// The fingerprint of the user's platform session the platform last refused (nil: none).
+    func refusedSession(userID: Int64) throws -> String?
+    /// The platform refused this session of the user: no node calls with it again.
+    func recordRefusedSession(userID: Int64, fingerprint: String, now: Double) throws
 }
 
 /// A report claimed by a node, up to `until`; `epoch` fences it.
@@ -26,45 +44,58 @@ struct Lease: Sendable, Equatable, Hashable {
     var node: String
     var epoch: Int64
     var until: Double
+    /// The node whose lease had lapsed (never released) when this claim took the report over, when it
+    /// was another node and the report was mid-transfer (creating, created, uploading).
+    var takenOverFrom: String? = nil
 }
 
-/// `OutboxLeases` on PostgreSQL: `FOR UPDATE SKIP LOCKED` lets concurrent claimers pass each other's rows
-/// instead of waiting on them, and the epoch check in every later statement is the fence.
-struct PostgresOutboxLeases: OutboxLeases {
-    let database: PostgresDatabase
+/// A transition fenced by a lease the node no longer holds: nothing was written.
+struct LeaseLost: Error, CustomStringConvertible, Sendable {
+    let reportID: Int64
+    var description: String { "the lease on report \(reportID) was lost: another node has it" }
+}
 
-    static let migrationSQL = """
-        ALTER TABLE reports ADD COLUMN lease_holder text;
-        ALTER TABLE reports ADD COLUMN lease_epoch bigint NOT NULL DEFAULT 0;
-        ALTER TABLE reports ADD COLUMN lease_until double precision;
+/// `OutboxLeases` on either backend, written once (`SQLBackend`): on PostgreSQL `FOR UPDATE SKIP
+/// LOCKED` lets concurrent claimers pass each other's rows instead of waiting on them; on SQLite the
+/// one writer claims alone. The epoch check in every later statement is the fence.
+struct SQLOutboxLeases<Backend: SQLBackend>: OutboxLeases {
+    let database: Backend
+
+    /// What the worker takes up: active reports (retry_wait once due), deletions once due, not a queued
+    /// report the review keeps back (the same as `OutboxStore.dueReports`).
+    static var dueSQL: String {
         """
+        (state IN ('queued', 'creating', 'created', 'uploading')
+         OR (state IN ('retry_wait', 'deleting') AND COALESCE(next_attempt_at, 0) <= ?))
+        AND NOT (state = 'queued' AND \(SQLiteReportStore.waitingForReviewSQL))
+        """
+    }
 
     func claim(node: String, now: Double, duration: Double, limit: Int) throws -> [Lease] {
         guard limit > 0 else { return [] }
-        return try PostgresDatabase.mapped {
-            try database.pool.withConnection { db in
-                // READ COMMITTED with row locks: SKIP LOCKED is the point (SERIALIZABLE would turn the
-                // claimers' overlapping reads into retries).
-                try db.transaction(.readCommitted) {
-                    try db.query(
-                        """
-                        UPDATE reports SET lease_holder = ?, lease_epoch = lease_epoch + 1, lease_until = ?
-                        WHERE id IN (
-                            SELECT id FROM reports
-                            WHERE (state IN ('queued', 'creating', 'created', 'uploading')
-                                   OR (state IN ('retry_wait', 'deleting') AND COALESCE(next_attempt_at, 0) <= ?))
-                              AND (lease_until IS NULL OR lease_until <= ?)
-                            ORDER BY COALESCE(submitted_at, creation_time), id
-                            LIMIT ?
-                            FOR UPDATE SKIP LOCKED)
-                        RETURNING id, lease_epoch, lease_until
-                        """, .text(node), .real(now + duration), .real(now), .real(now), .integer(Int64(limit))
-                    ).map { row in
-                        Lease(
-                            reportID: try row.int(0) ?? 0, node: node, epoch: try row.int(1) ?? 0,
-                            until: try row.double(2) ?? 0)
-                    }
-                }
+        return try database.claiming { db in
+            let due = try db.query(
+                """
+                SELECT id, state, lease_holder, lease_until FROM reports
+                WHERE \(Self.dueSQL) AND (lease_until IS NULL OR lease_until <= ?)
+                ORDER BY COALESCE(submitted_at, creation_time), id
+                LIMIT ? \(Backend.skipLocked)
+                """, .real(now), .real(now), .integer(Int64(limit)))
+            return try due.compactMap { row -> Lease? in
+                guard let id = try row.int("id") else { return nil }
+                let epoch = try db.scalar(
+                    """
+                    UPDATE reports SET lease_holder = ?, lease_epoch = lease_epoch + 1, lease_until = ?
+                    WHERE id = ? RETURNING lease_epoch
+                    """, .text(node), .real(now + duration), .integer(id)
+                ).int
+                guard let epoch else { return nil }
+                let previous = try row.string("lease_holder")
+                let lapsed = try row.double("lease_until") != nil
+                let midTransfer = ["creating", "created", "uploading"].contains(try row.string("state") ?? "")
+                return Lease(
+                    reportID: id, node: node, epoch: epoch, until: now + duration,
+                    takenOverFrom: lapsed && midTransfer && previous != node ? previous : nil)
             }
         }
     }
@@ -96,4 +127,70 @@ struct PostgresOutboxLeases: OutboxLeases {
             ).int == 1
         }
     }
+
+    func releaseLeft(node: String) throws -> Int {
+        try database.write { db in
+            if Backend.isExclusive {
+                try db.run("DELETE FROM worker_gates")
+                return try db.run("UPDATE reports SET lease_until = NULL WHERE lease_until IS NOT NULL")
+            }
+            // The gates this node holds: named by it, or by it and a report (the create gate).
+            try db.run(
+                "DELETE FROM worker_gates WHERE holder = ? OR substr(holder, 1, CAST(? AS integer)) = ?", .text(node),
+                .integer(Int64(node.utf8.count + 1)), .text(node + " "))
+            return try db.run(
+                "UPDATE reports SET lease_until = NULL WHERE lease_until IS NOT NULL AND lease_holder = ?", .text(node))
+        }
+    }
+
+    var isShared: Bool { !Backend.isExclusive }
+
+    func takeGate(_ key: String, holder: String, now: Double, until: Double) throws -> Bool {
+        try database.write { db in
+            try db.run("DELETE FROM worker_gates WHERE key = ? AND until <= ?", .text(key), .real(now))
+            return try db.run(
+                "INSERT INTO worker_gates (key, holder, until) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING",
+                .text(key), .text(holder), .real(until)) == 1
+        }
+    }
+
+    func releaseGate(_ key: String, holder: String) throws {
+        _ = try database.write { db in
+            try db.run("DELETE FROM worker_gates WHERE key = ? AND holder = ?", .text(key), .text(holder))
+        }
+    }
+
+    func refusedSession(userID: Int64) throws -> String? {
+        try database.read { db in
+            try db.query("SELECT fingerprint FROM refused_sessions WHERE user_id = ?", .integer(userID)).first?
+                .string("fingerprint")
+        }
+    }
+
+    func recordRefusedSession(userID: Int64, fingerprint: String, now: Double) throws {
+        _ = try database.write { db in
+            try db.run(
+                """
+                INSERT INTO refused_sessions (user_id, fingerprint, refused_at) VALUES (?, ?, ?)
+                ON CONFLICT (user_id) DO UPDATE SET fingerprint = excluded.fingerprint, refused_at = excluded.refused_at
+                """, .integer(userID), .text(fingerprint), .real(now))
+        }
+    }
+
+    /// The fence of a transition, run first in its transaction: true when `lease` (if any) is still
+    /// held at `now`. It writes the row it checks (to itself), so on PostgreSQL it takes the row's lock:
+    /// a claim taking the report over waits for this transaction, or this one fails and runs again and
+    /// then sees the new epoch.
+    static func fence(_ db: Backend.Connection, _ lease: Lease?, now: Double) throws {
+        guard let lease else { return }
+        let held = try db.run(
+            """
+            UPDATE reports SET lease_until = lease_until
+            WHERE id = ? AND lease_holder = ? AND lease_epoch = ? AND lease_until > ?
+            """, .integer(lease.reportID), .text(lease.node), .integer(lease.epoch), .real(now))
+        if held != 1 { throw LeaseLost(reportID: lease.reportID) }
+    }
 }
+
+typealias PostgresOutboxLeases = SQLOutboxLeases<PostgresDatabase>
+typealias SQLiteOutboxLeases = SQLOutboxLeases<SQLiteDatabase>

@@ -38,27 +38,31 @@ protocol OutboxStore: Sendable {
 
     // MARK: Transitions
 
+    // The worker's transitions take its lease on the report (issue 13): each is fenced by it, checked
+    // in the same transaction, and throws `LeaseLost` (writing nothing) when another node has taken
+    // the report over or the lease lapsed. Without a lease (`har outbox`, tests) they are not fenced.
+
     /// Before `POST har/report`: creating, with the moment of the first attempt.
-    func beginCreate(_ id: Int64) throws -> Bool
+    func beginCreate(_ id: Int64, lease: Lease?) throws -> Bool
     /// The platform's report id, from a create's answer or adopted by reconciliation (absorbing the
     /// list's copy of that same report). False when the id is already another report's.
-    func recordCreated(_ id: Int64, platformReportID: String) throws -> Bool
+    func recordCreated(_ id: Int64, platformReportID: String, lease: Lease?) throws -> Bool
     /// Before a photo's upload: the report uploading and the photo uploading, in one commit.
-    func beginPhoto(_ photoID: Int64, reportID: Int64) throws -> Bool
+    func beginPhoto(_ photoID: Int64, reportID: Int64, lease: Lease?) throws -> Bool
     /// A photo the platform holds; the report becomes stored when it was the last one.
-    func recordPhotoStored(_ photoID: Int64, reportID: Int64, platformPhotoID: String?) throws
+    func recordPhotoStored(_ photoID: Int64, reportID: Int64, platformPhotoID: String?, lease: Lease?) throws
     /// A photo whose upload surely did not happen: pending again.
-    func resetPhoto(_ photoID: Int64) throws
+    func resetPhoto(_ photoID: Int64, lease: Lease?) throws
     /// A report with every photo stored (or none at all) becomes stored.
-    func storeIfComplete(_ reportID: Int64) throws
+    func storeIfComplete(_ reportID: Int64, lease: Lease?) throws
     /// A retryable failure: retry_wait until `nextAttemptAt` (a deletion stays deleting, with the time).
-    func recordRetry(_ id: Int64, error: String, nextAttemptAt: Double) throws
+    func recordRetry(_ id: Int64, error: String, nextAttemptAt: Double, lease: Lease?) throws
     /// A refusal a retry cannot fix: needs attention, with the message.
-    func recordNeedsAttention(_ id: Int64, message: String) throws
+    func recordNeedsAttention(_ id: Int64, message: String, lease: Lease?) throws
     /// The user's platform session expired: waiting for sign-in.
-    func recordWaitingForSignIn(_ id: Int64) throws
+    func recordWaitingForSignIn(_ id: Int64, lease: Lease?) throws
     /// A deletion finished: `deleted` when the platform had it, `cancelled` when it never did.
-    func finishDeletion(_ id: Int64, wasOnPlatform: Bool) throws
+    func finishDeletion(_ id: Int64, wasOnPlatform: Bool, lease: Lease?) throws
     /// Back to work from one of `states` (after a sign-in, `har outbox retry` and `release`).
     @discardableResult
     func resume(_ id: Int64, from states: [ReportState]) throws -> Bool
@@ -67,6 +71,32 @@ protocol OutboxStore: Sendable {
     /// `har outbox hold`: a report the worker would still send is held; one in flight stops at the
     /// worker's next step. False when it is in no such state.
     func hold(_ id: Int64) throws -> Bool
+}
+
+/// The transitions without a lease, as `har outbox` and the tests make them.
+extension OutboxStore {
+    func beginCreate(_ id: Int64) throws -> Bool { try beginCreate(id, lease: nil) }
+    func recordCreated(_ id: Int64, platformReportID: String) throws -> Bool {
+        try recordCreated(id, platformReportID: platformReportID, lease: nil)
+    }
+    func beginPhoto(_ photoID: Int64, reportID: Int64) throws -> Bool {
+        try beginPhoto(photoID, reportID: reportID, lease: nil)
+    }
+    func recordPhotoStored(_ photoID: Int64, reportID: Int64, platformPhotoID: String?) throws {
+        try recordPhotoStored(photoID, reportID: reportID, platformPhotoID: platformPhotoID, lease: nil)
+    }
+    func resetPhoto(_ photoID: Int64) throws { try resetPhoto(photoID, lease: nil) }
+    func storeIfComplete(_ reportID: Int64) throws { try storeIfComplete(reportID, lease: nil) }
+    func recordRetry(_ id: Int64, error: String, nextAttemptAt: Double) throws {
+        try recordRetry(id, error: error, nextAttemptAt: nextAttemptAt, lease: nil)
+    }
+    func recordNeedsAttention(_ id: Int64, message: String) throws {
+        try recordNeedsAttention(id, message: message, lease: nil)
+    }
+    func recordWaitingForSignIn(_ id: Int64) throws { try recordWaitingForSignIn(id, lease: nil) }
+    func finishDeletion(_ id: Int64, wasOnPlatform: Bool) throws {
+        try finishDeletion(id, wasOnPlatform: wasOnPlatform, lease: nil)
+    }
 }
 
 /// A line of `har outbox list`.

@@ -27,6 +27,7 @@ enum PostgresAppMigrations {
         Migration(version: 7, name: "device reports", sql: deviceReports),
         Migration(version: 8, name: "list versions", sql: listVersions),
         Migration(version: 9, name: "kiosks and receipts", sql: kiosks),
+        Migration(version: 10, name: "worker leases, gates, refused sessions", sql: workerLeases),
         Migration(version: 11, name: "review search indexes", sql: reviewSearch),
     ]
 
@@ -317,5 +318,22 @@ enum PostgresAppMigrations {
             created_at double precision NOT NULL
         );
         CREATE INDEX photos_report ON photos(report_id, position);
+        """
+
+    /// `AppMigrations.workerLeases` (issue 13): the worker's leases, gates and refused sessions.
+    static let workerLeases = """
+        ALTER TABLE reports ADD COLUMN lease_holder text;
+        ALTER TABLE reports ADD COLUMN lease_epoch bigint NOT NULL DEFAULT 0;
+        ALTER TABLE reports ADD COLUMN lease_until double precision;
+        CREATE TABLE worker_gates (
+            key text PRIMARY KEY NOT NULL,
+            holder text NOT NULL,
+            until double precision NOT NULL
+        );
+        CREATE TABLE refused_sessions (
+            user_id bigint PRIMARY KEY NOT NULL,
+            fingerprint text NOT NULL,
+            refused_at double precision NOT NULL
+        );
         """
 }

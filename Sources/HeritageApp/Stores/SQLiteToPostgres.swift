@@ -8,7 +8,7 @@ enum SQLiteToPostgres {
     /// The application's tables, parents before children; the columns are the same in both dialects.
     static let tables = [
         "users", "kiosks", "web_sessions", "reports", "photos", "expired_drafts", "signin_failures", "user_roles",
-        "review_audit", "kiosk_receipts",
+        "review_audit", "kiosk_receipts", "refused_sessions",
     ]
     /// Kept by triggers in both dialects (migration 8): the copy's inserts bump PostgreSQL's, which are
     /// then set to SQLite's numbers, so a list's ETag stays the same for the same list.

@@ -15,6 +15,8 @@ struct Stores: Sendable {
     var reports: any ReportStore
     /// The worker's and `har outbox`'s side of the same aggregate.
     var outbox: any OutboxStore
+    /// The worker's leases on the outbox's reports (issue 13).
+    var leases: any OutboxLeases
     var instance: any InstanceStore
     /// Failed sign-ins, for the progressive delay (issue 9).
     var signInLimits: any SignInLimitStore
@@ -39,6 +41,7 @@ extension Stores {
         return Stores(
             users: SQLiteUserStore(database: database), settings: SQLiteSettingsStore(database: database),
             drafts: SQLiteDraftStore(database: database), reports: reports, outbox: reports,
+            leases: SQLiteOutboxLeases(database: database),
             instance: SQLiteInstanceStore(database: database),
             signInLimits: SQLiteSignInLimitStore(database: database),
             photoQuota: SQLitePhotoQuotaStore(database: database), review: SQLiteReviewStore(database: database),
@@ -64,6 +67,7 @@ extension Stores {
         return Stores(
             users: PostgresUserStore(database: database), settings: PostgresSettingsStore(database: database),
             drafts: PostgresDraftStore(database: database), reports: reports, outbox: reports,
+            leases: PostgresOutboxLeases(database: database),
             instance: PostgresInstanceStore(database: database),
             signInLimits: PostgresSignInLimitStore(database: database),
             photoQuota: PostgresPhotoQuotaStore(database: database), review: PostgresReviewStore(database: database),

@@ -33,20 +33,3 @@ final class KeyedGate: Sendable {
         next?.resume()
     }
 }
-
-/// The platform sessions that were refused, per user, as fingerprints (never the id itself): the
-/// worker makes no call with one again, and resumes the user's reports when the user's session in
-/// the table is another one (a new sign-in).
-final class FailedSessions: Sendable {
-    private let fingerprints = Mutex<[Int64: String]>([:])
-
-    func remember(userID: Int64, session: OutboxSession) {
-        fingerprints.withLock { $0[userID] = session.fingerprint }
-    }
-
-    func forget(userID: Int64) { _ = fingerprints.withLock { $0.removeValue(forKey: userID) } }
-
-    func hasFailed(userID: Int64, session: OutboxSession) -> Bool {
-        fingerprints.withLock { $0[userID] } == session.fingerprint
-    }
-}

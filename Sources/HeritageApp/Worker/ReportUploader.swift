@@ -13,14 +13,23 @@ struct ReportUploader: Sendable {
     let photosDirectory: String
     let photoLimiter: AsyncLimiter
     let createGate: KeyedGate
-    let failedSessions: FailedSessions
     let metrics: WorkerMetrics
     let log: Log
     let isStopping: @Sendable () -> Bool
 
-    func run(_ id: Int64) async {
+    /// Drives the report while this node holds `lease` on it (renewed meanwhile), then gives the
+    /// lease up. A lease lost on the way (another node took the report over) ends the task at once:
+    /// it calls and writes nothing more.
+    func run(_ id: Int64, lease: Lease) async {
+        let keeper = LeaseKeeper(lease, queue: store, duration: settings.leaseSeconds)
+        let renewing = Task { await keeper.keepRenewing() }
+        defer { renewing.cancel() }
         do {
-            try await drive(id)
+            try await drive(id, keeper: keeper)
+            _ = try? await store.lease { try $0.release(lease) }
+        } catch let lost as LeaseLost {
+            metrics.failure(WorkerFailureKind.leaseLost.rawValue)
+            log.info("upload worker: report \(id): \(lost)")
         } catch {
             // A store failure: the row keeps its last committed state and is taken up again later.
             metrics.failure(WorkerFailureKind.store.rawValue)
@@ -28,7 +37,8 @@ struct ReportUploader: Sendable {
         }
     }
 
-    private func drive(_ id: Int64) async throws {
+    private func drive(_ id: Int64, keeper: LeaseKeeper) async throws {
+        let lease = keeper.lease
         while !isStopping() {
             guard let report = try await store.run({ try $0.report(id: id) }) else { return }
             let now = WallClock.now()
@@ -47,29 +57,30 @@ struct ReportUploader: Sendable {
                     // A deletion cannot wait for sign-in in its own state: it stays deleting, retried later.
                     try await store.run {
                         try $0.recordRetry(
-                            id, error: "waiting for sign-in", nextAttemptAt: now + settings.retryCapSeconds)
+                            id, error: "waiting for sign-in", nextAttemptAt: now + settings.retryCapSeconds,
+                            lease: lease)
                     }
                 } else {
-                    try await store.run { try $0.recordWaitingForSignIn(id) }
+                    try await store.run { try $0.recordWaitingForSignIn(id, lease: lease) }
                 }
                 return
             }
             let goOn: Bool
             do {
                 if report.state == .deleting {
-                    try await delete(report, session: session)
+                    try await delete(report, session: session, keeper: keeper)
                     return
                 }
                 if report.platformReportID == nil {
-                    goOn = try await createStep(report, session: session)
+                    goOn = try await createStep(report, session: session, keeper: keeper)
                 } else {
-                    goOn = try await photoStep(report, session: session)
+                    goOn = try await photoStep(report, session: session, keeper: keeper)
                 }
             } catch let error as PlatformError {
-                try await handle(error, report: report, session: session)
+                try await handle(error, report: report, session: session, lease: lease)
                 return
             } catch let problem as OutboxProblem {
-                try await store.run { try $0.recordNeedsAttention(id, message: problem.message) }
+                try await store.run { try $0.recordNeedsAttention(id, message: problem.message, lease: lease) }
                 return
             }
             if !goOn { return }
@@ -80,38 +91,75 @@ struct ReportUploader: Sendable {
     private func usableSession(_ report: OutboxReport) async throws -> OutboxSession? {
         guard let session = try await store.run({ try $0.session(userID: report.userID) }) else { return nil }
         if let expires = session.expiresAt, expires <= WallClock.now() { return nil }
-        if failedSessions.hasFailed(userID: report.userID, session: session) { return nil }
+        let userID = report.userID
+        if try await store.lease({ try $0.refusedSession(userID: userID) }) == session.fingerprint { return nil }
         return session
     }
 
     // MARK: - Create
 
-    private func createStep(_ report: OutboxReport, session: OutboxSession) async throws -> Bool {
+    private func createStep(_ report: OutboxReport, session: OutboxSession, keeper: LeaseKeeper) async throws -> Bool {
+        let lease = keeper.lease
         let body = try report.newReport().get()
         // Two reports of one user with the same fields must not reconcile against each other's
-        // create in flight: same user and same body go one at a time.
+        // create in flight: same user and same body go one at a time, on every node.
         let gateKey = "\(report.userID) " + SHA256Stream.hash((try? body.jsonBytes()) ?? [])
-        return try await createGate.withExclusive(gateKey) {
-            if report.createAttemptedAt != nil, let adopted = try await reconcile(report, body: body, session: session)
+        let gated = try await withCreateGate(gateKey, report: report, keeper: keeper) {
+            if report.createAttemptedAt != nil,
+                let adopted = try await reconcile(report, body: body, session: session, keeper: keeper)
             {
                 log.info("upload worker: report \(report.localID) found on the platform after an unanswered create")
                 _ = adopted
                 return true
             }
-            guard try await store.run({ try $0.beginCreate(report.id) }) else { return true }
+            guard try await store.run({ try $0.beginCreate(report.id, lease: lease) }) else { return true }
+            try await keeper.ensure(settings.callTimeoutSeconds + 1)
             metrics.attempt("create")
             let created = try await client.createReport(
                 body, idempotencyKey: report.localID, session: session.platformSession)
-            guard try await store.run({ try $0.recordCreated(report.id, platformReportID: created.reportID) }) else {
+            guard
+                try await store.run({
+                    try $0.recordCreated(report.id, platformReportID: created.reportID, lease: lease)
+                })
+            else {
                 throw OutboxProblem("the platform answered with a report another report here already has")
             }
             return true
         }
+        // Another node creates an identical report of the user now: this one waits for a later round.
+        return gated ?? false
+    }
+
+    /// Runs `body` holding the create gate `key`: in this process (the others wait in order), then,
+    /// when several nodes share the database, in it (`worker_gates`, until the lease's end). Nil,
+    /// without running `body`, when another node holds it.
+    private func withCreateGate<T: Sendable>(
+        _ key: String, report: OutboxReport, keeper: LeaseKeeper, _ body: () async throws -> T
+    ) async throws -> T? {
+        try await createGate.withExclusive(key) {
+            guard store.leases.isShared else { return try await body() }
+            let (holder, now, until) = ("\(settings.nodeID) \(report.id)", WallClock.now(), keeper.lease.until)
+            guard try await store.lease({ try $0.takeGate(key, holder: holder, now: now, until: until) }) else {
+                return nil
+            }
+            do {
+                let value = try await body()
+                _ = try? await store.lease { try $0.releaseGate(key, holder: holder) }
+                return value
+            } catch {
+                _ = try? await store.lease { try $0.releaseGate(key, holder: holder) }
+                throw error
+            }
+        }
     }
 
     /// Lists the user's reports and adopts the one an earlier attempt created, if any.
-    private func reconcile(_ report: OutboxReport, body: NewReport, session: OutboxSession) async throws -> String? {
+    private func reconcile(_ report: OutboxReport, body: NewReport, session: OutboxSession, keeper: LeaseKeeper)
+        async throws -> String?
+    {
         guard let attemptedAt = report.createAttemptedAt else { return nil }
+        let lease = keeper.lease
+        try await keeper.ensure(settings.callTimeoutSeconds + 1)
         metrics.attempt("list")
         let listed = try await client.listReports(session: session.platformSession)
         let candidates = listed.filter { Reconciliation.sameFields(body, $0) }.map(\.reportID)
@@ -122,7 +170,8 @@ struct ReportUploader: Sendable {
                 body, attemptedAt: attemptedAt, slack: settings.clockSlackSeconds, in: listed,
                 isClaimed: { claimed.contains($0) })
         else { return nil }
-        guard try await store.run({ try $0.recordCreated(report.id, platformReportID: match.reportID) }) else {
+        guard try await store.run({ try $0.recordCreated(report.id, platformReportID: match.reportID, lease: lease) })
+        else {
             return nil
         }
         return match.reportID
@@ -138,22 +187,26 @@ struct ReportUploader: Sendable {
     /// the platform receives them in order: what the count-based settling relies on. (A photo cut off
     /// by a crash or `kill -9` may still be processed by the platform after the restart's listing;
     /// only the Idempotency-Key, or a listing with SHA-256, covers that.)
-    private func photoStep(_ report: OutboxReport, session: OutboxSession) async throws -> Bool {
+    private func photoStep(_ report: OutboxReport, session: OutboxSession, keeper: LeaseKeeper) async throws -> Bool {
+        let lease = keeper.lease
         guard let platformReportID = report.platformReportID else { return true }
         let photos = try await store.run { try $0.photos(reportID: report.id) }
         let uploading = photos.filter { $0.state == .uploading }
         if !uploading.isEmpty {
             try await settleUnansweredPhotos(
                 uploading, storedCount: photos.filter { $0.state == .stored }.count, report: report,
-                platformReportID: platformReportID, session: session)
+                platformReportID: platformReportID, session: session, keeper: keeper)
             return true
         }
         guard let next = photos.first(where: { $0.state == .pending }) else {
-            try await store.run { try $0.storeIfComplete(report.id) }
+            try await store.run { try $0.storeIfComplete(report.id, lease: lease) }
             return false
         }
         return try await photoLimiter.withPermit {
-            guard try await store.run({ try $0.beginPhoto(next.id, reportID: report.id) }) else { return true }
+            guard try await store.run({ try $0.beginPhoto(next.id, reportID: report.id, lease: lease) }) else {
+                return true
+            }
+            try await keeper.ensure(settings.callTimeoutSeconds + 1)
             metrics.attempt("photo")
             do {
                 let uploaded = try await client.uploadPhoto(
@@ -161,12 +214,13 @@ struct ReportUploader: Sendable {
                     idempotencyKey: next.localID, session: session.platformSession)
                 metrics.photoSent(bytes: next.size, stored: true)
                 try await store.run {
-                    try $0.recordPhotoStored(next.id, reportID: report.id, platformPhotoID: uploaded.photoID)
+                    try $0.recordPhotoStored(
+                        next.id, reportID: report.id, platformPhotoID: uploaded.photoID, lease: lease)
                 }
             } catch let error as PlatformError {
                 metrics.photoSent(bytes: next.size, stored: false)
                 // Surely not stored: plain pending again. Maybe stored: stays uploading, looked up next time.
-                if !error.mayHaveBeenProcessed { try await store.run { try $0.resetPhoto(next.id) } }
+                if !error.mayHaveBeenProcessed { try await store.run { try $0.resetPhoto(next.id, lease: lease) } }
                 throw error
             }
             return true
@@ -178,8 +232,10 @@ struct ReportUploader: Sendable {
     /// `Reconciliation.settlePhotos`), so a stored photo is never sent twice.
     private func settleUnansweredPhotos(
         _ uploading: [OutboxPhoto], storedCount: Int, report: OutboxReport, platformReportID: String,
-        session: OutboxSession
+        session: OutboxSession, keeper: LeaseKeeper
     ) async throws {
+        let lease = keeper.lease
+        try await keeper.ensure(settings.callTimeoutSeconds + 1)
         metrics.attempt("list")
         let listed = try await client.listReports(session: session.platformSession)
         guard let onPlatform = listed.first(where: { $0.reportID == platformReportID }) else {
@@ -195,69 +251,80 @@ struct ReportUploader: Sendable {
         for photo in uploading {
             if case .landed(let platformPhotoID) = outcomes[photo.id] {
                 try await store.run {
-                    try $0.recordPhotoStored(photo.id, reportID: report.id, platformPhotoID: platformPhotoID)
+                    try $0.recordPhotoStored(
+                        photo.id, reportID: report.id, platformPhotoID: platformPhotoID, lease: lease)
                 }
             } else {
-                try await store.run { try $0.resetPhoto(photo.id) }
+                try await store.run { try $0.resetPhoto(photo.id, lease: lease) }
             }
         }
     }
 
     // MARK: - Deletion (LST-07)
 
-    private func delete(_ report: OutboxReport, session: OutboxSession) async throws {
+    private func delete(_ report: OutboxReport, session: OutboxSession, keeper: LeaseKeeper) async throws {
+        let lease = keeper.lease
         var platformReportID = report.platformReportID
         if platformReportID == nil, report.createAttemptedAt != nil, case .success(let body) = report.newReport() {
-            platformReportID = try await createGate.withExclusive(
-                "\(report.userID) " + SHA256Stream.hash((try? body.jsonBytes()) ?? [])
+            let gated = try await withCreateGate(
+                "\(report.userID) " + SHA256Stream.hash((try? body.jsonBytes()) ?? []), report: report, keeper: keeper
             ) {
-                try await reconcile(report, body: body, session: session)
+                try await reconcile(report, body: body, session: session, keeper: keeper)
             }
+            // Another node creates an identical report of the user now: this deletion waits for it.
+            guard let gated else { return }
+            platformReportID = gated
         }
         guard let platformReportID else {
-            try await store.run { try $0.finishDeletion(report.id, wasOnPlatform: false) }
+            try await store.run { try $0.finishDeletion(report.id, wasOnPlatform: false, lease: lease) }
             return
         }
+        try await keeper.ensure(settings.callTimeoutSeconds + 1)
         metrics.attempt("delete")
         do {
             try await client.deleteReport(reportID: platformReportID, session: session.platformSession)
         } catch PlatformError.notFound {
             // Already gone there (an earlier DELETE whose answer was lost): done.
         }
-        try await store.run { try $0.finishDeletion(report.id, wasOnPlatform: true) }
+        try await store.run { try $0.finishDeletion(report.id, wasOnPlatform: true, lease: lease) }
     }
 
     // MARK: - Failures
 
-    private func handle(_ error: PlatformError, report: OutboxReport, session: OutboxSession) async throws {
+    private func handle(_ error: PlatformError, report: OutboxReport, session: OutboxSession, lease: Lease)
+        async throws
+    {
         let id = report.id
         switch error {
         case .sessionExpired:
             metrics.failure(WorkerFailureKind.sessionExpired.rawValue)
-            failedSessions.remember(userID: report.userID, session: session)
+            let (userID, fingerprint, now) = (report.userID, session.fingerprint, WallClock.now())
+            try await store.lease { try $0.recordRefusedSession(userID: userID, fingerprint: fingerprint, now: now) }
             if report.state == .deleting {
                 try await store.run {
                     try $0.recordRetry(
-                        id, error: "waiting for sign-in", nextAttemptAt: WallClock.now() + settings.retryCapSeconds)
+                        id, error: "waiting for sign-in", nextAttemptAt: WallClock.now() + settings.retryCapSeconds,
+                        lease: lease)
                 }
             } else {
-                try await store.run { try $0.recordWaitingForSignIn(id) }
+                try await store.run { try $0.recordWaitingForSignIn(id, lease: lease) }
             }
         case _ where error.shouldRetryLater || error.mayHaveBeenProcessed:
             let kind: WorkerFailureKind = error.mayHaveBeenProcessed ? .outcomeUnknown : .retryLater
             metrics.failure(kind.rawValue)
             let delay = settings.retryDelay(failuresInARow: report.attempts, retryAfter: error.retryAfter)
             try await store.run {
-                try $0.recordRetry(id, error: error.description, nextAttemptAt: WallClock.now() + delay)
+                try $0.recordRetry(id, error: error.description, nextAttemptAt: WallClock.now() + delay, lease: lease)
             }
         case .notFound(let message):
             metrics.failure(WorkerFailureKind.notFound.rawValue)
             try await store.run {
-                try $0.recordNeedsAttention(id, message: "The platform no longer has this report (\(message)).")
+                try $0.recordNeedsAttention(
+                    id, message: "The platform no longer has this report (\(message)).", lease: lease)
             }
         default:
             metrics.failure(WorkerFailureKind.rejected.rawValue)
-            try await store.run { try $0.recordNeedsAttention(id, message: Self.message(error)) }
+            try await store.run { try $0.recordNeedsAttention(id, message: Self.message(error), lease: lease) }
         }
     }
 

@@ -10,6 +10,12 @@ import Synchronization
 /// the next retry is due. Nothing here runs on an MHD thread, and nothing blocking runs on the Swift
 /// pool: platform calls run on the client's threads, SQLite on the store's queue.
 ///
+/// Several nodes may drain one outbox (issue 13): the loop claims due reports with a lease
+/// (`OutboxLeases`), each task keeps it renewed and passes it to every transition, which is fenced by
+/// it; a node that lost a lease (paused, cut off) stops that report without a call or a write, and a dead
+/// node's reports are claimed by another once their lease lapses. On SQLite (one node) every claim
+/// succeeds.
+///
 /// Crash recovery needs no special pass: the state committed before each call says where to resume.
 /// A report left in creating has `create_attempted_at`, so it is reconciled before it is created
 /// again; photos left in uploading are looked up on the platform by SHA-256 before any is re-sent.
@@ -18,7 +24,6 @@ final class UploadWorker: Sendable {
     let metrics: WorkerMetrics
     private let settings: WorkerSettings
     private let uploader: ReportUploader
-    private let failedSessions: FailedSessions
     private let sweep: PhotoSweep
     private let signal = WakeSignal()
     private let log: Log
@@ -33,24 +38,22 @@ final class UploadWorker: Sendable {
     private let loopFinished = DispatchSemaphore(value: 0)
 
     init(
-        store: any OutboxStore, client: PlatformClient, settings: WorkerSettings, dataDirectory: String,
-        metrics: WorkerMetrics, log: Log, photosDirectory: String? = nil
+        store: any OutboxStore, leases: any OutboxLeases, client: PlatformClient, settings: WorkerSettings,
+        dataDirectory: String, metrics: WorkerMetrics, log: Log, photosDirectory: String? = nil
     ) {
         let photosDirectory = photosDirectory ?? dataDirectory + "/photos"
-        let queue = OutboxQueue(store)
+        let queue = OutboxQueue(store, leases: leases)
         self.store = queue
         self.settings = settings
         self.log = log
         self.metrics = metrics
-        let failedSessions = FailedSessions()
-        self.failedSessions = failedSessions
         sweep = PhotoSweep(
             store: store, photosDirectory: photosDirectory, retentionSeconds: settings.photoRetentionSeconds)
         let stopping = self.stopping
         uploader = ReportUploader(
             store: queue, client: client, settings: settings, photosDirectory: photosDirectory,
             photoLimiter: AsyncLimiter(limit: settings.photosAtOnce), createGate: KeyedGate(),
-            failedSessions: failedSessions, metrics: metrics, log: log,
+            metrics: metrics, log: log,
             isStopping: { stopping.isSet })
     }
 
@@ -71,10 +74,8 @@ final class UploadWorker: Sendable {
     func wake() { signal.signal() }
 
     /// A user signed in again: their reports waiting for sign-in resume at once.
-    func userSignedIn(userID: Int64) {
-        failedSessions.forget(userID: userID)
-        wake()
-    }
+    /// (Its reports resume when its session in the table is another than the one refused.)
+    func userSignedIn(userID: Int64) { wake() }
 
     /// Stops taking up reports and waits (at most `timeout` seconds) for the calls in flight to end.
     /// Whatever is cut short resumes from its committed state at the next start.
@@ -95,6 +96,10 @@ final class UploadWorker: Sendable {
             }
             if !resuming.isEmpty { log.info("upload worker: resuming \(resuming.joined(separator: ", "))") }
         }
+        let node = settings.nodeID
+        if let left = try? await store.lease({ try $0.releaseLeft(node: node) }), left > 0 {
+            log.info("upload worker: gave up \(left) leases a former run of this node left")
+        }
         var nextSweep = 0.0
         while !isStopping {
             let now = WallClock.now()
@@ -106,8 +111,12 @@ final class UploadWorker: Sendable {
             }
             if now >= nextSweep {
                 nextSweep = now + settings.sweepSeconds
-                let sweep = self.sweep
-                if let removed = try? await store.run({ _ in try sweep.run(now: now) }), removed > 0 {
+                // One node sweeps the shared photo folder per period: the one that takes the turn.
+                let (sweep, node, until) = (self.sweep, settings.nodeID, now + settings.sweepSeconds * 0.9)
+                let turn = try? await store.lease {
+                    try $0.takeGate("photo_sweep", holder: node, now: now, until: until)
+                }
+                if turn == true, let removed = try? await store.run({ _ in try sweep.run(now: now) }), removed > 0 {
                     log.info("upload worker: removed \(removed) photo files past their retention")
                 }
             }
@@ -125,11 +134,22 @@ final class UploadWorker: Sendable {
         let busy = state.withLock { $0.busy }
         let free = settings.reportsAtOnce - busy.count
         guard free > 0 else { return }
-        let due = try await store.run { try $0.dueReports(now: now, excluding: busy, limit: free) }
-        for id in due {
-            state.withLock { _ = $0.busy.insert(id) }
+        let (node, duration) = (settings.nodeID, settings.leaseSeconds)
+        let claimed = try await store.lease { try $0.claim(node: node, now: now, duration: duration, limit: free) }
+        for lease in claimed {
+            let id = lease.reportID
+            // Still ours from a task about to end (its lease lapsed unrenewed): that task is fenced out,
+            // and this claim waits for the next round.
+            guard state.withLock({ $0.busy.insert(id).inserted }) else {
+                _ = try? await store.lease { try $0.release(lease) }
+                continue
+            }
+            if let from = lease.takenOverFrom {
+                metrics.tookOver()
+                log.info("upload worker: report \(id) taken over from \(from) mid-transfer (epoch \(lease.epoch))")
+            }
             Task.detached { [self] in
-                await uploader.run(id)
+                await uploader.run(id, lease: lease)
                 state.withLock { _ = $0.busy.remove(id) }
                 signal.signal()
             }
@@ -140,7 +160,9 @@ final class UploadWorker: Sendable {
     private func resumeSignedInUsers(now: Double) async throws {
         let waiting = try await store.run { try $0.usersWaitingForSignIn(now: now) }
         for (userID, session) in waiting {
-            guard let session, !failedSessions.hasFailed(userID: userID, session: session) else { continue }
+            guard let session,
+                try await store.lease({ try $0.refusedSession(userID: userID) }) != session.fingerprint
+            else { continue }
             let resumed = try await store.run { try $0.resumeWaitingForSignIn(userID: userID) }
             if resumed > 0 { log.info("upload worker: user \(userID) signed in again; \(resumed) reports resume") }
         }

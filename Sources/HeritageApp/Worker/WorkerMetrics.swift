@@ -9,12 +9,15 @@ final class WorkerMetrics: Sendable {
         var photoBytesSent = 0
         var photoBytesStored = 0
         var reportsStored = 0
+        var takeovers = 0
     }
 
     private let counters = Mutex(Counters())
 
     func attempt(_ call: String) { counters.withLock { $0.attempts[call, default: 0] += 1 } }
     func failure(_ kind: String) { counters.withLock { $0.failures[kind, default: 0] += 1 } }
+    /// A report taken over mid-transfer from a node whose lease lapsed (issue 13).
+    func tookOver() { counters.withLock { $0.takeovers += 1 } }
     func photoSent(bytes: Int, stored: Bool) {
         counters.withLock {
             $0.photoBytesSent += bytes
@@ -56,6 +59,9 @@ final class WorkerMetrics: Sendable {
             # HELP har_worker_photo_bytes_stored_total Photo bytes the platform acknowledged.
             # TYPE har_worker_photo_bytes_stored_total counter
             har_worker_photo_bytes_stored_total \(snapshot.photoBytesStored)
+            # HELP har_worker_takeovers_total Reports taken over mid-transfer from a node whose lease lapsed.
+            # TYPE har_worker_takeovers_total counter
+            har_worker_takeovers_total \(snapshot.takeovers)
 
             """
         return text
@@ -70,4 +76,6 @@ enum WorkerFailureKind: String, CaseIterable, Sendable {
     case rejected
     case notFound = "not_found"
     case store
+    /// The node's lease on the report was lost (taken over by another node): nothing more was done.
+    case leaseLost = "lease_lost"
 }

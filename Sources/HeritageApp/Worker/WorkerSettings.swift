@@ -13,6 +13,13 @@ struct WorkerSettings: Sendable {
     /// Reconciliation adopts a platform report created at most this long before our first create
     /// attempt: the platform's clock and ours are not the same clock.
     var clockSlackSeconds = 300.0
+    /// This node's name in the leases (`node_id`, else the host name and port).
+    var nodeID = "node"
+    /// A report's lease unrenewed (issue 13): renewed every third of it while the report is worked on.
+    var leaseSeconds = 120.0
+    /// The longest a platform call may take (`platform_timeout`): no call starts unless the lease
+    /// lasts that long still, and a second more.
+    var callTimeoutSeconds = 60.0
 
     init() {}
 
@@ -22,6 +29,9 @@ struct WorkerSettings: Sendable {
         retryBaseSeconds = configuration.retryBaseSeconds
         retryCapSeconds = configuration.retryCapSeconds
         photoRetentionSeconds = Double(configuration.photoRetentionSeconds)
+        nodeID = configuration.nodeName
+        leaseSeconds = configuration.workerLeaseSeconds
+        callTimeoutSeconds = configuration.platformTimeout
     }
 
     /// Capped exponential backoff with full jitter (a uniformly random delay up to the capped

@@ -1,21 +1,39 @@
+import Basics
 import FoundationEssentials
-import PostgresStorage
 import Storage
 
-/// The state transitions of the outbox (`OutboxStore`). Each is one IMMEDIATE transaction committed
-/// with synchronous=FULL, and a compare-and-set on the state.
-extension PostgresReportStore {
+/// The report stores whose outbox transitions are the ones below, written once for both dialects
+/// (`SQLBackend`).
+protocol SQLOutboxTransitions: OutboxStore {
+    associatedtype Backend: SQLBackend
+    var database: Backend { get }
+}
+
+extension SQLiteReportStore: SQLOutboxTransitions {}
+extension PostgresReportStore: SQLOutboxTransitions {}
+
+extension SQLiteReportStore {
     /// SQL list of the active states, for `state IN (…)`.
     static let activeSQL = ReportState.active.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+}
 
-    private static func now() -> Double { Date().timeIntervalSince1970 }
+/// The state transitions of the outbox (`OutboxStore`). Each is one write transaction (SQLite:
+/// IMMEDIATE, committed with synchronous=FULL; PostgreSQL: SERIALIZABLE, run again on a serialization
+/// failure), fenced by the worker's lease when it gives one, and a compare-and-set on the state.
+extension SQLOutboxTransitions {
+    private static var activeSQL: String { SQLiteReportStore.activeSQL }
+    private static func now() -> Double { WallClock.now() }
+    private static func fence(_ db: Backend.Connection, _ lease: Lease?, now: Double) throws {
+        try SQLOutboxLeases<Backend>.fence(db, lease, now: now)
+    }
 
     /// Before `POST har/report`: creating, with the moment of the first attempt (reconciliation adopts
     /// a platform report created after it).
-    func beginCreate(_ id: Int64) throws -> Bool {
+    func beginCreate(_ id: Int64, lease: Lease?) throws -> Bool {
         let now = Self.now()
         return try database.write { db in
-            try db.run(
+            try Self.fence(db, lease, now: now)
+            return try db.run(
                 """
                 UPDATE reports SET state = 'creating', create_attempted_at = COALESCE(create_attempted_at, ?),
                     next_attempt_at = NULL, updated_at = ?
@@ -33,9 +51,10 @@ extension PostgresReportStore {
     /// photos). That copy is this report as the platform showed it: it is absorbed in the same
     /// transaction (removed, its address kept here) and the id recorded on this row, so that the
     /// photos go on. Returns false when the id is already another report's, a real one.
-    func recordCreated(_ id: Int64, platformReportID: String) throws -> Bool {
+    func recordCreated(_ id: Int64, platformReportID: String, lease: Lease?) throws -> Bool {
         let now = Self.now()
         return try database.write { db in
+            try Self.fence(db, lease, now: now)
             guard
                 let row = try db.query(
                     "SELECT user_id, platform_report_id FROM reports WHERE id = ?", .integer(id)
@@ -87,9 +106,10 @@ extension PostgresReportStore {
     }
 
     /// Before a photo's upload: the report uploading and the photo uploading, in one commit.
-    func beginPhoto(_ photoID: Int64, reportID: Int64) throws -> Bool {
+    func beginPhoto(_ photoID: Int64, reportID: Int64, lease: Lease?) throws -> Bool {
         let now = Self.now()
         return try database.write { db in
+            try Self.fence(db, lease, now: now)
             let changed = try db.run(
                 """
                 UPDATE reports SET state = 'uploading', next_attempt_at = NULL, updated_at = ?
@@ -106,9 +126,10 @@ extension PostgresReportStore {
     /// A photo the platform holds (from an upload's answer, or found in the listing by its SHA-256 or
     /// by the number of photos; then the listing may give no photo id). The report becomes stored
     /// when it was the last one, if the report is still active.
-    func recordPhotoStored(_ photoID: Int64, reportID: Int64, platformPhotoID: String?) throws {
+    func recordPhotoStored(_ photoID: Int64, reportID: Int64, platformPhotoID: String?, lease: Lease?) throws {
         let now = Self.now()
         try database.write { db in
+            try Self.fence(db, lease, now: now)
             _ = try db.run(
                 """
                 UPDATE photos SET state = 'stored', platform_photo_id = ?, stored_at = ?
@@ -122,20 +143,25 @@ extension PostgresReportStore {
     }
 
     /// A photo whose upload surely did not happen (or was not found on the platform): send it again.
-    func resetPhoto(_ photoID: Int64) throws {
+    func resetPhoto(_ photoID: Int64, lease: Lease?) throws {
+        let now = Self.now()
         try database.write { db in
+            try Self.fence(db, lease, now: now)
             _ = try db.run(
                 "UPDATE photos SET state = 'pending' WHERE id = ? AND state = 'uploading'", .integer(photoID))
         }
     }
 
     /// A report with every photo stored (or none at all) becomes stored.
-    func storeIfComplete(_ reportID: Int64) throws {
+    func storeIfComplete(_ reportID: Int64, lease: Lease?) throws {
         let now = Self.now()
-        try database.write { db in try Self.storeIfComplete(db, reportID: reportID, now: now) }
+        try database.write { db in
+            try Self.fence(db, lease, now: now)
+            try Self.storeIfComplete(db, reportID: reportID, now: now)
+        }
     }
 
-    private static func storeIfComplete(_ db: PostgresConnection, reportID: Int64, now: Double) throws {
+    private static func storeIfComplete(_ db: Backend.Connection, reportID: Int64, now: Double) throws {
         _ = try db.run(
             """
             UPDATE reports SET state = 'stored', attempts = 0, last_error = NULL, next_attempt_at = NULL,
@@ -146,9 +172,10 @@ extension PostgresReportStore {
     }
 
     /// A retryable failure: retry_wait until `nextAttemptAt` (a deletion stays deleting, with the time).
-    func recordRetry(_ id: Int64, error: String, nextAttemptAt: Double) throws {
+    func recordRetry(_ id: Int64, error: String, nextAttemptAt: Double, lease: Lease?) throws {
         let now = Self.now()
         try database.write { db in
+            try Self.fence(db, lease, now: now)
             _ = try db.run(
                 """
                 UPDATE reports SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, updated_at = ?,
@@ -159,26 +186,29 @@ extension PostgresReportStore {
     }
 
     /// A refusal a retry cannot fix: needs attention, with the platform's message.
-    func recordNeedsAttention(_ id: Int64, message: String) throws {
-        try setState(id, to: .needsAttention, from: Self.activeSQL + ", 'deleting'", error: message)
+    func recordNeedsAttention(_ id: Int64, message: String, lease: Lease?) throws {
+        try setState(id, to: .needsAttention, from: Self.activeSQL + ", 'deleting'", error: message, lease: lease)
     }
 
     /// The user's platform session expired: waiting for sign-in.
-    func recordWaitingForSignIn(_ id: Int64) throws {
-        try setState(id, to: .waitingSignIn, from: Self.activeSQL, error: "platform session expired")
+    func recordWaitingForSignIn(_ id: Int64, lease: Lease?) throws {
+        try setState(id, to: .waitingSignIn, from: Self.activeSQL, error: "platform session expired", lease: lease)
     }
 
     /// A deletion finished: `deleted` when the platform had it, `cancelled` when it never did.
-    func finishDeletion(_ id: Int64, wasOnPlatform: Bool) throws {
-        try setState(id, to: wasOnPlatform ? .deleted : .cancelled, from: "'deleting', 'cancelled'", error: nil)
+    func finishDeletion(_ id: Int64, wasOnPlatform: Bool, lease: Lease?) throws {
+        try setState(
+            id, to: wasOnPlatform ? .deleted : .cancelled, from: "'deleting', 'cancelled'", error: nil, lease: lease)
     }
 
     /// The one "back to work" change of state, for one report (`resume`) or for all of a user's waiting
     /// for sign-in (`resumeWaitingForSignIn`).
-    private static let resumed = """
+    private static var resumed: String {
+        """
         state = CASE WHEN platform_report_id IS NULL THEN 'queued' ELSE 'uploading' END, \
         attempts = 0, next_attempt_at = NULL
         """
+    }
 
     /// Back to work: the state the worker resumes from, derived from what is known (a report the
     /// platform has goes on with its photos; one that may have been created is reconciled first).
@@ -219,9 +249,10 @@ extension PostgresReportStore {
         }
     }
 
-    private func setState(_ id: Int64, to state: ReportState, from: String, error: String?) throws {
+    private func setState(_ id: Int64, to state: ReportState, from: String, error: String?, lease: Lease?) throws {
         let now = Self.now()
         try database.write { db in
+            try Self.fence(db, lease, now: now)
             _ = try db.run(
                 """
                 UPDATE reports SET state = ?, last_error = ?, next_attempt_at = NULL, updated_at = ?

@@ -1,0 +1,69 @@
+import PostgresStorage
+import Storage
+
+/// What SQLite's and PostgreSQL's connections have in common, so that SQL written once in the shared
+/// words of both dialects (`?` placeholders, `ON CONFLICT`, `RETURNING`, `COALESCE`) runs on either:
+/// the outbox's transitions and the worker's leases (issue 13) are written once, against this, and
+/// what differs between the dialects is in `SQLBackend`, here, and nowhere else.
+protocol SQLRowReading {
+    func int(_ name: String) throws -> Int64?
+    func int(_ index: Int) throws -> Int64?
+    func double(_ name: String) throws -> Double?
+    func double(_ index: Int) throws -> Double?
+    func string(_ name: String) throws -> String?
+    func string(_ index: Int) throws -> String?
+}
+
+extension Row: SQLRowReading {}
+extension PostgresRow: SQLRowReading {}
+
+/// One connection, inside a transaction the backend opened.
+protocol SQLConnection {
+    associatedtype ResultRow: SQLRowReading
+    func run(_ sql: String, _ parameters: [SQLValue]) throws -> Int
+    func query(_ sql: String, _ parameters: [SQLValue]) throws -> [ResultRow]
+    func scalar(_ sql: String, _ parameters: [SQLValue]) throws -> SQLValue
+}
+
+extension SQLConnection {
+    @discardableResult
+    func run(_ sql: String, _ parameters: SQLValue...) throws -> Int { try run(sql, parameters) }
+    func query(_ sql: String, _ parameters: SQLValue...) throws -> [ResultRow] { try query(sql, parameters) }
+    func scalar(_ sql: String, _ parameters: SQLValue...) throws -> SQLValue { try scalar(sql, parameters) }
+}
+
+extension Database: SQLConnection {}
+extension PostgresConnection: SQLConnection {}
+
+/// A database the stores write to, with the few things the dialects do differently.
+protocol SQLBackend: Sendable {
+    associatedtype Connection: SQLConnection
+    /// A read in one snapshot.
+    func read<T>(_ body: (Connection) throws -> T) throws -> T
+    /// One write transaction that sees every commit before it (SQLite: the one writer; PostgreSQL:
+    /// SERIALIZABLE, run again on a serialization failure).
+    func write<T>(_ body: (Connection) throws -> T) throws -> T
+    /// One write transaction whose `SELECT … \(skipLocked)` locks the rows it returns and passes over
+    /// rows another transaction holds (PostgreSQL: READ COMMITTED, where SERIALIZABLE would turn the
+    /// claimers' overlapping reads into retries; SQLite: the one writer, which needs no row locks).
+    func claiming<T>(_ body: (Connection) throws -> T) throws -> T
+    /// Ends a `SELECT` in `claiming`: "FOR UPDATE SKIP LOCKED" on PostgreSQL, nothing on SQLite.
+    static var skipLocked: String { get }
+    /// Whether one process at a time uses the database (SQLite: the data folder's lock): then no
+    /// other node can hold a lease, and whatever leases the database records are a former run's.
+    static var isExclusive: Bool { get }
+}
+
+extension SQLiteDatabase: SQLBackend {
+    func claiming<T>(_ body: (Database) throws -> T) throws -> T { try write(body) }
+    static var skipLocked: String { "" }
+    static var isExclusive: Bool { true }
+}
+
+extension PostgresDatabase: SQLBackend {
+    func claiming<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try Self.mapped { try pool.withConnection { db in try db.transaction(.readCommitted) { try body(db) } } }
+    }
+    static var skipLocked: String { "FOR UPDATE SKIP LOCKED" }
+    static var isExclusive: Bool { false }
+}
