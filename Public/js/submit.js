@@ -129,8 +129,9 @@
         }
         // Any other answer (the form again with its messages, an error page): the form posts as it
         // would without this script, and the browser shows the server's page. The same token twice
-        // is the same submission, so the second POST changes nothing the first did not.
-        form.submit();
+        // is the same submission, so the second POST changes nothing the first did not. (The form's
+        // own method: form.submit is the Submit button, whose id is "submit".)
+        HTMLFormElement.prototype.submit.call(form);
       }, function () {
         clearTimeout(timer);
         form.removeAttribute('data-sent');
