@@ -1,6 +1,10 @@
 // Report submission (SUB-01..06): photo removal in place, suggestions near the photos, and a Submit
 // that cannot be sent twice by a double click (the server's token makes a replay harmless anyway).
-// With the network gone, Submit keeps the report in the device's outbox instead (OFF-02).
+// With the network gone, Submit keeps the report in the device's outbox instead (OFF-02): when the
+// browser says it is offline, and also when it believes it is online but the server does not answer
+// (server down, captive Wi-Fi, a dropped connection): Submit goes through fetch for that reason, with
+// the form's own fields, token and CSRF field, and falls back to the device only when no HTTP answer
+// came. Without JavaScript the form posts as usual.
 (function () {
   'use strict';
   document.addEventListener('DOMContentLoaded', function () {
@@ -42,9 +46,9 @@
       var owner = window.HARDevice && HARDevice.owner();
       if (!window.HAROutbox || !owner) return false;
       FIELDS.forEach(function (name) { if (form.elements[name]) form.elements[name].value = form.elements[name].value.trim(); });
-      if (!form.checkValidity()) { form.reportValidity(); return true; }
+      if (!form.checkValidity()) { idle(); form.reportValidity(); return true; }
       form.setAttribute('data-sent', 'true');
-      HAROutbox.get(page.draft).then(function (record) {
+      checked.then(function () { return HAROutbox.get(page.draft); }).then(function (record) {
         record = record || { id: page.draft, owner: String(owner), createdAt: Date.now(), photos: [], fromPage: true };
         record.status = 'waiting';
         record.token = form.elements.submit_token.value;
@@ -57,6 +61,7 @@
         window.location.assign('/reports');
       }, function (error) {
         form.removeAttribute('data-sent');
+        idle();
         var words = window.HARDevice;
         HARPhotos.say(words ? words.t(error && error.kind === 'quota' ? 'quota' : 'writeFailed') : page.failed);
       });
@@ -64,11 +69,17 @@
     }
 
     // Photos of this draft kept on the device when the network dropped (create/offline.js) are not on
-    // the server yet: the creation page sends them first, then comes back here.
+    // the server yet: the creation page sends them first, then comes back here. A record that Continue
+    // made for the device's submission page (create/offline.js), with no photo of its own, is not
+    // needed now that the server's page is here: it goes (Submit keeps the report again if the server
+    // cannot be reached then).
+    var checked = Promise.resolve();
     if (window.HAROutbox && navigator.onLine !== false) {
-      HAROutbox.get(page.draft).then(function (record) {
-        if (record && record.status === 'open' && record.photos.length) window.location.replace('/reports/new');
-      }, function () {});
+      checked = HAROutbox.get(page.draft).then(function (record) {
+        if (!record || record.status !== 'open') return;
+        if (record.photos.length) window.location.replace('/reports/new');
+        else return HAROutbox.remove(record.id);
+      }).catch(function () {});
     }
 
     form.addEventListener('submit', function (event) {
@@ -87,6 +98,47 @@
       form.setAttribute('data-sent', 'true');
       button.setAttribute('aria-busy', 'true');
       button.textContent = button.getAttribute('data-busy-label');
+      if (!window.fetch || !window.HAROutbox || !window.URLSearchParams || !window.AbortController) return;
+      event.preventDefault();
+      send();
     });
+
+    var label = button.textContent;
+    function idle() {
+      button.removeAttribute('aria-busy');
+      button.textContent = label;
+    }
+
+    // The form's own POST, by fetch: the server answers it as it answers the form (a 303 to the list
+    // once queued, the page again with its messages when something is wrong), and the browser follows.
+    // No HTTP answer at all (refused, dropped, or nothing within SEND_TIMEOUT): the report goes into the
+    // device's outbox with this form's token, so that the outbox's later send is the same submission
+    // (the server keeps a token once: a POST that arrived but whose answer was lost is not doubled).
+    var SEND_TIMEOUT = 30000;
+    function send() {
+      var abort = new AbortController();
+      var timer = setTimeout(function () { abort.abort(); }, SEND_TIMEOUT);
+      fetch(form.action, {
+        method: 'POST', credentials: 'same-origin', body: new URLSearchParams(new FormData(form)),
+        headers: { 'Accept': 'text/html' }, signal: abort.signal
+      }).then(function (response) {
+        clearTimeout(timer);
+        if (response.redirected && new URL(response.url).origin === window.location.origin) {
+          window.location.assign(response.url);
+          return;
+        }
+        // Any other answer (the form again with its messages, an error page): the form posts as it
+        // would without this script, and the browser shows the server's page. The same token twice
+        // is the same submission, so the second POST changes nothing the first did not. (The form's
+        // own method: form.submit is the Submit button, whose id is "submit".)
+        HTMLFormElement.prototype.submit.call(form);
+      }, function () {
+        clearTimeout(timer);
+        form.removeAttribute('data-sent');
+        if (keepOnDevice()) return;
+        idle();
+        HARPhotos.say(page.failed);
+      });
+    }
   });
 })();

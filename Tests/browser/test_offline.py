@@ -512,6 +512,99 @@ def test_OFF_02_04_network_drops_on_the_submission_page_opened_online(driver):
         server.remove()
 
 
+def to_server_submission(driver, server, photos=2):
+    """Online: the server's creation page, `photos` photos on the server, Continue to the server's
+    submission page. Returns the draft's id."""
+    visit_online(driver, server)
+    driver.get(server.url + "/reports/new")
+    draft = driver.find_element(By.ID, "main").get_attribute("data-draft")
+    capture(driver, photos, "#photo-strip .photo-item[data-id]")
+    driver.find_element(By.ID, "continue").click()
+    wait_for(driver, lambda d: d.current_url.endswith("/reports/new/submit"))
+    assert driver.find_element(By.ID, "main").get_attribute("data-mode") is None, "the server's page"
+    return draft
+
+
+def test_OFF_02_04_submit_with_the_server_unreachable_while_the_browser_thinks_it_is_online(driver):
+    """The server's submission page open, the server stopped while the browser still believes it is
+    online (no offline emulation: navigator.onLine stays true): Submit gets no answer, so the report
+    goes into the device's outbox with the form's values and token, and the list shows it waiting; the
+    server back on the same address and data, it is stored once with its photos."""
+    server = start_server()
+    try:
+        draft = to_server_submission(driver, server)
+        server.stop()
+        assert driver.execute_script("return navigator.onLine") is True
+        fill_and_submit(driver, "Tithe barn")
+        row = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#device-list .device-row"))
+        assert "Tithe barn" in row[0].text and "On this device — waiting for the network" in row[0].text
+        assert "2 photo(s)" in row[0].text
+        record = outbox_record(driver, draft)
+        assert record["status"] == "waiting" and record["owner"] == session_owner(driver)
+        assert record["fields"] == {"name": "Tithe barn", "designation": "SM", "condition": "poor",
+                                    "occupancy": "vacant", "priority_category": "B", "owner_type": "private",
+                                    "grade": "II"}
+        server = restart(server)
+        wait_for(driver, lambda d: stored_on_platform(server, "Tithe barn") == 2, 90)
+        wait_for(driver, lambda d: outbox_ids(d) == [], 30)
+        assert local_rows(server, "SELECT count(*) FROM reports WHERE name = 'Tithe barn'") == [(1,)]
+    finally:
+        server.remove()
+
+
+def test_OFF_04_a_submit_that_reached_the_server_but_lost_its_answer_is_stored_once(driver):
+    """Submit's request reaches the server (the report is queued) but its answer is lost on the way
+    back: the page keeps the report on the device all the same, and the outbox's later send, with the
+    same submit token and draft id, does not make a second report."""
+    server = start_server()
+    try:
+        draft = to_server_submission(driver, server)
+        driver.execute_script("""
+            var real = window.fetch;
+            window.fetch = function (url, options) {
+              var answer = real.apply(this, arguments);
+              if (options && options.method === 'POST' && String(url).indexOf('/reports/new/submit') >= 0) {
+                return answer.then(function () { throw new TypeError('the answer was lost'); });
+              }
+              return answer;
+            };
+        """)
+        fill_and_submit(driver, "Dovecote")
+        assert local_rows(server, "SELECT state FROM reports WHERE local_id = ?", draft) != [("draft",)]
+        wait_for(driver, lambda d: stored_on_platform(server, "Dovecote") == 2, 90)
+        wait_for(driver, lambda d: outbox_ids(d) == [], 30)
+        assert local_rows(server, "SELECT count(*) FROM reports WHERE name = 'Dovecote'") == [(1,)]
+        assert len(platform_rows(server, "SELECT id FROM report WHERE place_name = 'Dovecote'")) == 1
+    finally:
+        server.remove()
+
+
+def test_OFF_02_04_continue_with_the_server_unreachable_while_the_browser_thinks_it_is_online(driver):
+    """Photos on the server, then the server stops (the browser still online): Continue opens the
+    device's submission page, which finishes this draft (its photos on the server counted); the report
+    is stored once with them when the server is back."""
+    server = start_server()
+    try:
+        visit_online(driver, server)
+        driver.get(server.url + "/reports/new")
+        draft = driver.find_element(By.ID, "main").get_attribute("data-draft")
+        capture(driver, 2, "#photo-strip .photo-item[data-id]")
+        server.stop()
+        driver.find_element(By.ID, "continue").click()
+        wait_for(driver, lambda d: d.current_url.endswith("/reports/new/submit"))
+        wait_for(driver, lambda d: d.find_element(By.ID, "main").get_attribute("data-mode") == "submit")
+        fill_and_submit(driver, "Ice house")
+        row = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#device-list .device-row"))
+        assert "Ice house" in row[0].text and "2 photo(s)" in row[0].text
+        assert outbox_record(driver, draft)["status"] == "waiting"
+        server = restart(server)
+        wait_for(driver, lambda d: stored_on_platform(server, "Ice house") == 2, 90)
+        wait_for(driver, lambda d: outbox_ids(d) == [], 30)
+        assert local_rows(server, "SELECT count(*) FROM reports WHERE name = 'Ice house'") == [(1,)]
+    finally:
+        server.remove()
+
+
 def test_OFF_03_sign_out_asks_about_waiting_reports_and_held_photos_and_stay_keeps_both(driver):
     """Reports waiting in the device's outbox and photos held for a wireless network (SET-03): sign-out
     asks about each in turn. "Stay" at the second question leaves everything as it was: the next

@@ -136,14 +136,18 @@ export function startOffline(queue) {
 
   // Continue: with the network down, the device's submission page (the service worker's shell) takes
   // the record on (made now if every photo had reached the server); with it back, the kept photos
-  // reach the server first.
+  // reach the server first. The browser may believe it is online while the server cannot be reached
+  // (server down, captive Wi-Fi): with photos on the server, the record is marked for the device's
+  // page all the same before leaving, so that the shell, if it is what answers, finishes this report;
+  // the server's submission page, if it answers, removes that mark (submit.js).
   document.getElementById('continue').addEventListener('click', function (event) {
     const down = offline();
-    if (!down && !kept.length && !flushing) return;
+    const mark = down || (!kept.length && !flushing);
+    if (mark && !down && (!HARPhotos.count() || HARPhotos.waitingCount())) return;   // as before (holding.js)
     event.preventDefault();
     event.stopImmediatePropagation();
     const href = event.currentTarget.href;
-    const before = down ? changeRecord(function (record) { record.continued = true; }) : recordWrites.then(flush);
+    const before = mark ? changeRecord(function (record) { record.continued = true; }) : recordWrites.then(flush);
     before.catch(function () {}).then(function () { window.location.assign(href); });
   }, true);
 }
