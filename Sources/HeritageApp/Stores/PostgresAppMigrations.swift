@@ -28,6 +28,7 @@ enum PostgresAppMigrations {
         Migration(version: 8, name: "list versions", sql: listVersions),
         Migration(version: 9, name: "kiosks and receipts", sql: kiosks),
         Migration(version: 11, name: "review search indexes", sql: reviewSearch),
+        Migration(version: 13, name: "review notices index", sql: AppMigrations.reviewNoticesIndex),
     ]
 
     /// `AppMigrations.kiosks` in PostgreSQL's words.
