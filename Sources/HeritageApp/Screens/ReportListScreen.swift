@@ -241,7 +241,7 @@ enum ReportListScreen {
     /// (state, name, address, time, last error, photo counts, ids) and the language (issue 14). A
     /// change to any of it is another key, so a kept row can never show a stale status; what the
     /// key does not hold (templates, messages) does not change while the process runs. Rendering
-    /// a row was a third of the list page's instructions (bench/profile.sh, docs/BENCHMARKS.md);
+    /// a row was a third of the list page's instructions (bench/instructions.sh, docs/BENCHMARKS.md);
     /// looking one up is a hash of its fields. At most `capacity` rows (about 1.1 KB each) are
     /// kept; when full, all are dropped and the next pages render them again.
     final class RenderedRows: Sendable {

@@ -25,7 +25,7 @@ final class SQLiteReportStore: ReportStore, Sendable {
 
     /// `column NOT IN hiddenStates` as four comparisons: SQLite evaluates a NOT IN list through an
     /// ephemeral index, one seek per row (about 500 instructions a row, a twentieth of the list page's
-    /// instructions with 200 reports; bench/profile.sh).
+    /// instructions with 200 reports; bench/instructions.sh).
     static func listed(_ column: String) -> String {
         "\(column) != 'draft' AND \(column) != 'cancelled' AND \(column) != 'deleted' AND \(column) != 'deleting'"
     }
