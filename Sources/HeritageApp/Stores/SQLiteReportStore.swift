@@ -51,9 +51,10 @@ final class SQLiteReportStore: ReportStore, Sendable {
                 ORDER BY r.creation_time DESC, r.id DESC
                 \(limitClause)
                 """, parameters
-            ).compactMap { row -> ListedReport? in
-                // Columns by position, in the SELECT's order: by name is a hash lookup each (perf: a
-                // tenth of the list page's reads).
+            ) { row -> ListedReport? in
+                // Read from the statement, columns by position in the SELECT's order: no `Row` (an array
+                // of values per row) is made, and by name is a hash lookup each (perf: a tenth of the
+                // list page's reads).
                 guard let localID = try row.string(0), let stateName = try row.string(2),
                     let state = ReportState(rawValue: stateName)
                 else { return nil }
@@ -62,7 +63,7 @@ final class SQLiteReportStore: ReportStore, Sendable {
                     formattedAddress: try row.string(4), creationTime: try row.double(5) ?? 0,
                     lastError: try row.string(6), photoCount: Int(try row.int(7) ?? 0),
                     photosStored: Int(try row.int(8) ?? 0))
-            }
+            }.compactMap { $0 }
             // Fewer rows than asked for is every row: no second query.
             guard let limit, rows.count >= limit else { return ReportPage(rows: rows, total: rows.count) }
             let total =
