@@ -54,4 +54,9 @@ stop
 token=$("$tree/bench/list-fixture.sh" "$work/list" 200)
 start "$work/list"
 count list-uncached -H "Cookie: har_session=$token" "http://127.0.0.1:$port/reports"
+count list-gzip -H "Cookie: har_session=$token" -H "Accept-Encoding: gzip" "http://127.0.0.1:$port/reports"
+# The 304 of an unchanged list: the ETag of this very process (it carries a per-process epoch).
+tag=$(curl -fs -D - -o /dev/null -H "Cookie: har_session=$token" "http://127.0.0.1:$port/reports" \
+    | awk 'tolower($1) == "etag:" { print $2 }' | tr -d '\r')
+count list-304 -H "Cookie: har_session=$token" -H "If-None-Match: $tag" "http://127.0.0.1:$port/reports"
 stop

@@ -118,8 +118,8 @@ final class BodyReader {
     /// Ends the body; false when it turned out malformed or incomplete.
     func finish() -> Bool {
         guard failure == nil else { return false }
-        spool?.close()
-        fileParts.last?.file.close()
+        // The last bytes of each file leave its buffer here: a disk that refuses them fails the body.
+        if spool?.close() == false || fileParts.last?.file.close() == false { return fail(500) }
         if let postProcessor {
             self.postProcessor = nil
             let complete = MHD_destroy_post_processor(postProcessor) == MHD_Result.YES
@@ -181,7 +181,7 @@ final class BodyReader {
                 partOpen && current?.fieldName == key && current?.fileName == fileName
                 && (offset > 0 || current?.file.size == 0)
             if !continues {
-                current?.file.close()
+                if current?.file.close() == false { return fail(500) }
                 guard fileParts.count < limits.maxFiles else { return fail(413) }
                 guard let file = TemporaryFile(directory: directory, prefix: "har-upload") else { return fail(500) }
                 fileParts.append(FilePart(fieldName: key, fileName: fileName, contentType: contentType, file: file))

@@ -55,8 +55,10 @@ struct PostgresUpgradeTests {
         let connection = try PostgresConnection(url)
         defer { connection.close() }
         #expect(
-            try PostgresMigrator.apply(PostgresAppMigrations.all.filter { $0.version != 6 }, to: connection)
-                == PostgresAppMigrations.all.map(\.version).filter { $0 != 6 }.sorted())
+            // Without 12 too: its index is on migration 6's review_state.
+            try PostgresMigrator.apply(
+                PostgresAppMigrations.all.filter { $0.version != 6 && $0.version != 12 }, to: connection)
+                == PostgresAppMigrations.all.map(\.version).filter { $0 != 6 && $0 != 12 }.sorted())
         let stores = try Stores.postgres(url: url, poolSize: 2)
         defer { stores.close() }
         #expect(try PostgresMigrator.apply(PostgresAppMigrations.all, to: connection).isEmpty)

@@ -3,6 +3,7 @@ import FoundationEssentials
 import HTTPServer
 import Mustache
 import PlatformClient
+import Synchronization
 
 /// The report list (LST-01..09): rendered at once from the local store; the page's script then asks
 /// `/api/reports/refresh` to merge what the platform lists (LST-05) and polls `/api/reports` while
@@ -19,6 +20,7 @@ enum ReportListScreen {
 
     static func register(on router: inout Router, web: Web) {
         let reports = ReportList(store: web.stores.reports, files: PhotoFiles(directory: web.photosDirectory))
+        let rendered = RenderedRows()
         router.web("GET", "/reports", web, access: .page) { request, context in
             let user = try context.requireUser()
             let tag = try listTag(.page, request, context, version: reports.version(userID: user.id))
@@ -26,13 +28,18 @@ enum ReportListScreen {
             let page = try reports.page(userID: user.id, limit: shown(request))
             let outcome = request.queryValue("deleted") == "1" ? context.messages["list.deleted"] : nil
             return cacheable(
-                try self.page(web, context, page, notice: outcome, failure: request.queryValue("failed") == "1"), tag)
+                try self.page(
+                    web, context, page, notice: outcome, failure: request.queryValue("failed") == "1",
+                    rendered: rendered),
+                tag)
         }
         router.web("GET", "/api/reports", web, access: .api) { request, context in
             let user = try context.requireUser()
             let tag = try listTag(.rows, request, context, version: reports.version(userID: user.id))
             if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
-            return cacheable(try rowsAnswer(web, context, reports.page(userID: user.id, limit: shown(request))), tag)
+            return cacheable(
+                try rowsAnswer(web, context, reports.page(userID: user.id, limit: shown(request)), rendered: rendered),
+                tag)
         }
         router.webAsync("POST", "/api/reports/refresh", web, access: .api) { request, context in
             let user = try context.requireUser()
@@ -46,11 +53,12 @@ enum ReportListScreen {
                 try reports.merge(listed, userID: user.id, now: WallClock.now(), listingStartedAt: listingStartedAt)
             } catch let error as PlatformError {
                 web.log.info("list refresh for user \(user.id) failed: \(error)")
-                var answer = try rowsAnswer(web, context, reports.page(userID: user.id, limit: limit), refreshed: false)
+                var answer = try rowsAnswer(
+                    web, context, reports.page(userID: user.id, limit: limit), refreshed: false, rendered: rendered)
                 answer.status = 503
                 return answer
             }
-            return try rowsAnswer(web, context, reports.page(userID: user.id, limit: limit))
+            return try rowsAnswer(web, context, reports.page(userID: user.id, limit: limit), rendered: rendered)
         }
         router.webAsync("POST", "/reports/:id/delete", web, access: .page) { request, context in
             // The page's delete form carries how many rows it showed, so that the list comes back as long.
@@ -157,11 +165,10 @@ enum ReportListScreen {
     }
 
     static func page(
-        _ web: Web, _ context: WebContext, _ page: ReportPage, notice: String?, failure: Bool
+        _ web: Web, _ context: WebContext, _ page: ReportPage, notice: String?, failure: Bool, rendered: RenderedRows
     ) throws -> Response {
-        let words = RowWords(context.messages)
         let values: [String: MustacheValue] = [
-            "header": ["settings": true], "rows": .array(page.rows.map { rowValue($0, words) }),
+            "header": ["settings": true], "rows": try rowsValue(page.rows, web, context, rendered),
             "notice": MustacheValue(notice), "deleteFailure": .bool(failure),
             "pending": .bool(page.rows.contains { $0.state != .stored }),
             "shown": .int(page.rows.count), "more": moreValue(page, context.messages),
@@ -188,12 +195,12 @@ enum ReportListScreen {
     /// `{"rows": [...], "html": "...", "moreHTML": "...", "shown": n, "total": n, "refreshed": true}`: the
     /// rows as data, and as the page renders them (rows, then the "Show more" line).
     static func rowsAnswer(
-        _ web: Web, _ context: WebContext, _ page: ReportPage, refreshed: Bool = true
+        _ web: Web, _ context: WebContext, _ page: ReportPage, refreshed: Bool = true, rendered: RenderedRows
     ) throws -> Response {
         let rows = page.rows
         let words = RowWords(context.messages)
         let values: MustacheFields = [
-            "rows": .array(rows.map { rowValue($0, words) }), "t": context.messages.tree,
+            "rows": try rowsValue(rows, web, context, rendered), "t": context.messages.tree,
             "more": moreValue(page, context.messages),
         ]
         let html = try web.templates.render("partials/report-rows", .fields(values))
@@ -208,6 +215,95 @@ enum ReportListScreen {
             }, html: html, moreHTML: moreHTML, shown: rows.count, total: page.total, refreshed: refreshed,
             pending: rows.contains { $0.state != .stored })
         return web.json(answer, context: context)
+    }
+
+    /// The rows for `partials/report-rows`: each one's HTML, rendered through `partials/report-row`
+    /// or taken from `rendered`.
+    static func rowsValue(
+        _ rows: [ListedReport], _ web: Web, _ context: WebContext, _ rendered: RenderedRows
+    ) throws -> MustacheValue {
+        var words: RowWords?
+        let language = context.language.rawValue
+        return .array(
+            try rows.map { row in
+                let html = try rendered.html(row, language: language) {
+                    let rowWords = words ?? RowWords(context.messages)
+                    words = rowWords
+                    guard case .fields(var fields) = rowValue(row, rowWords) else { return "" }
+                    fields["t"] = context.messages.tree
+                    return try web.templates.render("partials/report-row", .fields(fields))
+                }
+                return ["html": .string(html)]
+            })
+    }
+
+    /// Each row's HTML as the list shows it, kept by everything it is made from: the row as read
+    /// (state, name, address, time, last error, photo counts, ids) and the language (issue 14). A
+    /// change to any of it is another key, so a kept row can never show a stale status; what the
+    /// key does not hold (templates, messages) does not change while the process runs. Rendering
+    /// a row was a third of the list page's instructions (bench/instructions.sh, docs/BENCHMARKS.md);
+    /// looking one up is a hash of its fields. At most `capacity` rows (about 1.1 KB each) are
+    /// kept; when full, all are dropped and the next pages render them again.
+    final class RenderedRows: Sendable {
+        /// Hashed by a 64-bit FNV-1a of the fields, computed once: Swift's String hashing (SipHash, field
+        /// by field) was a tenth of the page's instructions. Equality still compares every field.
+        struct Key: Hashable, Sendable {
+            var row: ListedReport
+            var language: String
+            let fingerprint: UInt64
+
+            init(row: ListedReport, language: String) {
+                self.row = row
+                self.language = language
+                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                func mix(_ text: String?) {
+                    // Over the contiguous UTF-8 (iterating `.utf8` byte by byte cost more than SipHash).
+                    var text = text ?? ""
+                    text.withUTF8 { bytes in
+                        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+                    }
+                    hash = (hash ^ (text.isEmpty ? 0xfe : 0xff)) &* 0x100_0000_01b3
+                }
+                mix(row.localID)
+                mix(row.platformReportID)
+                mix(row.state.rawValue)
+                mix(row.name)
+                mix(row.formattedAddress)
+                mix(row.lastError)
+                mix(language)
+                for number in [
+                    row.creationTime.bitPattern, UInt64(bitPattern: Int64(row.photoCount)),
+                    UInt64(bitPattern: Int64(row.photosStored)),
+                ] {
+                    hash = (hash ^ number) &* 0x100_0000_01b3
+                }
+                fingerprint = hash
+            }
+
+            func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
+
+            static func == (lhs: Key, rhs: Key) -> Bool {
+                lhs.fingerprint == rhs.fingerprint && lhs.row == rhs.row && lhs.language == rhs.language
+            }
+        }
+
+        static let capacity = 4_096
+        private let kept = Mutex<[Key: String]>([:])
+
+        init() {}
+
+        func html(_ row: ListedReport, language: String, render: () throws -> String) throws -> String {
+            let key = Key(row: row, language: language)
+            if let html = kept.withLock({ $0[key] }) { return html }
+            let html = try render()
+            kept.withLock { kept in
+                if kept.count >= Self.capacity { kept.removeAll(keepingCapacity: true) }
+                kept[key] = html
+            }
+            return html
+        }
+
+        var count: Int { kept.withLock { $0.count } }
     }
 
     static func rowValue(_ row: ListedReport, _ words: RowWords) -> MustacheValue {

@@ -29,6 +29,7 @@ enum PostgresAppMigrations {
         Migration(version: 9, name: "kiosks and receipts", sql: kiosks),
         Migration(version: 10, name: "worker leases, gates, refused sessions", sql: workerLeases),
         Migration(version: 11, name: "review search indexes", sql: reviewSearch),
+        Migration(version: 12, name: "review notices index", sql: AppMigrations.reviewNoticesIndex),
     ]
 
     /// `AppMigrations.kiosks` in PostgreSQL's words.

@@ -49,7 +49,7 @@ struct ReportPage: Sendable, Equatable {
 }
 
 /// A row of the report list as the store has it.
-struct ListedReport: Sendable, Equatable {
+struct ListedReport: Sendable, Hashable {
     var localID: String
     var platformReportID: String?
     var state: ReportState
