@@ -78,6 +78,44 @@ public enum Command {
     }
 
     /// A subcommand's words split into `--config FILE` (for `loadConfiguration`) and the rest, in order.
+    /// The frame of a command that works on the stores (`har outbox`, `har users`, `har kiosk`): `--config`
+    /// split off, usage on `--help` or nothing (64, EX_USAGE), the configuration (78, EX_CONFIG), the
+    /// database (66, EX_NOINPUT, when a data folder has none), the stores opened for `body` and closed
+    /// after it; an error thrown by `body` is printed and exits 1.
+    static func runOnStores(
+        _ arguments: [String], usage: String,
+        _ body: (_ action: [String], _ stores: Stores, _ configuration: Configuration) throws -> Int32
+    ) -> Int32 {
+        let (options, action) = separatingConfigOption(arguments)
+        if action.contains("--help") || action.contains("-h") || action.isEmpty {
+            print(usage)
+            return action.isEmpty ? 64 : 0
+        }
+        let configuration: Configuration
+        do {
+            configuration = try loadConfiguration(options)
+        } catch {
+            printError("\(error)")
+            return 78
+        }
+        let path = configuration.dataDir + "/har.sqlite"
+        guard configuration.databaseURL != nil || FileManager.default.fileExists(atPath: path) else {
+            printError("no database at \(path) (is HAR_DATA_DIR right?)")
+            return 66
+        }
+        do {
+            let stores = try Stores.open(configuration: configuration)
+            defer { stores.close() }
+            return try body(action, stores, configuration)
+        } catch {
+            printError("\(error)")
+            return 1
+        }
+    }
+
+    /// Who a command's change is audited as: the operator `cli:$USER`.
+    static var operatorActor: String { "cli:" + (ProcessInfo.processInfo.environment["USER"] ?? "operator") }
+
     static func separatingConfigOption(_ arguments: [String]) -> (options: [String], action: [String]) {
         var options: [String] = []
         var action: [String] = []

@@ -15,31 +15,7 @@ enum OutboxCommand {
         """
 
     static func main(_ arguments: [String]) -> Int32 {
-        let (options, action) = Command.separatingConfigOption(arguments)
-        if action.contains("--help") || action.contains("-h") || action.isEmpty {
-            print(usage)
-            return action.isEmpty ? 64 : 0
-        }
-        let configuration: Configuration
-        do {
-            configuration = try Command.loadConfiguration(options)
-        } catch {
-            Command.printError("\(error)")
-            return 78
-        }
-        let path = configuration.dataDir + "/har.sqlite"
-        guard configuration.databaseURL != nil || FileManager.default.fileExists(atPath: path) else {
-            Command.printError("no database at \(path) (is HAR_DATA_DIR right?)")
-            return 66  // EX_NOINPUT
-        }
-        do {
-            let stores = try Stores.open(configuration: configuration)
-            defer { stores.close() }
-            return try run(action, store: stores.outbox)
-        } catch {
-            Command.printError("\(error)")
-            return 1
-        }
+        Command.runOnStores(arguments, usage: usage) { action, stores, _ in try run(action, store: stores.outbox) }
     }
 
     static func run(_ action: [String], store: any OutboxStore) throws -> Int32 {

@@ -12,33 +12,10 @@ enum UsersCommand {
         """
 
     static func main(_ arguments: [String]) -> Int32 {
-        let (options, action) = Command.separatingConfigOption(arguments)
-        if action.contains("--help") || action.contains("-h") || action.isEmpty {
-            print(usage)
-            return action.isEmpty ? 64 : 0
-        }
-        let configuration: Configuration
-        do {
-            configuration = try Command.loadConfiguration(options)
-        } catch {
-            Command.printError("\(error)")
-            return 78
-        }
-        let path = configuration.dataDir + "/har.sqlite"
-        guard configuration.databaseURL != nil || FileManager.default.fileExists(atPath: path) else {
-            Command.printError("no database at \(path) (is HAR_DATA_DIR right?)")
-            return 66
-        }
-        do {
-            let stores = try Stores.open(configuration: configuration)
-            defer { stores.close() }
-            let actor = "cli:" + (ProcessInfo.processInfo.environment["USER"] ?? "operator")
-            return try run(
+        Command.runOnStores(arguments, usage: usage) { action, stores, configuration in
+            try run(
                 action, store: stores.review, configured: ReviewSettings.emails(configuration.coordinators),
-                actor: actor, now: Date().timeIntervalSince1970)
-        } catch {
-            Command.printError("\(error)")
-            return 1
+                actor: Command.operatorActor, now: Date().timeIntervalSince1970)
         }
     }
 
