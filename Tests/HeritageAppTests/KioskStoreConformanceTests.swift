@@ -133,4 +133,51 @@ import Testing
         let actions = try scene.stores.review.audit(AuditFilter(), beforeID: nil, limit: 20).map(\.action)
         #expect(actions.contains("kiosk_submit") && actions.contains("receipt_claim"))
     }
+
+    /// KIO-06: a claimed report's later changes (a review decision, the upload's steps, its removal) move
+    /// the claimant's list version, the list's ETag, in the same transaction: a 304 never hides them.
+    @Test(arguments: StoreBackend.all) func kio06ClaimedReportChangesMoveTheClaimantsListVersion(
+        _ backend: StoreBackend
+    ) throws {
+        let scene = try StoreScene(backend)
+        let coordinator = try scene.user("c@example.org")
+        let visitor = try scene.user("v@example.org", token: 2)
+        let kiosks = scene.stores.kiosks
+        let id = try kiosks.create(
+            NewKiosk(siteName: "Abbey", latitude: 51.5, longitude: -0.1, userID: coordinator), actor: "c@example.org",
+            now: scene.now)
+        let visit = try #require(
+            try kiosks.startVisit(kioskID: id, localID: UUID().uuidString.lowercased(), now: scene.now).draft)
+        _ = try scene.stores.drafts.addPhoto(StoreScene.photo(), to: visit, now: scene.now)
+        #expect(
+            try scene.stores.drafts.submit(
+                draftLocalID: visit.localID, userID: coordinator, fields: StoreScene.fields, token: UUID().uuidString,
+                now: scene.now) == .queued)
+        let reportID = try #require(try scene.stores.outbox.reportID(localID: visit.localID))
+        let receipt = NewReceipt(
+            code: "K7Q4-M2XD", secretHash: Self.hash(3), expiresAt: scene.now + 100, usedSiteLocation: false)
+        #expect(try kiosks.recordSubmission(kioskID: id, reportID: reportID, receipt: receipt, now: scene.now))
+        func expectMoves(_ what: String, _ change: () throws -> Void) throws {
+            let before = try scene.stores.reports.listVersion(userID: visitor)
+            try change()
+            #expect(try scene.stores.reports.listVersion(userID: visitor) != before, "\(what) hid from the claimant")
+        }
+        try expectMoves("the claim") {
+            let outcome = try kiosks.claim(code: "K7Q4-M2XD", secretHash: Self.hash(3), userID: visitor, now: scene.now)
+            #expect(outcome == .claimed)
+        }
+        let approve = ReviewDecision(to: .approved, from: [.received], action: "approve")
+        try expectMoves("the approval") {
+            let outcome = try scene.stores.review.decide(approve, id: reportID, actor: "c@example.org", now: scene.now)
+            #expect(outcome == .done)
+        }
+        try expectMoves("the upload's start") {
+            let began = try scene.stores.outbox.beginCreate(reportID)
+            #expect(began)
+        }
+        try expectMoves("the report stored") {
+            let recorded = try scene.stores.outbox.recordCreated(reportID, platformReportID: "P1")
+            #expect(recorded)
+        }
+    }
 }

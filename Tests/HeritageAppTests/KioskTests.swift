@@ -250,6 +250,12 @@ import Testing
         #expect(claimed.status == 303)
         let list = try await visitor.get("/reports")
         #expect(list.body.contains("Reports from kiosks") && list.body.contains("Fallen stone"))
+        // The claimed report's later state changes move the claimant's list ETag: no stale 304.
+        let etag = try #require(list.headers["etag"])
+        #expect(try await visitor.http.curl("/reports", ["-H", "If-None-Match: \(etag)"]).status == 304)
+        #expect(try server.application.stores.outbox.beginCreate(reportID))
+        let moved = try await visitor.http.curl("/reports", ["-H", "If-None-Match: \(etag)"])
+        #expect(moved.status == 200 && moved.headers["etag"] != etag, "the upload's start shows in the claimant's list")
         let other = try await SignedInClient(server)
         let taken = try await Self.post(other.http, "/r/K7Q4-M2XD/claim", [("secret", secret)], tokenFrom: "/reports")
         #expect(taken.status == 409, "single use")
