@@ -14,6 +14,15 @@
     if (event.persisted) window.location.reload();
   });
 
+  // What the reset spares: the kiosk's outbox of finished reports (no screen reads it), the kiosk's
+  // service worker and its shell cache (the offline screens, nothing of a visitor).
+  var OUTBOX_DB = 'har-kiosk-outbox';
+  function spared(kind, name) {
+    if (kind === 'db') return name === OUTBOX_DB;
+    if (kind === 'cache') return name.indexOf('har-kiosk-shell-') === 0;
+    return /\/kiosk$/.test(name);
+  }
+
   // Everything a page may have left in the browser: IndexedDB, Cache Storage, web storage, service workers.
   function wipeDevice() {
     var jobs = [];
@@ -21,7 +30,7 @@
     try { window.sessionStorage.clear(); } catch (e) { /* storage refused */ }
     if (window.indexedDB && indexedDB.databases) {
       jobs.push(indexedDB.databases().then(function (list) {
-        return Promise.all(list.map(function (db) {
+        return Promise.all(list.filter(function (db) { return !spared('db', db.name); }).map(function (db) {
           return new Promise(function (resolve) {
             var request = indexedDB.deleteDatabase(db.name);
             request.onsuccess = request.onerror = request.onblocked = function () { resolve(); };
@@ -31,12 +40,15 @@
     }
     if (window.caches) {
       jobs.push(caches.keys().then(function (keys) {
-        return Promise.all(keys.map(function (key) { return caches.delete(key); }));
+        return Promise.all(keys.filter(function (key) { return !spared('cache', key); }).map(function (key) {
+          return caches.delete(key);
+        }));
       }).catch(function () {}));
     }
     if (navigator.serviceWorker && navigator.serviceWorker.getRegistrations) {
       jobs.push(navigator.serviceWorker.getRegistrations().then(function (list) {
-        return Promise.all(list.map(function (registration) { return registration.unregister(); }));
+        return Promise.all(list.filter(function (registration) { return !spared('worker', registration.scope); })
+          .map(function (registration) { return registration.unregister(); }));
       }).catch(function () {}));
     }
     return Promise.all(jobs);
@@ -188,7 +200,121 @@
     document.addEventListener('pointerdown', back);
   }
 
-  if (step === 'attract') wipeDevice();
+  // The offline shell (served by the kiosk's service worker when the server cannot be reached): the
+  // visitor's report lives in this page's memory only, until it is finished and held in the outbox.
+  function offline() {
+    var main = document.getElementById('main');
+    var sections = ['attract', 'photos', 'form', 'receipt'];
+    var video = document.getElementById('kiosk-camera');
+    var shoot = document.getElementById('kiosk-shoot');
+    var next = document.getElementById('kiosk-next');
+    var status = document.getElementById('kiosk-status');
+    var thumbs = document.getElementById('kiosk-thumbs');
+    var cancel = document.getElementById('offline-cancel');
+    var form = document.getElementById('kiosk-form');
+    var taken = [];
+    var fix = null;
+    function show(name) {
+      sections.forEach(function (section) {
+        document.getElementById('offline-' + section).hidden = section !== name;
+      });
+      cancel.hidden = name === 'attract' || name === 'receipt';
+      body.classList.toggle('kiosk-attract', name === 'attract');
+    }
+    function camera() {
+      if (navigator.geolocation) {
+        navigator.geolocation.getCurrentPosition(function (position) {
+          fix = { latitude: position.coords.latitude, longitude: position.coords.longitude,
+                  accuracy: position.coords.accuracy };
+        }, function () { fix = null; }, { enableHighAccuracy: true, maximumAge: 10000, timeout: 30000 });
+      }
+      if (navigator.mediaDevices && navigator.mediaDevices.getUserMedia) {
+        navigator.mediaDevices.getUserMedia({ video: { facingMode: 'environment' }, audio: false })
+          .then(function (media) { stream = media; video.srcObject = media; })
+          .catch(function () { status.textContent = main.getAttribute('data-no-camera'); });
+      }
+    }
+    document.getElementById('kiosk-start').addEventListener('click', function () { show('photos'); camera(); });
+    shoot.addEventListener('click', function () {
+      if (!video.videoWidth) { status.textContent = main.getAttribute('data-no-camera'); return; }
+      var canvas = document.createElement('canvas');
+      canvas.width = video.videoWidth;
+      canvas.height = video.videoHeight;
+      canvas.getContext('2d').drawImage(video, 0, 0);
+      canvas.toBlob(function (blob) {
+        taken.push({ id: HARKioskOutbox.uuid(), blob: blob, fix: fix, takenAt: Date.now() });
+        var item = document.createElement('li');
+        var image = document.createElement('img');
+        image.alt = main.getAttribute('data-saved') + ' ' + taken.length;
+        image.src = canvas.toDataURL('image/jpeg', 0.5);
+        item.appendChild(image);
+        thumbs.appendChild(item);
+        status.textContent = main.getAttribute('data-saved') + ' ' + taken.length;
+        next.removeAttribute('aria-disabled');
+      }, 'image/jpeg', 0.85);
+    });
+    next.addEventListener('click', function () {
+      if (!taken.length) return;
+      stopCamera();
+      show('form');
+    });
+    cancel.addEventListener('click', reset);
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      var fields = {};
+      var complete = taken.length > 0;
+      Array.prototype.forEach.call(form.elements, function (element) {
+        if (!element.name) return;
+        fields[element.name] = element.value.trim();
+        if (!fields[element.name]) complete = false;
+      });
+      document.getElementById('offline-form-error').hidden = complete;
+      if (!complete) return;
+      var record = { id: HARKioskOutbox.uuid(), token: HARKioskOutbox.token(), fields: fields, photos: taken,
+                     createdAt: Date.now() };
+      HARKioskOutbox.save(record).then(function () {
+        taken = [];
+        form.reset();
+        thumbs.innerHTML = '';
+        show('receipt');
+        var seconds = parseInt(body.getAttribute('data-receipt-seconds'), 10) || 20;
+        window.setTimeout(function () { window.location.replace('/kiosk'); }, seconds * 1000);
+        HARKioskOutbox.send();
+      }, function () {
+        status.textContent = main.getAttribute('data-failed');
+        document.getElementById('offline-form-error').hidden = false;
+      });
+    });
+    document.getElementById('kiosk-done').addEventListener('click', function () {
+      window.location.replace('/kiosk');
+    });
+    // The server may answer again at any time: the held reports go, and the next page is the server's.
+    function retry() {
+      fetch('/kiosk/device/session', { credentials: 'same-origin', headers: { 'Accept': 'application/json' } })
+        .then(function (response) {
+          if (response.status !== 200) return;
+          return HARKioskOutbox.send().then(function () {
+            // Shown in place of a kiosk screen (not opened by its own address): the server's screens
+            // return once nobody is in the middle of a report.
+            if (window.location.pathname !== '/kiosk/offline' &&
+                !document.getElementById('offline-attract').hidden) window.location.replace('/kiosk');
+          });
+        }).catch(function () {});
+    }
+    window.addEventListener('online', retry);
+    window.setInterval(retry, 15000);
+    retry();
+  }
+
+  if (step === 'attract') {
+    wipeDevice().then(function () {
+      if (navigator.serviceWorker) {
+        navigator.serviceWorker.register('/kiosk/sw.js', { scope: '/kiosk' }).catch(function () {});
+      }
+      if (window.HARKioskOutbox) HARKioskOutbox.send();
+    });
+  }
+  if (step === 'offline') offline();
   if (step === 'photos') photos();
   if (step === 'receipt') receipt();
   idleWatch();

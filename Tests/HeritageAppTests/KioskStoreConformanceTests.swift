@@ -133,4 +133,103 @@ import Testing
         let actions = try scene.stores.review.audit(AuditFilter(), beforeID: nil, limit: 20).map(\.action)
         #expect(actions.contains("kiosk_submit") && actions.contains("receipt_claim"))
     }
+
+    /// KIO-06: a claimed report's later changes (a review decision, the upload's steps, its removal) move
+    /// the claimant's list version, the list's ETag, in the same transaction: a 304 never hides them.
+    @Test(arguments: StoreBackend.all) func kio06ClaimedReportChangesMoveTheClaimantsListVersion(
+        _ backend: StoreBackend
+    ) throws {
+        let scene = try StoreScene(backend)
+        let coordinator = try scene.user("c@example.org")
+        let visitor = try scene.user("v@example.org", token: 2)
+        let kiosks = scene.stores.kiosks
+        let id = try kiosks.create(
+            NewKiosk(siteName: "Abbey", latitude: 51.5, longitude: -0.1, userID: coordinator), actor: "c@example.org",
+            now: scene.now)
+        let visit = try #require(
+            try kiosks.startVisit(kioskID: id, localID: UUID().uuidString.lowercased(), now: scene.now).draft)
+        _ = try scene.stores.drafts.addPhoto(StoreScene.photo(), to: visit, now: scene.now)
+        #expect(
+            try scene.stores.drafts.submit(
+                draftLocalID: visit.localID, userID: coordinator, fields: StoreScene.fields, token: UUID().uuidString,
+                now: scene.now) == .queued)
+        let reportID = try #require(try scene.stores.outbox.reportID(localID: visit.localID))
+        let receipt = NewReceipt(
+            code: "K7Q4-M2XD", secretHash: Self.hash(3), expiresAt: scene.now + 100, usedSiteLocation: false)
+        #expect(try kiosks.recordSubmission(kioskID: id, reportID: reportID, receipt: receipt, now: scene.now))
+        func expectMoves(_ what: String, _ change: () throws -> Void) throws {
+            let before = try scene.stores.reports.listVersion(userID: visitor)
+            try change()
+            #expect(try scene.stores.reports.listVersion(userID: visitor) != before, "\(what) hid from the claimant")
+        }
+        try expectMoves("the claim") {
+            let outcome = try kiosks.claim(code: "K7Q4-M2XD", secretHash: Self.hash(3), userID: visitor, now: scene.now)
+            #expect(outcome == .claimed)
+        }
+        let approve = ReviewDecision(to: .approved, from: [.received], action: "approve")
+        try expectMoves("the approval") {
+            let outcome = try scene.stores.review.decide(approve, id: reportID, actor: "c@example.org", now: scene.now)
+            #expect(outcome == .done)
+        }
+        try expectMoves("the upload's start") {
+            let began = try scene.stores.outbox.beginCreate(reportID)
+            #expect(began)
+        }
+        try expectMoves("the report stored") {
+            let recorded = try scene.stores.outbox.recordCreated(reportID, platformReportID: "P1")
+            #expect(recorded)
+        }
+    }
+
+    /// KIO-05, off the network: a report the tablet held is made once by its id as a kiosk draft of the
+    /// kiosk's account, beside (never instead of) the current visit; the same id again finds it, then
+    /// "submitted"; another kiosk's id is elsewhere; a revoked kiosk takes none.
+    @Test(arguments: StoreBackend.all) func kio05DeviceReportMadeOnceBesideTheVisit(_ backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let coordinator = try scene.user("c@example.org")
+        let kiosks = scene.stores.kiosks
+        let id = try kiosks.create(
+            NewKiosk(siteName: "Abbey", latitude: 51.5, longitude: -0.1, userID: coordinator), actor: "c@example.org",
+            now: scene.now)
+        let other = try kiosks.create(NewKiosk(siteName: "Mill", userID: coordinator), actor: "c", now: scene.now)
+        let visit = try #require(
+            try kiosks.startVisit(kioskID: id, localID: UUID().uuidString.lowercased(), now: scene.now).draft)
+        let held = UUID().uuidString.lowercased()
+        guard case .draft(let draft) = try kiosks.openDeviceReport(kioskID: id, localID: held, now: scene.now) else {
+            Issue.record("no draft for the held report")
+            return
+        }
+        #expect(draft.userID == coordinator && draft.localID == held)
+        guard case .draft(let again) = try kiosks.openDeviceReport(kioskID: id, localID: held, now: scene.now + 1)
+        else {
+            Issue.record("the same id did not find the same draft")
+            return
+        }
+        #expect(again.id == draft.id)
+        #expect(try kiosks.visit(kioskID: id)?.localID == visit.localID, "the visitor's draft stays")
+        if case .elsewhere = try kiosks.openDeviceReport(kioskID: other, localID: held, now: scene.now) {
+        } else {
+            Issue.record("another kiosk reached the held report")
+        }
+        _ = try scene.stores.drafts.addPhoto(StoreScene.photo(), to: draft, now: scene.now)
+        #expect(
+            try scene.stores.drafts.submit(
+                draftLocalID: held, userID: coordinator, fields: StoreScene.fields, token: UUID().uuidString,
+                now: scene.now) == .queued)
+        if case .submitted = try kiosks.openDeviceReport(kioskID: id, localID: held, now: scene.now) {
+        } else {
+            Issue.record("a submitted report opened again")
+        }
+        let reportID = try #require(try scene.stores.outbox.reportID(localID: held))
+        let receipt = NewReceipt(
+            code: "H3LD-0FF1", secretHash: Self.hash(5), expiresAt: scene.now + 100, usedSiteLocation: true)
+        #expect(try kiosks.recordSubmission(kioskID: id, reportID: reportID, receipt: receipt, now: scene.now))
+        #expect(try kiosks.receipt(code: "H3LD-0FF1")?.review == "received")
+        #expect(
+            try scene.stores.outbox.dueReports(now: scene.now + 1, excluding: [], limit: 10).isEmpty,
+            "it waits for review")
+        #expect(try kiosks.revoke(id: id, actor: "c", now: scene.now))
+        #expect(
+            try kiosks.openDeviceReport(kioskID: id, localID: UUID().uuidString.lowercased(), now: scene.now) == nil)
+    }
 }

@@ -202,6 +202,56 @@ import Testing
         await server.stop()
     }
 
+    /// KIO-02, KIO-05, off the network: the tablet's held report sent by the kiosk's device routes, each
+    /// step twice (answers lost on the way back): one report, its photo once, the kiosk's, waiting for
+    /// review; the same routes refuse a browser without the kiosk's credential.
+    @Test func kio05HeldReportSentOnceByTheKioskDeviceRoutes() async throws {
+        let server = try Self.server()
+        let coordinator = try await SignedInClient(server, email: Self.coordinator)
+        let (tablet, _) = try await Self.enrolledTablet(server, coordinator)
+        let session = try await tablet.curl("/kiosk/device/session", ["-H", "Accept: application/json"])
+        #expect(session.status == 200)
+        let csrf = try #require(Self.first(#"[0-9a-f]{64}"#, in: session.body))
+        let headers = ["-H", "X-CSRF-Token: \(csrf)", "-H", "Accept: application/json"]
+        let id = UUID().uuidString.lowercased()
+        for _ in 0..<2 {
+            let opened = try await tablet.curl("/kiosk/device/reports/\(id)", headers + ["-X", "POST"])
+            #expect(opened.status == 200 && opened.body.contains("\"state\":\"draft\""), "\(opened.body)")
+        }
+        let photo = UUID().uuidString.lowercased()
+        let image = try TestImages.jpeg()
+        for _ in 0..<2 {
+            let uploaded = try await tablet.curl(
+                "/kiosk/device/reports/\(id)/photos",
+                headers + ["-F", "photo=@\(image);type=image/jpeg", "-F", "photo_id=\(photo)"])
+            #expect([200, 201].contains(uploaded.status), "\(uploaded.status) \(uploaded.body.prefix(200))")
+        }
+        let fields = [
+            "name=Held+report", "designation=LB", "condition=poor", "occupancy=vacant", "priority_category=A",
+            "owner_type=private", "grade=II", "submit_token=\(String(repeating: "ab", count: 32))",
+        ].joined(separator: "&")
+        for _ in 0..<2 {
+            let submitted = try await tablet.curl(
+                "/kiosk/device/reports/\(id)/submit", headers + ["--data", fields])
+            #expect(submitted.status == 200 && submitted.body.contains("submitted"), "\(submitted.body.prefix(300))")
+        }
+        let reopened = try await tablet.curl("/kiosk/device/reports/\(id)", headers + ["-X", "POST"])
+        #expect(reopened.body.contains("\"state\":\"submitted\""))
+        #expect(
+            try sqlite(
+                server.dataDir,
+                "SELECT origin || ',' || review_state || ',' || state || ',' || (kiosk_id IS NOT NULL) FROM reports "
+                    + "WHERE local_id = '\(id)'") == "kiosk,received,queued,1")
+        #expect(try sqlite(server.dataDir, "SELECT count(*) FROM photos WHERE local_id = '\(photo)'") == "1")
+        #expect(try sqlite(server.dataDir, "SELECT count(*) FROM kiosk_receipts") == "1")
+        // Without the kiosk's credential (a volunteer's browser): refused.
+        let volunteer = try await SignedInClient(server)
+        let refused = try await volunteer.http.curl(
+            "/kiosk/device/reports/\(UUID().uuidString.lowercased())", ["-X", "POST", "-H", "Accept: application/json"])
+        #expect(refused.status == 403)
+        await server.stop()
+    }
+
     /// KIO-06: the receipt's public status, no location before approval; the claim with the secret, once;
     /// the claimed report in the visitor's list; expiry; guesses limited.
     @Test func kio06ReceiptStatusClaimExpiryAndGuesses() async throws {
@@ -250,6 +300,12 @@ import Testing
         #expect(claimed.status == 303)
         let list = try await visitor.get("/reports")
         #expect(list.body.contains("Reports from kiosks") && list.body.contains("Fallen stone"))
+        // The claimed report's later state changes move the claimant's list ETag: no stale 304.
+        let etag = try #require(list.headers["etag"])
+        #expect(try await visitor.http.curl("/reports", ["-H", "If-None-Match: \(etag)"]).status == 304)
+        #expect(try server.application.stores.outbox.beginCreate(reportID))
+        let moved = try await visitor.http.curl("/reports", ["-H", "If-None-Match: \(etag)"])
+        #expect(moved.status == 200 && moved.headers["etag"] != etag, "the upload's start shows in the claimant's list")
         let other = try await SignedInClient(server)
         let taken = try await Self.post(other.http, "/r/K7Q4-M2XD/claim", [("secret", secret)], tokenFrom: "/reports")
         #expect(taken.status == 409, "single use")

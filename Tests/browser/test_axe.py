@@ -534,6 +534,22 @@ def test_axe_KIO_kiosk_screens(driver, server, lang, width):
     wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-code"))
     KIOSK["code"] = driver.find_element(By.ID, "kiosk-code").text
     assert_no_violations(driver, "the kiosk's receipt")
+    # The offline shell (what the kiosk's service worker shows when the server cannot be reached).
+    open_page(driver, server, "/kiosk/offline", lang)
+    assert_no_violations(driver, "the kiosk's offline attract screen")
+    driver.find_element(By.ID, "kiosk-start").click()
+    wait_for(driver, lambda d: d.execute_script(
+        "var v = document.getElementById('kiosk-camera'); return v && v.videoWidth > 0;"), timeout=20)
+    driver.find_element(By.ID, "kiosk-shoot").click()
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#kiosk-thumbs img"), timeout=20)
+    assert_no_violations(driver, "the kiosk's offline photos")
+    driver.find_element(By.ID, "kiosk-next").click()
+    driver.find_element(By.ID, "kiosk-submit").click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "offline-form-error").is_displayed())
+    assert_no_violations(driver, "the kiosk's offline form")
+    driver.execute_script("document.getElementById('offline-form').hidden = true;"
+                          "document.getElementById('offline-receipt').hidden = false;")
+    assert_no_violations(driver, "the kiosk's offline receipt")
     driver.delete_all_cookies()
     driver.add_cookie({"name": "har_lang", "value": lang, "path": "/"})
     open_page(driver, server, "/kiosk/enrol", lang)

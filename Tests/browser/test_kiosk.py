@@ -60,6 +60,22 @@ def storage_left(driver):
         }, function (error) { done({error: String(error)}); });""")
 
 
+def outbox_count(driver):
+    """How many finished reports the kiosk holds on the device (0 when its outbox was never opened)."""
+    return driver.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        indexedDB.databases().then(function (list) {
+          if (!list.some(function (db) { return db.name === 'har-kiosk-outbox'; })) { done(0); return; }
+          var request = indexedDB.open('har-kiosk-outbox');
+          request.onsuccess = function () {
+            var db = request.result;
+            var count = db.transaction('reports').objectStore('reports').count();
+            count.onsuccess = function () { db.close(); done(count.result); };
+          };
+          request.onerror = function () { done(-1); };
+        });""")
+
+
 def take_photos(driver, count):
     wait_for(driver, lambda d: d.execute_script(
         "var v = document.getElementById('kiosk-camera'); return v && v.videoWidth > 0;"), timeout=20)
@@ -110,7 +126,12 @@ def test_KIO_03_KIO_04_visitor_walks_away_and_the_next_finds_no_trace(driver, se
     driver.get(server.url + "/kiosk")
     wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-start"))
     left = storage_left(driver)
-    assert left == {"indexedDB": [], "caches": [], "local": 0, "session": 0}, left
+    # Spared by the reset: the kiosk's offline shell (no visitor's data) and its outbox of finished
+    # reports, empty here (A never finished).
+    assert set(left["indexedDB"]) <= {"har-kiosk-outbox"}, left
+    assert all(name.startswith("har-kiosk-shell-") for name in left["caches"]), left
+    assert (left["local"], left["session"]) == (0, 0), left
+    assert outbox_count(driver) == 0
     with database(server) as db:
         assert db.execute("SELECT count(*) FROM reports WHERE state = 'draft'").fetchone()[0] == 0
         assert db.execute("SELECT count(*) FROM photos").fetchone()[0] == 0
@@ -145,3 +166,77 @@ def test_KIO_03_report_and_receipt_then_back_to_start(driver, server):
     with database(server) as db:
         row = db.execute("SELECT origin, review_state, state FROM reports WHERE state != 'draft'").fetchone()
         assert tuple(row) == ("kiosk", "received", "queued")
+
+
+def fill_form(driver):
+    from selenium.webdriver.support.ui import Select
+    for field, value in [("field-designation", "LB"), ("field-condition", "poor"), ("field-occupancy", "vacant"),
+                         ("field-priority-category", "A"), ("field-owner-type", "private"), ("field-grade", "II")]:
+        Select(driver.find_element(By.ID, field)).select_by_value(value)
+
+
+def test_KIO_03_KIO_05_offline_report_held_on_the_tablet_then_sent_once(driver):
+    """The tablet off the network: the server stops; the kiosk's service worker serves the offline shell;
+    a visitor takes two photos and finishes the report, which is held in the kiosk's outbox with a "will
+    be sent" receipt; the server returns (same address and data) and the report is stored once, with
+    its photos, waiting for review."""
+    server = HarServer(env={"HAR_COORDINATORS": COORDINATOR}).start()
+    try:
+        enrol(driver, server, site="Offline Priory")
+        # The kiosk's service worker controls the page and holds the shell.
+        driver.get(server.url + "/kiosk")
+        wait_for(driver, lambda d: d.execute_script(
+            "return !!(navigator.serviceWorker && navigator.serviceWorker.controller);"), timeout=20)
+        wait_for(driver, lambda d: any(n.startswith("har-kiosk-shell-") for n in storage_left(d)["caches"]),
+                 timeout=20)
+        port = server.port
+        server.stop()
+
+        driver.get(server.url + "/kiosk")
+        wait_for(driver, lambda d: d.execute_script("return document.body.getAttribute('data-kiosk-step')")
+                 == "offline", timeout=20)
+        assert "Offline Priory" in driver.page_source
+        driver.find_element(By.ID, "kiosk-start").click()
+        take_photos(driver, 2)
+        driver.find_element(By.ID, "kiosk-next").click()
+        wait_for(driver, lambda d: d.find_element(By.ID, "field-name").is_displayed())
+        assert driver.find_element(By.ID, "field-name").get_attribute("value") == "Offline Priory"
+        driver.find_element(By.ID, "field-name").clear()
+        driver.find_element(By.ID, "field-name").send_keys("Cracked tracery")
+        fill_form(driver)
+        driver.find_element(By.ID, "kiosk-submit").click()
+        wait_for(driver, lambda d: d.find_element(By.ID, "kiosk-held").is_displayed())
+        assert "will be sent" in driver.find_element(By.ID, "kiosk-held").text
+        assert outbox_count(driver) == 1
+        # Back to the (offline) attract screen: nothing of the report on the screen.
+        driver.find_element(By.ID, "kiosk-done").click()
+        wait_for(driver, lambda d: d.find_element(By.ID, "kiosk-start").is_displayed())
+        assert "Cracked tracery" not in driver.page_source
+        with database(server) as db:
+            assert db.execute("SELECT count(*) FROM reports WHERE name = 'Cracked tracery'").fetchone()[0] == 0
+
+        # The server answers again, at the same address.
+        values = dict(server.extra_env)
+        values["HAR_PORT"] = str(port)
+        server = HarServer(data_dir=server.data_dir, env=values).start()
+        driver.get(server.url + "/kiosk")
+        wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-start"))
+
+        def stored(_):
+            with database(server) as db:
+                return db.execute("SELECT count(*) FROM reports WHERE name = 'Cracked tracery' "
+                                  "AND state != 'draft'").fetchone()[0] == 1
+        wait_for(driver, stored, timeout=30)
+        wait_for(driver, lambda d: outbox_count(d) == 0, timeout=30)
+        # Once: another start of the attract screen sends nothing again.
+        driver.get(server.url + "/kiosk")
+        wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-start"))
+        with database(server) as db:
+            rows = db.execute("SELECT id, origin, review_state, state, kiosk_id IS NOT NULL FROM reports "
+                              "WHERE name = 'Cracked tracery'").fetchall()
+            assert len(rows) == 1, rows
+            assert tuple(rows[0][1:]) == ("kiosk", "received", "queued", 1)
+            assert db.execute("SELECT count(*) FROM photos WHERE report_id = ?", (rows[0][0],)).fetchone()[0] == 2
+            assert db.execute("SELECT count(*) FROM review_audit WHERE action = 'kiosk_submit'").fetchone()[0] == 1
+    finally:
+        server.remove()

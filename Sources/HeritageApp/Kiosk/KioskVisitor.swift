@@ -15,7 +15,7 @@ enum KioskVisitor {
             discard(kiosks, kiosk)
             return try web.render(
                 "kiosk-attract", title: kiosk.siteName, values(kiosks, kiosk, context, step: "attract"),
-                context: context, scripts: ["kiosk"])
+                context: context, scripts: ["kiosk-outbox", "kiosk"])
         }
         router.kiosk("POST", "/kiosk/start", kiosks) { request, context, kiosk in
             let version = request.formValue("app_version").map { String($0.prefix(40)) }

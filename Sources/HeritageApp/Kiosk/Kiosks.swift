@@ -13,6 +13,8 @@ struct KioskSettings: Sendable {
     var countdownSeconds = 30
     /// Seconds the receipt stays up before the attract screen returns.
     var receiptSeconds = 20
+    /// Where the kiosk's service worker (`Public/js/kiosk-sw.js`) is read from.
+    var publicDir = "Public"
     /// An enrolment link works this long, once.
     static let enrolmentSeconds = 600.0
     /// A receipt's claim secret works this long, once.
@@ -23,6 +25,7 @@ struct KioskSettings: Sendable {
     init(configuration: Configuration) {
         idleSeconds = configuration.kioskIdleSeconds
         countdownSeconds = configuration.kioskCountdownSeconds
+        publicDir = configuration.publicDir
     }
 }
 
@@ -170,6 +173,7 @@ enum KioskRoutes {
         KioskEnrolment.register(on: &router, kiosks: kiosks)
         KioskAdminScreen.register(on: &router, kiosks: kiosks, review: review)
         KioskVisitor.register(on: &router, kiosks: kiosks)
+        KioskDevice.register(on: &router, kiosks: kiosks, publicDir: settings.publicDir)
         ReceiptScreen.register(on: &router, kiosks: kiosks)
     }
 }

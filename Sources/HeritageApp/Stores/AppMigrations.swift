@@ -27,6 +27,7 @@ enum AppMigrations {
         Migration(version: 10, name: "worker leases, gates, refused sessions", sql: workerLeases),
         Migration(version: 11, name: "review search indexes", sql: reviewSearch),
         Migration(version: 12, name: "review notices index", sql: reviewNoticesIndex),
+        Migration(version: 13, name: "claimed receipts' list versions", sql: claimedListVersions),
     ]
 
     /// The report list shows the reviewers' word on a user's reports (`ReviewStore.reviewStates`):
@@ -35,6 +36,29 @@ enum AppMigrations {
     /// with 200 reports, bench/instructions.sh); with it, only the reports it returns (issue 14).
     static let reviewNoticesIndex = """
         CREATE INDEX reports_review_notices ON reports(user_id) WHERE review_state != 'received';
+        """
+
+    /// A claimed kiosk report shows in its claimant's list (issue 11, `KioskStore.claimed`): what it shows
+    /// of it (state, review state and public reason, name, location, time) changing, or its receipt going
+    /// away with the report, moves the claimant's list version too, in the same transaction, as
+    /// `listVersions` does for the owner. The claim itself moves it in `KioskStatements.claim`.
+    static let claimedListVersions = """
+        CREATE TRIGGER reports_claimed_list_update AFTER UPDATE ON reports
+        WHEN NEW.kiosk_id IS NOT NULL AND (NEW.state IS NOT OLD.state OR NEW.review_state IS NOT OLD.review_state
+            OR NEW.review_reason IS NOT OLD.review_reason OR NEW.name IS NOT OLD.name
+            OR NEW.latitude IS NOT OLD.latitude OR NEW.longitude IS NOT OLD.longitude
+            OR NEW.submitted_at IS NOT OLD.submitted_at)
+        BEGIN
+            INSERT OR IGNORE INTO list_versions (user_id, version)
+            SELECT claimed_by, 0 FROM kiosk_receipts WHERE report_id = NEW.id AND claimed_by IS NOT NULL;
+            UPDATE list_versions SET version = version + 1
+            WHERE user_id = (SELECT claimed_by FROM kiosk_receipts WHERE report_id = NEW.id);
+        END;
+        CREATE TRIGGER kiosk_receipts_claimed_delete AFTER DELETE ON kiosk_receipts
+        WHEN OLD.claimed_by IS NOT NULL
+        BEGIN
+            UPDATE list_versions SET version = version + 1 WHERE user_id = OLD.claimed_by;
+        END;
         """
 
     /// Issue 11 (docs/KIOSK.md): kiosks at sites, each with at most one enrolled tablet (its device

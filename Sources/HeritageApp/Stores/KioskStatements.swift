@@ -228,6 +228,34 @@ enum KioskStatements {
         return (Draft(id: id, localID: localID, userID: userID, updatedAt: now), discarded)
     }
 
+    /// A report the tablet made while the server could not be reached, named by the id the tablet gave it
+    /// (issue 11, off the network): a draft of the kiosk's account with origin "kiosk", made once; the
+    /// same id sent again finds the same row. Not the kiosk's visit: no visitor's draft is discarded. Nil
+    /// when the kiosk is revoked or has no account.
+    static func openDeviceReport(_ db: some KioskConnection, kioskID: Int64, localID: String, now: Double) throws
+        -> DeviceDraftState?
+    {
+        guard
+            let userID = try db.scalar(
+                "SELECT user_id FROM kiosks WHERE id = ? AND revoked_at IS NULL", [.integer(kioskID)]
+            ).int
+        else { return nil }
+        _ = try db.run(
+            """
+            INSERT INTO reports (user_id, local_id, state, creation_time, updated_at, from_device, origin, kiosk_id)
+            VALUES (?, ?, 'draft', ?, ?, 1, 'kiosk', ?) ON CONFLICT (local_id) DO NOTHING
+            """, [.integer(userID), .text(localID), .real(now), .real(now), .integer(kioskID)])
+        guard
+            let row = try db.query(
+                "SELECT id, user_id, state, kiosk_id FROM reports WHERE local_id = ?", [.text(localID)]
+            ).first, let id = try row.int("id")
+        else { throw StoreError(.invariant, "kiosk device report missing after its insert") }
+        guard try row.int("kiosk_id") == kioskID, let owner = try row.int("user_id") else { return .elsewhere }
+        guard try row.string("state") == "draft" else { return .submitted }
+        _ = try db.run("UPDATE reports SET updated_at = ? WHERE id = ?", [.real(now), .integer(id)])
+        return .draft(Draft(id: id, localID: localID, userID: owner, updatedAt: now))
+    }
+
     static func recordSubmission(
         _ db: some KioskConnection, kioskID: Int64, reportID: Int64, receipt: NewReceipt, now: Double
     ) throws -> Bool {

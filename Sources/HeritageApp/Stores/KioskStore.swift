@@ -43,6 +43,10 @@ protocol KioskStore: Sendable {
     /// After the visit's draft was submitted: the site's location where no photo had one, the receipt,
     /// the audit row; the visit ends. False when the report is not the kiosk's submitted visit.
     func recordSubmission(kioskID: Int64, reportID: Int64, receipt: NewReceipt, now: Double) throws -> Bool
+    /// A report made on the tablet while the server was away, by the tablet's id for it: made once as a
+    /// kiosk draft of the kiosk's account (not its visit), or found again. Nil when the kiosk cannot
+    /// take reports (revoked, no account).
+    func openDeviceReport(kioskID: Int64, localID: String, now: Double) throws -> DeviceDraftState?
 
     // MARK: Receipts
 

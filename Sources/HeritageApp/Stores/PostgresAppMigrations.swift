@@ -30,7 +30,44 @@ enum PostgresAppMigrations {
         Migration(version: 10, name: "worker leases, gates, refused sessions", sql: workerLeases),
         Migration(version: 11, name: "review search indexes", sql: reviewSearch),
         Migration(version: 12, name: "review notices index", sql: AppMigrations.reviewNoticesIndex),
+        Migration(version: 13, name: "claimed receipts' list versions", sql: claimedListVersions),
     ]
+
+    /// `AppMigrations.claimedListVersions` in PostgreSQL's words: a claimed kiosk report's listed columns
+    /// changing, or its receipt deleted, bump the claimant's list version.
+    static let claimedListVersions = """
+        CREATE FUNCTION reports_claimed_list_version() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            claimant bigint;
+        BEGIN
+            IF NEW.kiosk_id IS NOT NULL AND (NEW.state IS DISTINCT FROM OLD.state
+                OR NEW.review_state IS DISTINCT FROM OLD.review_state
+                OR NEW.review_reason IS DISTINCT FROM OLD.review_reason OR NEW.name IS DISTINCT FROM OLD.name
+                OR NEW.latitude IS DISTINCT FROM OLD.latitude OR NEW.longitude IS DISTINCT FROM OLD.longitude
+                OR NEW.submitted_at IS DISTINCT FROM OLD.submitted_at)
+            THEN
+                SELECT claimed_by INTO claimant FROM kiosk_receipts WHERE report_id = NEW.id;
+                IF claimant IS NOT NULL THEN
+                    PERFORM list_version_bump(claimant);
+                END IF;
+            END IF;
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER reports_claimed_list_version AFTER UPDATE ON reports
+        FOR EACH ROW EXECUTE FUNCTION reports_claimed_list_version();
+
+        CREATE FUNCTION kiosk_receipts_claimed_list_version() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF OLD.claimed_by IS NOT NULL THEN
+                UPDATE list_versions SET version = version + 1 WHERE user_id = OLD.claimed_by;
+            END IF;
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER kiosk_receipts_claimed_list_version AFTER DELETE ON kiosk_receipts
+        FOR EACH ROW EXECUTE FUNCTION kiosk_receipts_claimed_list_version();
+        """
 
     /// `AppMigrations.kiosks` in PostgreSQL's words.
     static let kiosks = """

@@ -61,6 +61,12 @@ struct SQLiteKioskStore: KioskStore {
         try database.write { db in try KioskStatements.startVisit(db, kioskID: kioskID, localID: localID, now: now) }
     }
 
+    func openDeviceReport(kioskID: Int64, localID: String, now: Double) throws -> DeviceDraftState? {
+        try database.write { db in
+            try KioskStatements.openDeviceReport(db, kioskID: kioskID, localID: localID, now: now)
+        }
+    }
+
     func endVisit(kioskID: Int64, now: Double) throws -> [String] {
         try database.write { db in try KioskStatements.endVisit(db, kioskID: kioskID) }
     }

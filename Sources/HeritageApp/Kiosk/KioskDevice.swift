@@ -1,0 +1,143 @@
+import Basics
+import FoundationEssentials
+import HTTPServer
+import Mustache
+
+/// The tablet off the network (issue 11, docs/KIOSK.md): when the server cannot be reached, the kiosk's
+/// service worker (`/kiosk/sw.js`, scope `/kiosk`) answers the visitor's screens with the offline shell
+/// (`/kiosk/offline`), which keeps each finished report in the tablet's outbox (`kiosk-outbox.js`) and
+/// shows a "will be sent" receipt. When the server answers again the outbox sends each report here in
+/// the three steps of the volunteer's device outbox (`DeviceReportRoutes`), by the kiosk's credential
+/// instead of a user's session: open (`POST /kiosk/device/reports/{id}`, made once), its photos (the
+/// upload with the device's `photo_id`, kept once), submit (queued once, then recorded as the kiosk's:
+/// waits for review). Every repeat gets the first answer; the tablet forgets a report only after the
+/// submit's answer.
+enum KioskDevice {
+    static func register(on router: inout Router, kiosks: Kiosks, publicDir: String) {
+        let web = kiosks.web
+        router.kiosk("GET", "/kiosk/sw.js", kiosks) { request, _, _ in
+            let path = publicDir + "/js/kiosk-sw.js"
+            guard let data = FileManager.default.contents(atPath: path) else { throw HTTPError(404) }
+            let version = "self.HAR_KIOSK_SHELL_VERSION = '\(ServiceWorkerRoute.shellVersion(publicDir: publicDir))';\n"
+            return Response(
+                status: 200,
+                headers: Headers([
+                    ("Content-Type", "text/javascript; charset=utf-8"), ("Cache-Control", "no-cache"),
+                    ("Service-Worker-Allowed", "/kiosk"),
+                ]),
+                body: request.method == "HEAD" ? .bytes([]) : .bytes(Array(version.utf8) + Array(data)))
+        }
+        router.kiosk("GET", "/kiosk/offline", kiosks) { _, context, kiosk in
+            var values = KioskVisitor.values(kiosks, kiosk, context, step: "offline")
+            var form = SubmitForm()
+            form.name = kiosk.siteName
+            values["name"] = .string(form.name)
+            values["selects"] = form.selectValues(context.messages)
+            values["maxName"] = .int(SubmitForm.maximumNameLength)
+            return try web.render(
+                "kiosk-offline", title: kiosk.siteName, values, context: context, scripts: ["kiosk-outbox", "kiosk"])
+        }
+        router.kiosk("GET", "/kiosk/device/session", kiosks) { _, context, _ in
+            web.json(["csrf": context.csrfToken], context: context)
+        }
+        router.kiosk("POST", "/kiosk/device/reports/:id", kiosks) { request, context, kiosk in
+            guard let id = request.parameters["id"], PhotoFiles.isValidID(id) else {
+                return web.jsonError("bad_id", context.messages["photos.errors.badID"], status: 400, context: context)
+            }
+            switch try kiosks.store.openDeviceReport(kioskID: kiosk.id, localID: id, now: WallClock.now()) {
+            case .draft(let draft):
+                let photos = try kiosks.drafts.store.photos(reportID: draft.id).map(\.localID)
+                return web.json(
+                    DeviceReportRoutes.Opened(id: id, state: "draft", photos: photos), context: context)
+            case .submitted:
+                return web.json(DeviceReportRoutes.Opened(id: id, state: "submitted", photos: []), context: context)
+            case .elsewhere:
+                return web.jsonError("bad_id", context.messages["photos.errors.badID"], status: 409, context: context)
+            case nil:
+                return web.jsonError("not_ready", context.messages["kiosk.notReady"], status: 503, context: context)
+            }
+        }
+        let maxBody = kiosks.drafts.options.maxFileBytes + 64 * 1024
+        let upload = RouteOptions(
+            maxBodyBytes: maxBody, maxFiles: 1, maxFileBytes: kiosks.drafts.options.maxFileBytes,
+            beforeBody: { request in
+                guard let context = try? kiosks.context(for: request) else { return nil }
+                guard (try? kiosks.kiosk(of: request)) != nil else { return kiosks.notEnrolled(context) }
+                return kiosks.csrfRefusal(request, context)
+            })
+        let work = BlockingWork(label: "har.kiosk-device-photos", limit: 1)
+        router.kioskAsync("POST", "/kiosk/device/reports/:id/photos", kiosks, options: upload) {
+            request, context, kiosk in
+            guard let id = request.parameters["id"], PhotoFiles.isValidID(id),
+                case .draft(let draft) = try kiosks.store.openDeviceReport(
+                    kioskID: kiosk.id, localID: id, now: WallClock.now())
+            else {
+                return web.jsonError(
+                    "not_found", context.messages["photos.errors.draftNotFound"], status: 404, context: context)
+            }
+            var context = context
+            context.user = WebUser(
+                id: draft.userID, email: "", fullname: nil, settings: UserSettings(), platformSessionID: nil,
+                platformSessionExpiresAt: nil)
+            return try await DraftPhotoUpload(web: web, drafts: kiosks.drafts, work: work).answer(request, context)
+        }
+        router.kiosk("POST", "/kiosk/device/reports/:id/submit", kiosks, options: RouteOptions(maxBodyBytes: 16_384)) {
+            request, context, kiosk in
+            try submit(kiosks, kiosk, request, context)
+        }
+    }
+
+    /// Queues the tablet's report and records it as the kiosk's (it waits for review, KIO-05). Its
+    /// receipt row has a code and secret nobody holds: the visitor was shown a "will be sent" receipt.
+    static func submit(_ kiosks: Kiosks, _ kiosk: Kiosk, _ request: Request, _ context: WebContext) throws -> Response {
+        let web = kiosks.web
+        guard let id = request.parameters["id"], PhotoFiles.isValidID(id),
+            let token = request.formValue("submit_token"), token.utf8.count == 64, Hex.decode(token) != nil
+        else {
+            return web.jsonError("bad_request", context.messages["errors.badRequest"], status: 400, context: context)
+        }
+        let now = WallClock.now()
+        let submitted = web.json(DeviceReportRoutes.Opened(id: id, state: "submitted", photos: []), context: context)
+        switch try kiosks.store.openDeviceReport(kioskID: kiosk.id, localID: id, now: now) {
+        case .submitted: return submitted
+        case .elsewhere, nil:
+            return web.jsonError(
+                "not_found", context.messages["photos.errors.draftNotFound"], status: 404, context: context)
+        case .draft(let draft):
+            var form = SubmitForm(request: request)
+            form.validate(context.messages, photoCount: try kiosks.drafts.store.photoCount(reportID: draft.id))
+            guard form.isValid else {
+                let message = form.formError ?? form.errors.sorted { $0.key < $1.key }.first?.value ?? ""
+                return web.jsonError("invalid", message, status: 422, context: context)
+            }
+            let located = try kiosks.drafts.store.photos(reportID: draft.id).contains { $0.latitude != nil }
+            switch try kiosks.drafts.store.submit(
+                draftLocalID: id, userID: draft.userID, fields: form.fields, token: token, now: now)
+            {
+            case .queued: break
+            case .alreadySubmitted, .gone: return submitted
+            case .noPhotos:
+                return web.jsonError(
+                    "invalid", context.messages["submit.errors.noPhotos"], status: 422, context: context)
+            }
+            guard let reportID = try web.stores.outbox.reportID(localID: id),
+                let secretHash = WebSessions.hash(token: WebSessions.newToken())
+            else { throw StoreError(.invariant, "kiosk device report missing after its submit") }
+            for attempt in 0..<5 {
+                do {
+                    let receipt = NewReceipt(
+                        code: Kiosks.newReceiptCode(), secretHash: secretHash,
+                        expiresAt: now + KioskSettings.receiptSeconds,
+                        usedSiteLocation: !located && kiosk.latitude != nil)
+                    _ = try kiosks.store.recordSubmission(
+                        kioskID: kiosk.id, reportID: reportID, receipt: receipt, now: now)
+                    break
+                } catch let error as StoreError where error.isConflict && attempt < 4 {
+                    continue
+                }
+            }
+            kiosks.drafts.options.onQueued()
+            return submitted
+        }
+    }
+}
