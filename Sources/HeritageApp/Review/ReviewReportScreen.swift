@@ -54,6 +54,24 @@ enum ReviewReportScreen {
             status: 404, titleKey: "httpErrors.404.title", messageKey: "httpErrors.404.message", context: context)
     }
 
+    /// One row of the delivery attempts' table: the step and outcome in the reader's language.
+    static func attemptRow(_ attempt: DeliveryAttempt, messages: Messages) -> MustacheValue {
+        let step: String
+        if attempt.step.hasPrefix("photo "), let n = Int(attempt.step.dropFirst(6)) {
+            step = messages.format("review.deliveryAttempts.photo", ["n": String(n)])
+        } else if ["create", "delete", "photos"].contains(attempt.step) {
+            step = messages["review.deliveryAttempts.\(attempt.step)"]
+        } else {
+            step = attempt.step
+        }
+        return [
+            "when": .string(ReviewPresentation.time(attempt.at)), "step": .string(step),
+            "outcome": .string(messages["review.deliveryAttempts.\(attempt.outcome.rawValue)"]),
+            "outcomeKey": .string(attempt.outcome.rawValue),
+            "status": MustacheValue(attempt.httpStatus.map { String($0) }), "error": MustacheValue(attempt.error),
+        ]
+    }
+
     static func page(
         _ review: Review, _ context: WebContext, row: ReviewRow, user: WebUser, notice: String?, status: Int,
         isError: Bool = false, query: ReviewQuery = ReviewQuery()
@@ -62,6 +80,7 @@ enum ReviewReportScreen {
         let photos = try review.store.photos(reportID: row.id)
         let nearby = try review.store.nearby(id: row.id, metres: 250, limit: 20)
         let history = try review.store.audit(AuditFilter(reportID: row.id), beforeID: nil, limit: 200)
+        let attempts = try review.store.deliveryAttempts(reportID: row.id, limit: 50)
         let now = WallClock.now()
         let claimedByOther =
             (row.claimedUntil ?? 0) > now && row.claimedBy.map { $0.lowercased() != user.email.lowercased() } == true
@@ -122,6 +141,8 @@ enum ReviewReportScreen {
             "reasonLabel": MustacheValue(row.reason.map { messages["review.reason.\($0)"] }),
             "duplicateOf": MustacheValue(row.duplicateOf.map { String($0) }),
             "attempts": MustacheValue(row.lastError),
+            "deliveryAttempts": .array(attempts.map { Self.attemptRow($0, messages: messages) }),
+            "hasAttempts": .bool(!attempts.isEmpty),
         ]
         // The next and previous report of the dashboard's filter and order (J and K), by keyset.
         let filterString = query.queryString

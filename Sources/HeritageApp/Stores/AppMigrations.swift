@@ -28,6 +28,7 @@ enum AppMigrations {
         Migration(version: 11, name: "review search indexes", sql: reviewSearch),
         Migration(version: 12, name: "review notices index", sql: reviewNoticesIndex),
         Migration(version: 13, name: "claimed receipts' list versions", sql: claimedListVersions),
+        Migration(version: 14, name: "delivery attempts", sql: deliveryAttempts),
     ]
 
     /// The report list shows the reviewers' word on a user's reports (`ReviewStore.reviewStates`):
@@ -380,5 +381,21 @@ enum AppMigrations {
             fingerprint TEXT NOT NULL,
             refused_at REAL NOT NULL
         ) STRICT;
+        """
+
+    /// Issue 10 (REV-06): each platform call of the upload worker for a report, its step and outcome,
+    /// written in the transaction of the transition that records it (`SQLDeliveryAttempts`), the last
+    /// 50 per report kept. The error is `PlatformError`'s description: never a session or a secret.
+    static let deliveryAttempts = """
+        CREATE TABLE delivery_attempts (
+            id INTEGER PRIMARY KEY,
+            report_id INTEGER NOT NULL REFERENCES reports(id) ON DELETE CASCADE,
+            at REAL NOT NULL,
+            step TEXT NOT NULL,
+            outcome TEXT NOT NULL CHECK (outcome IN ('ok', 'retry', 'failed')),
+            http_status INTEGER,
+            error TEXT
+        ) STRICT;
+        CREATE INDEX delivery_attempts_report ON delivery_attempts(report_id, id);
         """
 }

@@ -56,11 +56,13 @@ protocol OutboxStore: Sendable {
     /// A report with every photo stored (or none at all) becomes stored.
     func storeIfComplete(_ reportID: Int64, lease: Lease?) throws
     /// A retryable failure: retry_wait until `nextAttemptAt` (a deletion stays deleting, with the time).
-    func recordRetry(_ id: Int64, error: String, nextAttemptAt: Double, lease: Lease?) throws
-    /// A refusal a retry cannot fix: needs attention, with the message.
-    func recordNeedsAttention(_ id: Int64, message: String, lease: Lease?) throws
-    /// The user's platform session expired: waiting for sign-in.
-    func recordWaitingForSignIn(_ id: Int64, lease: Lease?) throws
+    /// `status`: the HTTP status the platform answered, if any. Recorded in `delivery_attempts` too.
+    func recordRetry(_ id: Int64, error: String, nextAttemptAt: Double, status: Int?, lease: Lease?) throws
+    /// A refusal a retry cannot fix: needs attention, with the message (and in `delivery_attempts`).
+    func recordNeedsAttention(_ id: Int64, message: String, status: Int?, lease: Lease?) throws
+    /// The user's platform session expired: waiting for sign-in. `refusedCall`: a platform call was
+    /// just refused for it (recorded in `delivery_attempts`), rather than the session known expired.
+    func recordWaitingForSignIn(_ id: Int64, refusedCall: Bool, lease: Lease?) throws
     /// A deletion finished: `deleted` when the platform had it, `cancelled` when it never did.
     func finishDeletion(_ id: Int64, wasOnPlatform: Bool, lease: Lease?) throws
     /// Back to work from one of `states` (after a sign-in, `har outbox retry` and `release`).
@@ -88,12 +90,21 @@ extension OutboxStore {
     func resetPhoto(_ photoID: Int64) throws { try resetPhoto(photoID, lease: nil) }
     func storeIfComplete(_ reportID: Int64) throws { try storeIfComplete(reportID, lease: nil) }
     func recordRetry(_ id: Int64, error: String, nextAttemptAt: Double) throws {
-        try recordRetry(id, error: error, nextAttemptAt: nextAttemptAt, lease: nil)
+        try recordRetry(id, error: error, nextAttemptAt: nextAttemptAt, status: nil, lease: nil)
+    }
+    func recordRetry(_ id: Int64, error: String, nextAttemptAt: Double, lease: Lease?) throws {
+        try recordRetry(id, error: error, nextAttemptAt: nextAttemptAt, status: nil, lease: lease)
     }
     func recordNeedsAttention(_ id: Int64, message: String) throws {
-        try recordNeedsAttention(id, message: message, lease: nil)
+        try recordNeedsAttention(id, message: message, status: nil, lease: nil)
     }
-    func recordWaitingForSignIn(_ id: Int64) throws { try recordWaitingForSignIn(id, lease: nil) }
+    func recordNeedsAttention(_ id: Int64, message: String, lease: Lease?) throws {
+        try recordNeedsAttention(id, message: message, status: nil, lease: lease)
+    }
+    func recordWaitingForSignIn(_ id: Int64) throws { try recordWaitingForSignIn(id, refusedCall: false, lease: nil) }
+    func recordWaitingForSignIn(_ id: Int64, lease: Lease?) throws {
+        try recordWaitingForSignIn(id, refusedCall: false, lease: lease)
+    }
     func finishDeletion(_ id: Int64, wasOnPlatform: Bool) throws {
         try finishDeletion(id, wasOnPlatform: wasOnPlatform, lease: nil)
     }

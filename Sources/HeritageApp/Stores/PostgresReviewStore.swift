@@ -594,6 +594,10 @@ struct PostgresReviewStore: ReviewStore {
             SQLValue(entry.after), SQLValue(entry.detail))
     }
 
+    func deliveryAttempts(reportID: Int64, limit: Int) throws -> [DeliveryAttempt] {
+        try database.read { try SQLDeliveryAttempts<PostgresDatabase>.list($0, reportID: reportID, limit: limit) }
+    }
+
     func audit(_ filter: AuditFilter, beforeID: Int64?, limit: Int) throws -> [AuditEntry] {
         var clauses = ["1 = 1"]
         var values: [SQLValue] = []

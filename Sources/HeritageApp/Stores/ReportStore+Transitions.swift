@@ -26,6 +26,16 @@ extension SQLOutboxTransitions {
     private static func fence(_ db: Backend.Connection, _ lease: Lease?, now: Double) throws {
         try SQLOutboxLeases<Backend>.fence(db, lease, now: now)
     }
+    /// A platform call's outcome in `delivery_attempts`, in the transition's own transaction (after
+    /// its fence), at the step the report was at before the transition.
+    private static func attempt(
+        _ db: Backend.Connection, reportID: Int64, photoID: Int64? = nil, outcome: DeliveryAttempt.Outcome,
+        status: Int? = nil, error: String? = nil, now: Double
+    ) throws {
+        guard let step = try SQLDeliveryAttempts<Backend>.step(db, reportID: reportID, photoID: photoID) else { return }
+        try SQLDeliveryAttempts<Backend>.record(
+            db, reportID: reportID, step: step, outcome: outcome, status: status, error: error, now: now)
+    }
 
     /// Before `POST har/report`: creating, with the moment of the first attempt (reconciliation adopts
     /// a platform report created after it).
@@ -70,6 +80,7 @@ extension SQLOutboxTransitions {
             guard claimed == 0 else { return false }
             // Already recorded (this id, or one recorded earlier): nothing to absorb, nothing to change.
             guard try row.string("platform_report_id") == nil else { return true }
+            try Self.attempt(db, reportID: id, outcome: .ok, now: now)
             let address = try db.query(
                 "SELECT formatted_address FROM reports r WHERE platform_report_id = ? AND id != ? AND user_id = ? AND \(copy)",
                 .text(platformReportID), .integer(id), .integer(userID)
@@ -130,11 +141,12 @@ extension SQLOutboxTransitions {
         let now = Self.now()
         try database.write { db in
             try Self.fence(db, lease, now: now)
-            _ = try db.run(
+            let newlyStored = try db.run(
                 """
                 UPDATE photos SET state = 'stored', platform_photo_id = ?, stored_at = ?
                 WHERE id = ? AND state != 'stored'
                 """, SQLValue(platformPhotoID), .real(now), .integer(photoID))
+            if newlyStored == 1 { try Self.attempt(db, reportID: reportID, photoID: photoID, outcome: .ok, now: now) }
             _ = try db.run(
                 "UPDATE reports SET attempts = 0, last_error = NULL, updated_at = ? WHERE id = ?", .real(now),
                 .integer(reportID))
@@ -172,10 +184,11 @@ extension SQLOutboxTransitions {
     }
 
     /// A retryable failure: retry_wait until `nextAttemptAt` (a deletion stays deleting, with the time).
-    func recordRetry(_ id: Int64, error: String, nextAttemptAt: Double, lease: Lease?) throws {
+    func recordRetry(_ id: Int64, error: String, nextAttemptAt: Double, status: Int?, lease: Lease?) throws {
         let now = Self.now()
         try database.write { db in
             try Self.fence(db, lease, now: now)
+            try Self.attempt(db, reportID: id, outcome: .retry, status: status, error: error, now: now)
             _ = try db.run(
                 """
                 UPDATE reports SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, updated_at = ?,
@@ -186,13 +199,17 @@ extension SQLOutboxTransitions {
     }
 
     /// A refusal a retry cannot fix: needs attention, with the platform's message.
-    func recordNeedsAttention(_ id: Int64, message: String, lease: Lease?) throws {
-        try setState(id, to: .needsAttention, from: Self.activeSQL + ", 'deleting'", error: message, lease: lease)
+    func recordNeedsAttention(_ id: Int64, message: String, status: Int?, lease: Lease?) throws {
+        try setState(
+            id, to: .needsAttention, from: Self.activeSQL + ", 'deleting'", error: message,
+            attempt: (.failed, status), lease: lease)
     }
 
     /// The user's platform session expired: waiting for sign-in.
-    func recordWaitingForSignIn(_ id: Int64, lease: Lease?) throws {
-        try setState(id, to: .waitingSignIn, from: Self.activeSQL, error: "platform session expired", lease: lease)
+    func recordWaitingForSignIn(_ id: Int64, refusedCall: Bool, lease: Lease?) throws {
+        try setState(
+            id, to: .waitingSignIn, from: Self.activeSQL, error: "platform session expired",
+            attempt: refusedCall ? (.failed, 401) : nil, lease: lease)
     }
 
     /// A deletion finished: `deleted` when the platform had it, `cancelled` when it never did.
@@ -249,10 +266,17 @@ extension SQLOutboxTransitions {
         }
     }
 
-    private func setState(_ id: Int64, to state: ReportState, from: String, error: String?, lease: Lease?) throws {
+    private func setState(
+        _ id: Int64, to state: ReportState, from: String, error: String?,
+        attempt: (outcome: DeliveryAttempt.Outcome, status: Int?)? = nil, lease: Lease?
+    ) throws {
         let now = Self.now()
         try database.write { db in
             try Self.fence(db, lease, now: now)
+            if let attempt {
+                try Self.attempt(
+                    db, reportID: id, outcome: attempt.outcome, status: attempt.status, error: error, now: now)
+            }
             _ = try db.run(
                 """
                 UPDATE reports SET state = ?, last_error = ?, next_attempt_at = NULL, updated_at = ?

@@ -76,6 +76,8 @@ protocol ReviewStore: Sendable {
     func appendAudit(_ entry: AuditEntry) throws
     /// Audit rows, newest first, after `beforeID` (keyset), filtered.
     func audit(_ filter: AuditFilter, beforeID: Int64?, limit: Int) throws -> [AuditEntry]
+    /// The upload worker's platform calls for a report (`delivery_attempts`), newest first, at most `limit`.
+    func deliveryAttempts(reportID: Int64, limit: Int) throws -> [DeliveryAttempt]
 }
 
 /// What a user may do beyond a volunteer's part.

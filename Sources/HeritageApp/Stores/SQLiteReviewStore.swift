@@ -667,6 +667,10 @@ struct SQLiteReviewStore: ReviewStore {
             SQLValue(entry.after), SQLValue(entry.detail))
     }
 
+    func deliveryAttempts(reportID: Int64, limit: Int) throws -> [DeliveryAttempt] {
+        try database.read { try SQLDeliveryAttempts<SQLiteDatabase>.list($0, reportID: reportID, limit: limit) }
+    }
+
     func audit(_ filter: AuditFilter, beforeID: Int64?, limit: Int) throws -> [AuditEntry] {
         var clauses = ["1 = 1"]
         var values: [SQLValue] = []

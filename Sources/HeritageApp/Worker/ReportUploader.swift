@@ -307,24 +307,28 @@ struct ReportUploader: Sendable {
                         lease: lease)
                 }
             } else {
-                try await store.run { try $0.recordWaitingForSignIn(id, lease: lease) }
+                try await store.run { try $0.recordWaitingForSignIn(id, refusedCall: true, lease: lease) }
             }
         case _ where error.shouldRetryLater || error.mayHaveBeenProcessed:
             let kind: WorkerFailureKind = error.mayHaveBeenProcessed ? .outcomeUnknown : .retryLater
             metrics.failure(kind.rawValue)
             let delay = settings.retryDelay(failuresInARow: report.attempts, retryAfter: error.retryAfter)
             try await store.run {
-                try $0.recordRetry(id, error: error.description, nextAttemptAt: WallClock.now() + delay, lease: lease)
+                try $0.recordRetry(
+                    id, error: error.description, nextAttemptAt: WallClock.now() + delay, status: error.httpStatus,
+                    lease: lease)
             }
         case .notFound(let message):
             metrics.failure(WorkerFailureKind.notFound.rawValue)
             try await store.run {
                 try $0.recordNeedsAttention(
-                    id, message: "The platform no longer has this report (\(message)).", lease: lease)
+                    id, message: "The platform no longer has this report (\(message)).", status: 404, lease: lease)
             }
         default:
             metrics.failure(WorkerFailureKind.rejected.rawValue)
-            try await store.run { try $0.recordNeedsAttention(id, message: Self.message(error), lease: lease) }
+            try await store.run {
+                try $0.recordNeedsAttention(id, message: Self.message(error), status: error.httpStatus, lease: lease)
+            }
         }
     }
 

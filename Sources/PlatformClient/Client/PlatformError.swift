@@ -40,6 +40,22 @@ public enum PlatformError: Error, Sendable, Equatable {
         }
     }
 
+    /// The HTTP status the platform answered, when the failure was an answer (nil: no answer, or a
+    /// 2xx not understood). A retry's status is read from the reason `ErrorMapping` gives ("HTTP 503 …").
+    public var httpStatus: Int? {
+        switch self {
+        case .sessionExpired, .authenticationFailed: 401
+        case .forbidden: 403
+        case .notFound: 404
+        case .conflict: 409
+        case .payloadTooLarge: 413
+        case .rejected(let status, _, _): status
+        case .retryLater(_, let reason), .outcomeUnknown(let reason):
+            reason.hasPrefix("HTTP ") ? Int(reason.dropFirst(5).prefix(3)) : nil
+        case .invalidResponse: nil
+        }
+    }
+
     /// The Retry-After the server asked for, if any.
     public var retryAfter: Double? {
         if case .retryLater(let seconds, _) = self { return seconds }
