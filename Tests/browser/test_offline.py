@@ -394,8 +394,10 @@ def test_OFF_03_sign_out_with_reports_waiting_asks_first_and_keeps_them(driver):
               .then(function () { return HARDevice.render(); }).then(function () { done(true); }, function (e) { done(String(e)); });
         """) is True
         driver.find_element(By.ID, "settings-open").click()
-        kept = wait_for(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#device-outbox-settings .device-kept"))
-        assert kept.text == "Kept on this device: 1 report(s), 0 photo(s), waiting for the network."
+        # The panel slides in and fills its device section after reading IndexedDB: wait for the words.
+        expected = "Kept on this device: 1 report(s), 0 photo(s), waiting for the network."
+        wait_for(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#device-outbox-settings .device-kept").text
+                 == expected)
         driver.find_element(By.ID, "sign-out").click()
         alert = WebDriverWait(driver, 10).until(expected_conditions.alert_is_present())
         assert "1 report(s) are still waiting on this device" in alert.text
