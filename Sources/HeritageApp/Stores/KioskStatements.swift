@@ -3,27 +3,9 @@ import PostgresStorage
 import Storage
 
 // The kiosks' SQL (issue 11), written once for both backends: every statement below is in the SQL the
-// two dialects share (RETURNING, ON CONFLICT, `?` parameters), so `SQLiteKioskStore` and
-// `PostgresKioskStore` run the same text on their own connections, each in its own transactions.
-
-/// What the kiosks' statements need of a connection: SQLite's `Database` and `PostgresConnection` both.
-protocol KioskConnection {
-    associatedtype ResultRow: KioskRow
-    func run(_ sql: String, _ parameters: [SQLValue]) throws -> Int
-    func query(_ sql: String, _ parameters: [SQLValue]) throws -> [ResultRow]
-    func scalar(_ sql: String, _ parameters: [SQLValue]) throws -> SQLValue
-}
-
-protocol KioskRow {
-    func int(_ name: String) throws -> Int64?
-    func double(_ name: String) throws -> Double?
-    func string(_ name: String) throws -> String?
-}
-
-extension Database: KioskConnection {}
-extension Row: KioskRow {}
-extension PostgresConnection: KioskConnection {}
-extension PostgresRow: KioskRow {}
+// two dialects share (RETURNING, ON CONFLICT, `?` parameters), so `SQLKioskStore` runs the same
+// text on either backend's connections (`SQLConnection`, SQLBackend.swift), each method in its own
+// transaction.
 
 enum KioskStatements {
     static let kioskColumns = """
@@ -31,7 +13,7 @@ enum KioskStatements {
         k.created_by, k.created_at, k.revoked_at, k.enrolled_at, k.last_seen_at, k.app_version
         """
 
-    static func kiosk(_ row: some KioskRow) throws -> Kiosk {
+    static func kiosk(_ row: some SQLRowReading) throws -> Kiosk {
         Kiosk(
             id: try row.int("id") ?? 0, siteName: try row.string("site_name") ?? "",
             latitude: try row.double("latitude"), longitude: try row.double("longitude"),
@@ -43,7 +25,7 @@ enum KioskStatements {
     }
 
     static func audit(
-        _ db: some KioskConnection, at: Double, actor: String, action: String, kioskID: Int64, reportID: Int64? = nil,
+        _ db: some SQLConnection, at: Double, actor: String, action: String, kioskID: Int64, reportID: Int64? = nil,
         before: String? = nil, after: String? = nil, detail: String? = nil
     ) throws {
         _ = try db.run(
@@ -57,7 +39,7 @@ enum KioskStatements {
             ])
     }
 
-    static func create(_ db: some KioskConnection, _ kiosk: NewKiosk, actor: String, now: Double) throws -> Int64 {
+    static func create(_ db: some SQLConnection, _ kiosk: NewKiosk, actor: String, now: Double) throws -> Int64 {
         guard
             let id = try db.scalar(
                 """
@@ -78,7 +60,7 @@ enum KioskStatements {
     }
 
     static func issueEnrolment(
-        _ db: some KioskConnection, kioskID: Int64, tokenHash: [UInt8], expiresAt: Double, actor: String, now: Double
+        _ db: some SQLConnection, kioskID: Int64, tokenHash: [UInt8], expiresAt: Double, actor: String, now: Double
     ) throws -> Bool {
         let changed = try db.run(
             "UPDATE kiosks SET enrol_token_hash = ?, enrol_expires_at = ? WHERE id = ? AND revoked_at IS NULL",
@@ -88,7 +70,7 @@ enum KioskStatements {
         return true
     }
 
-    static func enrol(_ db: some KioskConnection, tokenHash: [UInt8], credentialHash: [UInt8], now: Double) throws
+    static func enrol(_ db: some SQLConnection, tokenHash: [UInt8], credentialHash: [UInt8], now: Double) throws
         -> Int64?
     {
         guard
@@ -104,22 +86,22 @@ enum KioskStatements {
         return id
     }
 
-    static func kiosk(_ db: some KioskConnection, credentialHash: [UInt8]) throws -> Kiosk? {
+    static func kiosk(_ db: some SQLConnection, credentialHash: [UInt8]) throws -> Kiosk? {
         try db.query("SELECT \(kioskColumns) FROM kiosks k WHERE k.credential_hash = ?", [.blob(credentialHash)])
             .first.map(kiosk)
     }
 
-    static func kiosk(_ db: some KioskConnection, id: Int64) throws -> Kiosk? {
+    static func kiosk(_ db: some SQLConnection, id: Int64) throws -> Kiosk? {
         try db.query("SELECT \(kioskColumns) FROM kiosks k WHERE k.id = ?", [.integer(id)]).first.map(kiosk)
     }
 
-    static func touch(_ db: some KioskConnection, kioskID: Int64, appVersion: String?, now: Double) throws {
+    static func touch(_ db: some SQLConnection, kioskID: Int64, appVersion: String?, now: Double) throws {
         _ = try db.run(
             "UPDATE kiosks SET last_seen_at = ?, app_version = coalesce(?, app_version) WHERE id = ?",
             [.real(now), SQLValue(appVersion), .integer(kioskID)])
     }
 
-    static func kiosks(_ db: some KioskConnection, dayStart: Double, now: Double) throws -> [KioskSummary] {
+    static func kiosks(_ db: some SQLConnection, dayStart: Double, now: Double) throws -> [KioskSummary] {
         try db.query(
             """
             SELECT \(kioskColumns), u.email AS account_email,
@@ -140,7 +122,7 @@ enum KioskStatements {
         }
     }
 
-    static func revoke(_ db: some KioskConnection, id: Int64, actor: String, now: Double) throws -> Bool {
+    static func revoke(_ db: some SQLConnection, id: Int64, actor: String, now: Double) throws -> Bool {
         let changed = try db.run(
             """
             UPDATE kiosks SET revoked_at = ?, revoked_by = ?, credential_hash = NULL, enrol_token_hash = NULL,
@@ -152,11 +134,11 @@ enum KioskStatements {
         return true
     }
 
-    static func userID(_ db: some KioskConnection, email: String) throws -> Int64? {
+    static func userID(_ db: some SQLConnection, email: String) throws -> Int64? {
         try db.scalar("SELECT id FROM users WHERE lower(email) = lower(?)", [.text(email)]).int
     }
 
-    static func setAccount(_ db: some KioskConnection, kioskID: Int64, userID: Int64, actor: String, now: Double)
+    static func setAccount(_ db: some SQLConnection, kioskID: Int64, userID: Int64, actor: String, now: Double)
         throws -> Bool
     {
         let before = try db.scalar(
@@ -172,7 +154,7 @@ enum KioskStatements {
 
     // MARK: The visitor
 
-    static func visit(_ db: some KioskConnection, kioskID: Int64) throws -> Draft? {
+    static func visit(_ db: some SQLConnection, kioskID: Int64) throws -> Draft? {
         try db.query(
             """
             SELECT r.id, r.local_id, r.user_id, r.updated_at FROM kiosks k
@@ -187,7 +169,7 @@ enum KioskStatements {
     }
 
     /// Deletes the visit's draft (photos first) and forgets it; the photo ids.
-    static func endVisit(_ db: some KioskConnection, kioskID: Int64) throws -> [String] {
+    static func endVisit(_ db: some SQLConnection, kioskID: Int64) throws -> [String] {
         guard
             let reportID = try db.scalar(
                 """
@@ -207,7 +189,7 @@ enum KioskStatements {
         return photos
     }
 
-    static func startVisit(_ db: some KioskConnection, kioskID: Int64, localID: String, now: Double) throws -> (
+    static func startVisit(_ db: some SQLConnection, kioskID: Int64, localID: String, now: Double) throws -> (
         draft: Draft?, discarded: [String]
     ) {
         let discarded = try endVisit(db, kioskID: kioskID)
@@ -232,7 +214,7 @@ enum KioskStatements {
     /// (issue 11, off the network): a draft of the kiosk's account with origin "kiosk", made once; the
     /// same id sent again finds the same row. Not the kiosk's visit: no visitor's draft is discarded. Nil
     /// when the kiosk is revoked or has no account.
-    static func openDeviceReport(_ db: some KioskConnection, kioskID: Int64, localID: String, now: Double) throws
+    static func openDeviceReport(_ db: some SQLConnection, kioskID: Int64, localID: String, now: Double) throws
         -> DeviceDraftState?
     {
         guard
@@ -257,7 +239,7 @@ enum KioskStatements {
     }
 
     static func recordSubmission(
-        _ db: some KioskConnection, kioskID: Int64, reportID: Int64, receipt: NewReceipt, now: Double
+        _ db: some SQLConnection, kioskID: Int64, reportID: Int64, receipt: NewReceipt, now: Double
     ) throws -> Bool {
         guard
             try db.scalar(
@@ -293,7 +275,7 @@ enum KioskStatements {
         r.longitude, c.expires_at, c.claimed_by
         """
 
-    static func receipt(_ row: some KioskRow) throws -> ReceiptStatus {
+    static func receipt(_ row: some SQLRowReading) throws -> ReceiptStatus {
         ReceiptStatus(
             code: try row.string("code") ?? "", siteName: try row.string("site_name") ?? "",
             name: try row.string("name"), submittedAt: try row.double("submitted_at") ?? 0,
@@ -307,11 +289,11 @@ enum KioskStatements {
         FROM kiosk_receipts c JOIN reports r ON r.id = c.report_id JOIN kiosks k ON k.id = r.kiosk_id
         """
 
-    static func receipt(_ db: some KioskConnection, code: String) throws -> ReceiptStatus? {
+    static func receipt(_ db: some SQLConnection, code: String) throws -> ReceiptStatus? {
         try db.query("SELECT \(receiptColumns) \(receiptJoin) WHERE c.code = ?", [.text(code)]).first.map(receipt)
     }
 
-    static func claim(_ db: some KioskConnection, code: String, secretHash: [UInt8], userID: Int64, now: Double) throws
+    static func claim(_ db: some SQLConnection, code: String, secretHash: [UInt8], userID: Int64, now: Double) throws
         -> ClaimOutcome
     {
         guard
@@ -341,7 +323,7 @@ enum KioskStatements {
         return .claimed
     }
 
-    static func claimed(_ db: some KioskConnection, userID: Int64) throws -> [ReceiptStatus] {
+    static func claimed(_ db: some SQLConnection, userID: Int64) throws -> [ReceiptStatus] {
         try db.query(
             "SELECT \(receiptColumns) \(receiptJoin) WHERE c.claimed_by = ? ORDER BY r.submitted_at DESC LIMIT 200",
             [.integer(userID)]

@@ -45,7 +45,7 @@ extension Stores {
             instance: SQLiteInstanceStore(database: database),
             signInLimits: SQLiteSignInLimitStore(database: database),
             photoQuota: SQLitePhotoQuotaStore(database: database), review: SQLiteReviewStore(database: database),
-            kiosks: SQLiteKioskStore(database: database), close: { database.close() })
+            kiosks: SQLKioskStore(database: database), close: { database.close() })
     }
 }
 
@@ -71,7 +71,7 @@ extension Stores {
             instance: PostgresInstanceStore(database: database),
             signInLimits: PostgresSignInLimitStore(database: database),
             photoQuota: PostgresPhotoQuotaStore(database: database), review: PostgresReviewStore(database: database),
-            kiosks: PostgresKioskStore(database: database), close: { database.close() })
+            kiosks: SQLKioskStore(database: database), close: { database.close() })
     }
 }
 

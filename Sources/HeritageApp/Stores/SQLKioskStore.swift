@@ -1,8 +1,9 @@
 import Storage
 
-/// `KioskStore` on SQLite (migration 9): the statements of `KioskStatements`, each method one transaction.
-struct SQLiteKioskStore: KioskStore {
-    let database: SQLiteDatabase
+/// `KioskStore` on either backend (migration 9): the statements of `KioskStatements`, each method one
+/// transaction of the backend's (SQLite's one writer, or PostgreSQL's SERIALIZABLE with retry).
+struct SQLKioskStore<Backend: SQLBackend>: KioskStore {
+    let database: Backend
 
     func create(_ kiosk: NewKiosk, actor: String, now: Double) throws -> Int64 {
         try database.write { db in try KioskStatements.create(db, kiosk, actor: actor, now: now) }
