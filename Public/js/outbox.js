@@ -54,21 +54,6 @@
     });
   }
 
-  function uuid() {
-    if (global.crypto && crypto.randomUUID) return crypto.randomUUID();
-    var bytes = crypto.getRandomValues(new Uint8Array(16));
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    var hex = Array.prototype.map.call(bytes, function (b) { return (b + 0x100).toString(16).slice(1); }).join('');
-    return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
-  }
-
-  function token() {
-    return Array.prototype.map.call(crypto.getRandomValues(new Uint8Array(32)), function (b) {
-      return (b + 0x100).toString(16).slice(1);
-    }).join('');
-  }
-
   function list(owner) {
     return transaction('readonly', function (store) {
       var result = { value: [] };
@@ -117,7 +102,7 @@
   function openReport(owner) {
     return list(owner).then(function (records) {
       var open = records.filter(function (r) { return r.status === 'open'; })[0];
-      return open || { id: uuid(), owner: String(owner), status: 'open', createdAt: Date.now(), fields: {}, photos: [] };
+      return open || { id: HARIds.uuid(), owner: String(owner), status: 'open', createdAt: Date.now(), fields: {}, photos: [] };
     });
   }
 
@@ -229,6 +214,6 @@
   }
 
   global.HAROutbox = {
-    list: list, get: get, save: save, remove: remove, openReport: openReport, send: send, uuid: uuid, token: token
+    list: list, get: get, save: save, remove: remove, openReport: openReport, send: send, uuid: HARIds.uuid, token: HARIds.token
   };
 })(self);

@@ -6,12 +6,12 @@
 // A new version installs beside the running one and takes over at the next start of the app (no
 // skipWaiting: never in the middle of a report); its activation removes the older caches. Background
 // Sync ('har-outbox') sends the device's outbox for the user signed in, when the browser has it.
-importScripts('/static/js/outbox.js');
+importScripts('/static/js/ids.js', '/static/js/outbox.js');
 
 var CACHE = 'har-shell-' + (self.HAR_SHELL_VERSION || 'dev');
 var SHELL = { '/reports/new': '/app-shell/new', '/reports/new/submit': '/app-shell/submit', '/reports': '/app-shell/list' };
 var ASSETS = [
-  '/static/css/app.css', '/static/img/logo.svg', '/static/js/app.js', '/static/js/outbox.js',
+  '/static/css/app.css', '/static/img/logo.svg', '/static/js/app.js', '/static/js/ids.js', '/static/js/outbox.js',
   '/static/js/device-sync.js', '/static/js/device-shell.js', '/static/js/settings.js', '/static/js/held-photos.js',
   '/static/js/photo-strip.js', '/static/js/list.js', '/static/js/submit.js',
   '/static/js/create/main.js', '/static/js/create/page.js', '/static/js/create/map.js', '/static/js/create/location.js',
