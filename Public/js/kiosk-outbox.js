@@ -1,11 +1,14 @@
-// The kiosk's outbox (issue 11, the tablet off the network): finished reports the offline shell could
-// not send, kept in IndexedDB ('har-kiosk-outbox', store 'reports') until the server has acknowledged
-// the report and every photo. The volunteer's device outbox (outbox.js) made for a kiosk: a record is
-// {id (a UUID made here, the report's id on the server too), token (the submit token, 64 hex digits),
-// fields {name, designation, …}, photos [{id, blob, fix, takenAt}], createdAt}. No screen of the kiosk
-// reads it back: the visitor sees a "will be sent" receipt, the next visitor nothing. Sending goes by
-// the kiosk's credential to /kiosk/device/reports/{id} (open, photos, submit), each step answered the
-// same however often it comes; a record goes only after the submit's answer. self.HARKioskOutbox.
+// The kiosk's outbox (issue 11, the tablet off the network): reports kept on the tablet until the
+// server has acknowledged the report and every photo, in IndexedDB ('har-kiosk-outbox', store
+// 'reports'). The volunteer's device outbox (outbox.js) made for a kiosk: a record is {id (a UUID, the
+// report's id on the server too: the server's visit id for a visit begun on the server's screens),
+// open (true while the visitor is still making it), token (the submit token, 64 hex digits), fields
+// {name, designation, …}, photos [{id, blob, fix, takenAt}], createdAt, refused}. No screen of the kiosk
+// reads a report back: the visitor sees a "will be sent" receipt, the next visitor nothing (the attract
+// screen shows only how many the server refused, for the staff). Sending goes by the kiosk's
+// credential to /kiosk/device/reports/{id} (open, photos, submit), each step answered the same however
+// often it comes; a record goes only after the submit's answer. Ids come from ids.js (loaded first).
+// self.HARKioskOutbox.
 (function (global) {
   'use strict';
 
@@ -56,19 +59,100 @@
   function save(record) { return transaction('readwrite', function (store) { store.put(record); }); }
   function remove(id) { return transaction('readwrite', function (store) { store.delete(id); }); }
 
-  function uuid() {
-    if (global.crypto && crypto.randomUUID) return crypto.randomUUID();
-    var bytes = crypto.getRandomValues(new Uint8Array(16));
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    var hex = Array.prototype.map.call(bytes, function (b) { return (b + 0x100).toString(16).slice(1); }).join('');
-    return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
+  // ---- The visit being made ----
+  // A visitor's photos are held here as they are taken (an open record, the visit's id), so that
+  // nothing is lost if the server goes away before Submit; the idle reset, Start again, the attract
+  // screen and a receipt drop it (dropOpen). Finished, it is a held report like the shell's.
+
+  function get(id) {
+    return transaction('readonly', function (store) {
+      var result = { value: null };
+      var request = store.get(id);
+      request.onsuccess = function () { result.value = request.result || null; };
+      return result;
+    });
   }
 
-  function token() {
-    return Array.prototype.map.call(crypto.getRandomValues(new Uint8Array(32)), function (b) {
-      return (b + 0x100).toString(16).slice(1);
-    }).join('');
+  function update(id, change) {
+    return transaction('readwrite', function (store) {
+      var request = store.get(id);
+      request.onsuccess = function () {
+        var record = request.result || { id: id, open: true, photos: [], createdAt: Date.now() };
+        if (change(record) !== false) store.put(record);
+      };
+    });
+  }
+
+  function hold(id, photo) {
+    return update(id, function (record) {
+      if (!record.open) return false;
+      record.photos.push(photo);
+    });
+  }
+
+  function unhold(id, photoID) {
+    return update(id, function (record) {
+      record.photos = record.photos.filter(function (photo) { return photo.id !== photoID; });
+    });
+  }
+
+  function keepTyped(id, fields) {
+    return update(id, function (record) {
+      if (!record.open) return false;
+      record.typed = fields;
+    });
+  }
+
+  // The visit the tablet is in the middle of (the newest open record), or null.
+  function openRecord() {
+    return all().then(function (records) {
+      var open = records.filter(function (r) { return r.open; });
+      return open.length ? open[open.length - 1] : null;
+    });
+  }
+
+  function dropOpen() {
+    return all().then(function (records) {
+      return Promise.all(records.filter(function (r) { return r.open; }).map(function (r) { return remove(r.id); }));
+    });
+  }
+
+  // The visit finished: its fields and submit token, and the photos it holds (or `photos`, the shell's
+  // own list). Rejects when there is no photo to send.
+  function finish(id, submitToken, fields, photos) {
+    return get(id).then(function (record) {
+      record = record || { id: id, photos: [], createdAt: Date.now() };
+      if (photos) record.photos = photos;
+      if (!record.photos.length) throw new Error('no photos held');
+      delete record.open;
+      delete record.typed;
+      record.token = submitToken;
+      record.fields = fields;
+      record.finishedAt = Date.now();
+      return save(record).then(function () { return record; });
+    });
+  }
+
+  // What the attract screen may say: how many finished reports wait, and how many the server refused
+  // for good (a number only: no screen reads a report back).
+  function counts() {
+    return all().then(function (records) {
+      var done = records.filter(function (r) { return !r.open; });
+      return {
+        waiting: done.filter(function (r) { return !r.refused; }).length,
+        refused: done.filter(function (r) { return r.refused; }).length
+      };
+    });
+  }
+
+  // Staff's "try again": the refused reports are sent again at the next send.
+  function retryRefused() {
+    return all().then(function (records) {
+      return Promise.all(records.filter(function (r) { return r.refused; }).map(function (r) {
+        delete r.refused;
+        return save(r);
+      }));
+    });
   }
 
   // ---- Sending ----
@@ -141,11 +225,13 @@
     if (sending) return sending;
     function run() {
       return all().then(function (records) {
-        var waiting = records.filter(function (r) { return !r.refused; });
-        var result = { sent: 0, waiting: waiting.length };
+        var waiting = records.filter(function (r) { return !r.refused && !r.open; });
+        var result = { sent: 0, waiting: waiting.length, revoked: false };
         if (!waiting.length) return result;
         return fetch('/kiosk/device/session', { credentials: 'same-origin', headers: { 'Accept': 'application/json' } })
           .then(function (response) {
+            // The kiosk revoked (or the tablet's credential gone): nothing is sent, everything is kept.
+            if (response.status === 401 || response.status === 403) result.revoked = true;
             if (response.status !== 200) throw new RetryLater();
             return response.json();
           }).then(function (session) {
@@ -168,5 +254,8 @@
     return sending;
   }
 
-  global.HARKioskOutbox = { save: save, send: send, uuid: uuid, token: token, DB_NAME: DB_NAME };
+  global.HARKioskOutbox = {
+    save: save, send: send, hold: hold, unhold: unhold, keepTyped: keepTyped, openRecord: openRecord,
+    dropOpen: dropOpen, finish: finish, counts: counts, retryRefused: retryRefused, DB_NAME: DB_NAME
+  };
 })(self);

@@ -1,14 +1,42 @@
 // Kiosk mode (issue 11): the visitor's photos, the "Still there?" prompt and the reset that leaves nothing
 // of the visitor behind (KIO-04): the server's draft, this page, the browser's storage, and the history
 // (every kiosk page is no-store; a page brought back from the back-forward cache reloads from the server,
-// which sends a tablet without a visit to the attract screen).
+// which sends a tablet without a visit to the attract screen). Off the network (docs/KIOSK.md): the
+// photos a visitor takes are held on the tablet too (kiosk-outbox.js) so that Submit, sent by fetch, can
+// keep the report there when the server does not answer; the language buttons then switch to the
+// offline shell in the other language; a held report the server refuses for good is counted on the
+// attract screen, and a revoked tablet stops sending and shows the server's "not enrolled" page.
 (function () {
   'use strict';
-  var body = document.body;
-  var step = body.getAttribute('data-kiosk-step') || '';
-  var csrfMeta = document.querySelector('meta[name="har-csrf"]');
-  var csrf = csrfMeta ? csrfMeta.getAttribute('content') : '';
+  var body;
+  var step;
+  var csrf;
   var stream = null;
+  // How long Submit waits for the server before the report is kept on the tablet.
+  var SEND_TIMEOUT = 30000;
+
+  // What a page's steps started (timers, listeners on the document), undone when the server's answer
+  // to Submit replaces the page in place.
+  var cleanups = [];
+  function later(work, ms) {
+    var id = window.setTimeout(work, ms);
+    cleanups.push(function () { window.clearTimeout(id); });
+  }
+  function every(work, ms) {
+    var id = window.setInterval(work, ms);
+    cleanups.push(function () { window.clearInterval(id); });
+  }
+  function listen(target, name, work, options) {
+    target.addEventListener(name, work, options);
+    cleanups.push(function () { target.removeEventListener(name, work, options); });
+  }
+  function cleanUp() {
+    var list = cleanups;
+    cleanups = [];
+    list.forEach(function (undo) { undo(); });
+  }
+  function outbox() { return window.HARKioskOutbox || null; }
+  function nothing() {}
 
   window.addEventListener('pageshow', function (event) {
     if (event.persisted) window.location.reload();
@@ -68,8 +96,9 @@
     var told = fetch('/kiosk/reset', {
       method: 'POST', credentials: 'same-origin', keepalive: true,
       headers: { 'X-CSRF-Token': csrf, 'Accept': 'application/json' }
-    }).catch(function () {});
-    Promise.all([told, wipeDevice()]).then(function () { window.location.replace('/kiosk'); });
+    }).catch(nothing);
+    var dropped = outbox() ? outbox().dropOpen().catch(nothing) : Promise.resolve();
+    Promise.all([told, wipeDevice(), dropped]).then(function () { window.location.replace('/kiosk'); });
   }
 
   function idleWatch() {
@@ -82,6 +111,7 @@
     var idleTimer = null;
     var tick = null;
     var left = 0;
+    cleanups.push(function () { window.clearTimeout(idleTimer); window.clearInterval(tick); });
     function show() {
       left = countdown;
       dialog.hidden = false;
@@ -111,11 +141,27 @@
       restart();
     });
     ['pointerdown', 'keydown', 'input', 'touchstart', 'scroll'].forEach(function (name) {
-      document.addEventListener(name, restart, { passive: true, capture: true });
+      listen(document, name, restart, { passive: true, capture: true });
     });
     restart();
   }
 
+  function thumbnail(thumbs, label, source) {
+    var item = document.createElement('li');
+    var image = document.createElement('img');
+    image.alt = label;
+    image.src = source;
+    item.appendChild(image);
+    thumbs.appendChild(item);
+  }
+
+  function fixOf(position) {
+    return position ? { latitude: position.coords.latitude, longitude: position.coords.longitude,
+                        accuracy: position.coords.accuracy } : null;
+  }
+
+  // The server's photo screen: each photo goes to the server's visit and is held on the tablet under
+  // the visit's id too. With no answer from the server it still counts (held); a refusal does not.
   function photos() {
     var main = document.getElementById('main');
     var video = document.getElementById('kiosk-camera');
@@ -123,6 +169,7 @@
     var next = document.getElementById('kiosk-next');
     var status = document.getElementById('kiosk-status');
     var thumbs = document.getElementById('kiosk-thumbs');
+    var visit = main.getAttribute('data-visit');
     var radius = parseFloat(main.getAttribute('data-radius')) || 100;
     var count = parseInt(main.getAttribute('data-count'), 10) || 0;
     var fix = null;
@@ -132,11 +179,12 @@
       if (!warned) { status.textContent = main.getAttribute('data-site-location'); warned = true; }
     }
     if (navigator.geolocation) {
-      navigator.geolocation.watchPosition(function (position) {
+      var watch = navigator.geolocation.watchPosition(function (position) {
         // A fix worse than the site's radius is no better than the site's own location.
         if (position.coords.accuracy > radius) { siteLocation(); return; }
         fix = position;
       }, siteLocation, { enableHighAccuracy: true, maximumAge: 10000, timeout: 30000 });
+      cleanups.push(function () { navigator.geolocation.clearWatch(watch); });
     } else {
       siteLocation();
     }
@@ -145,12 +193,10 @@
         .then(function (media) { stream = media; video.srcObject = media; })
         .catch(function () { status.textContent = main.getAttribute('data-no-camera'); });
     }
-    function uuid() {
-      if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
-      var bytes = crypto.getRandomValues(new Uint8Array(16));
-      bytes[6] = (bytes[6] & 0x0f) | 0x40; bytes[8] = (bytes[8] & 0x3f) | 0x80;
-      var hex = Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join('');
-      return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
+    function shown(source, label) {
+      thumbnail(thumbs, label, source);
+      status.textContent = label;
+      next.removeAttribute('aria-disabled');
     }
     shoot.addEventListener('click', function () {
       if (!video.videoWidth) { status.textContent = main.getAttribute('data-no-camera'); return; }
@@ -160,8 +206,15 @@
       canvas.getContext('2d').drawImage(video, 0, 0);
       shoot.disabled = true;
       canvas.toBlob(function (blob) {
+        var id = HARIds.uuid();
+        var takenAt = fix ? fix.timestamp : Date.now();
+        var held = outbox() && visit
+          ? outbox().hold(visit, { id: id, blob: blob, fix: fixOf(fix), takenAt: takenAt }).then(function () {
+            return true;
+          }, function () { return false; })
+          : Promise.resolve(false);
         var form = new FormData();
-        form.append('photo_id', uuid());
+        form.append('photo_id', id);
         if (fix) {
           form.append('latitude', String(fix.coords.latitude));
           form.append('longitude', String(fix.coords.longitude));
@@ -173,18 +226,23 @@
           method: 'POST', body: form, credentials: 'same-origin',
           headers: { 'X-CSRF-Token': csrf, 'Accept': 'application/json' }
         }).then(function (response) {
-          if (!response.ok) throw new Error(String(response.status));
-          return response.json();
-        }).then(function (answer) {
-          count = answer.count;
-          var item = document.createElement('li');
-          var image = document.createElement('img');
-          image.alt = main.getAttribute('data-saved') + ' ' + count;
-          image.src = canvas.toDataURL('image/jpeg', 0.5);
-          item.appendChild(image);
-          thumbs.appendChild(item);
-          status.textContent = main.getAttribute('data-saved') + ' ' + count;
-          next.removeAttribute('aria-disabled');
+          if (!response.ok) {
+            // Refused by the server (too large, not enrolled…): not held either.
+            return held.then(function () {
+              return outbox() && visit ? outbox().unhold(visit, id).catch(nothing) : null;
+            }).then(function () { status.textContent = main.getAttribute('data-failed'); });
+          }
+          return response.json().then(function (answer) {
+            count = answer.count;
+            shown(canvas.toDataURL('image/jpeg', 0.5), main.getAttribute('data-saved') + ' ' + count);
+          });
+        }, function () {
+          // No answer: the photo is on the tablet, and goes with the report.
+          return held.then(function (kept) {
+            if (!kept) { status.textContent = main.getAttribute('data-failed'); return; }
+            count += 1;
+            shown(canvas.toDataURL('image/jpeg', 0.5), main.getAttribute('data-saved') + ' ' + count);
+          });
         }).catch(function () {
           status.textContent = main.getAttribute('data-failed');
         }).then(function () { shoot.disabled = false; });
@@ -193,15 +251,213 @@
     window.addEventListener('pagehide', stopCamera);
   }
 
+  function fieldsOf(form) {
+    var fields = {};
+    var complete = true;
+    Array.prototype.forEach.call(form.elements, function (element) {
+      if (!element.name || element.name.charAt(0) === '_' || element.name === 'submit_token') return;
+      if (element.type === 'hidden' || element.tagName === 'BUTTON') return;
+      fields[element.name] = element.value.trim();
+      if (!fields[element.name]) complete = false;
+    });
+    return { fields: fields, complete: complete };
+  }
+
+  // The "will be sent" screen in place of the page's content (the offline receipt): no code, and
+  // nothing of the report; back to the attract screen after the receipt's time or a tap.
+  function showHeld() {
+    cleanUp();
+    var main = document.getElementById('main');
+    var template = document.getElementById('kiosk-held-template');
+    main.innerHTML = '';
+    main.classList.add('kiosk-receipt');
+    main.appendChild(template.content.cloneNode(true));
+    var title = main.querySelector('h1');
+    title.setAttribute('tabindex', '-1');
+    title.focus();
+    var seconds = parseInt(body.getAttribute('data-receipt-seconds'), 10) || 20;
+    function back() { window.location.replace('/kiosk'); }
+    later(back, seconds * 1000);
+    document.getElementById('kiosk-done').addEventListener('click', back);
+  }
+
+  // The server's answer to Submit in place of this page (the receipt, or the form with its messages):
+  // it is the answer to a POST, so the page is not loaded again (the receipt's secret is shown once).
+  function replacePage(html) {
+    var page = new DOMParser().parseFromString(html, 'text/html');
+    if (!page.body || !page.body.hasAttribute('data-kiosk-step')) { window.location.replace('/kiosk'); return; }
+    cleanUp();
+    stopCamera();
+    document.title = page.title;
+    document.documentElement.lang = page.documentElement.lang || document.documentElement.lang;
+    var meta = document.querySelector('meta[name="har-csrf"]');
+    var fresh = page.querySelector('meta[name="har-csrf"]');
+    if (meta && fresh) meta.setAttribute('content', fresh.getAttribute('content'));
+    document.body.replaceWith(document.importNode(page.body, true));
+    init();
+  }
+
+  // The server's form screen: Submit goes by fetch. No answer (or the server failing): the report is
+  // kept on the tablet under the visit's id with this form's token, so that the outbox's later send is
+  // the same submission (a POST that arrived but whose answer was lost is not doubled).
+  function formStep() {
+    var form = document.getElementById('kiosk-form');
+    var main = document.getElementById('main');
+    var button = document.getElementById('kiosk-submit');
+    var error = document.getElementById('kiosk-form-problem');
+    var visit = main.getAttribute('data-visit');
+    var sending = false;
+    function say(text) {
+      error.textContent = text;
+      error.hidden = !text;
+    }
+    function keep() {
+      var answers = fieldsOf(form);
+      if (!answers.complete || !outbox()) {
+        sending = false;
+        button.removeAttribute('aria-busy');
+        say(main.getAttribute(outbox() ? 'data-incomplete' : 'data-failed'));
+        return;
+      }
+      outbox().finish(visit, form.elements.submit_token.value, answers.fields).then(function () {
+        showHeld();
+        outbox().send();
+      }, function () {
+        sending = false;
+        button.removeAttribute('aria-busy');
+        say(main.getAttribute('data-failed'));
+      });
+    }
+    listen(form, 'submit', function (event) {
+      if (!window.fetch || !window.URLSearchParams || !window.AbortController || !window.DOMParser) return;
+      event.preventDefault();
+      if (sending) return;
+      sending = true;
+      say('');
+      button.setAttribute('aria-busy', 'true');
+      var abort = new AbortController();
+      var timer = window.setTimeout(function () { abort.abort(); }, SEND_TIMEOUT);
+      fetch(form.action, {
+        method: 'POST', credentials: 'same-origin', body: new URLSearchParams(new FormData(form)),
+        headers: { 'Accept': 'text/html' }, signal: abort.signal
+      }).then(function (response) {
+        if (response.status >= 500) throw new Error(String(response.status));
+        if (response.redirected) return { url: response.url };
+        return response.text().then(function (html) { return { html: html, status: response.status }; });
+      }).then(function (answer) {
+        window.clearTimeout(timer);
+        if (answer.url) { window.location.replace(answer.url); return; }
+        replacePage(answer.html);
+      }, function () {
+        window.clearTimeout(timer);
+        keep();
+      });
+    });
+  }
+
   function receipt() {
     var seconds = parseInt(body.getAttribute('data-receipt-seconds'), 10) || 20;
     function back() { window.location.replace('/kiosk'); }
-    window.setTimeout(back, seconds * 1000);
-    document.addEventListener('pointerdown', back);
+    later(back, seconds * 1000);
+    listen(document, 'pointerdown', back);
+    // The report reached the server: nothing of it stays on the tablet.
+    if (outbox()) outbox().dropOpen().catch(nothing);
   }
 
-  // The offline shell (served by the kiosk's service worker when the server cannot be reached): the
-  // visitor's report lives in this page's memory only, until it is finished and held in the outbox.
+  // The staff's count on the attract screen: held reports the server refused for good (numbers only),
+  // with "try again" for when the cause is mended (the kiosk's account linked again, say).
+  function refusedNotice() {
+    var notice = document.getElementById('kiosk-refused');
+    if (!notice || !outbox()) return;
+    var text = document.getElementById('kiosk-refused-count');
+    outbox().counts().then(function (counts) {
+      notice.hidden = counts.refused === 0;
+      text.textContent = text.getAttribute('data-template').replace('{count}', String(counts.refused));
+    }, nothing);
+  }
+  function wireRefusedNotice() {
+    var retryButton = document.getElementById('kiosk-refused-retry');
+    if (!retryButton || !outbox()) return;
+    retryButton.addEventListener('click', function () {
+      outbox().retryRefused().then(function () { return outbox().send(); }).then(refusedNotice, refusedNotice);
+    });
+  }
+
+  // The server's Start and Start again are forms: by fetch, so that with no answer the tablet goes on
+  // in the offline shell (a new visit, or the attract screen after the reset) instead of an error page.
+  function serverForms() {
+    var start = document.getElementById('kiosk-start');
+    var startForm = start && start.form;
+    if (startForm && window.fetch && window.URLSearchParams) {
+      listen(startForm, 'submit', function (event) {
+        event.preventDefault();
+        fetch(startForm.action, {
+          method: 'POST', credentials: 'same-origin', body: new URLSearchParams(new FormData(startForm)),
+          redirect: 'manual'
+        }).then(function (response) {
+          if (response.type === 'opaqueredirect') window.location.replace('/kiosk/photos');
+          else HTMLFormElement.prototype.submit.call(startForm);
+        }, function () { window.location.replace('/kiosk/offline?step=start'); });
+      });
+    }
+    Array.prototype.forEach.call(document.querySelectorAll('form.kiosk-cancel'), function (form) {
+      listen(form, 'submit', function (event) {
+        event.preventDefault();
+        reset();
+      });
+    });
+  }
+
+  // The revoked tablet: its shell and service worker go (no more reports it could never send), the
+  // held reports stay in the outbox; the server's "not enrolled" page follows.
+  function revoked() {
+    var jobs = [];
+    if (navigator.serviceWorker && navigator.serviceWorker.getRegistrations) {
+      jobs.push(navigator.serviceWorker.getRegistrations().then(function (list) {
+        return Promise.all(list.filter(function (registration) { return /\/kiosk$/.test(registration.scope); })
+          .map(function (registration) { return registration.unregister(); }));
+      }).catch(nothing));
+    }
+    if (window.caches) {
+      jobs.push(caches.keys().then(function (keys) {
+        return Promise.all(keys.filter(function (key) { return key.indexOf('har-kiosk-shell-') === 0; })
+          .map(function (key) { return caches.delete(key); }));
+      }).catch(nothing));
+    }
+    return Promise.all(jobs);
+  }
+
+  // The language buttons. On the server's screens: the server's switch, by fetch; no answer, the
+  // offline shell in that language at the same step (what the visitor typed kept with their photos).
+  // In the shell: the shell in that language (`?lang=`: the service worker keeps one per language).
+  function languages(current, keepTyped) {
+    var buttons = document.querySelectorAll('.kiosk-languages button[name="lang"]');
+    Array.prototype.forEach.call(buttons, function (button) {
+      listen(button, 'click', function (event) {
+        if (!window.fetch || !window.URLSearchParams) return;
+        event.preventDefault();
+        var code = button.value;
+        function offline() {
+          var kept = keepTyped ? keepTyped().catch(nothing) : Promise.resolve();
+          kept.then(function () {
+            window.location.replace('/kiosk/offline?lang=' + encodeURIComponent(code) + '&step=' + current());
+          });
+        }
+        if (step === 'offline') { offline(); return; }
+        var data = new URLSearchParams();
+        data.append('_csrf', csrf);
+        data.append('lang', code);
+        data.append('back', window.location.pathname);
+        fetch('/kiosk/lang', { method: 'POST', credentials: 'same-origin', body: data, redirect: 'manual' })
+          .then(function () { window.location.replace(window.location.pathname); }, offline);
+      });
+    });
+  }
+
+  // The offline shell (served by the kiosk's service worker when the server cannot be reached). The
+  // visitor's photos are held on the tablet as they are taken (an open record: the idle reset drops
+  // it), so that a visit begun on the server's screens goes on here (at /kiosk/photos or /kiosk/form,
+  // or after a language switch) and nothing is lost; finished, the report waits in the outbox.
   function offline() {
     var main = document.getElementById('main');
     var sections = ['attract', 'photos', 'form', 'receipt'];
@@ -212,9 +468,15 @@
     var thumbs = document.getElementById('kiosk-thumbs');
     var cancel = document.getElementById('offline-cancel');
     var form = document.getElementById('kiosk-form');
+    var params = new URLSearchParams(window.location.search);
+    var lang = document.documentElement.lang;
+    var shownAs = 'attract';
+    var visit = null;
     var taken = [];
     var fix = null;
+    var home = params.get('lang') ? '/kiosk?lang=' + encodeURIComponent(lang) : '/kiosk';
     function show(name) {
+      shownAs = name;
       sections.forEach(function (section) {
         document.getElementById('offline-' + section).hidden = section !== name;
       });
@@ -224,8 +486,7 @@
     function camera() {
       if (navigator.geolocation) {
         navigator.geolocation.getCurrentPosition(function (position) {
-          fix = { latitude: position.coords.latitude, longitude: position.coords.longitude,
-                  accuracy: position.coords.accuracy };
+          fix = fixOf(position);
         }, function () { fix = null; }, { enableHighAccuracy: true, maximumAge: 10000, timeout: 30000 });
       }
       if (navigator.mediaDevices && navigator.mediaDevices.getUserMedia) {
@@ -234,7 +495,25 @@
           .catch(function () { status.textContent = main.getAttribute('data-no-camera'); });
       }
     }
-    document.getElementById('kiosk-start').addEventListener('click', function () { show('photos'); camera(); });
+    function showTaken() {
+      thumbs.innerHTML = '';
+      taken.forEach(function (photo, index) {
+        thumbnail(thumbs, main.getAttribute('data-saved') + ' ' + (index + 1), URL.createObjectURL(photo.blob));
+      });
+      if (taken.length) {
+        status.textContent = main.getAttribute('data-saved') + ' ' + taken.length;
+        next.removeAttribute('aria-disabled');
+      }
+    }
+    function photosStep() {
+      show('photos');
+      camera();
+    }
+    document.getElementById('kiosk-start').addEventListener('click', function () {
+      visit = HARIds.uuid();
+      taken = [];
+      photosStep();
+    });
     shoot.addEventListener('click', function () {
       if (!video.videoWidth) { status.textContent = main.getAttribute('data-no-camera'); return; }
       var canvas = document.createElement('canvas');
@@ -242,13 +521,10 @@
       canvas.height = video.videoHeight;
       canvas.getContext('2d').drawImage(video, 0, 0);
       canvas.toBlob(function (blob) {
-        taken.push({ id: HARKioskOutbox.uuid(), blob: blob, fix: fix, takenAt: Date.now() });
-        var item = document.createElement('li');
-        var image = document.createElement('img');
-        image.alt = main.getAttribute('data-saved') + ' ' + taken.length;
-        image.src = canvas.toDataURL('image/jpeg', 0.5);
-        item.appendChild(image);
-        thumbs.appendChild(item);
+        var photo = { id: HARIds.uuid(), blob: blob, fix: fix, takenAt: Date.now() };
+        taken.push(photo);
+        if (outbox()) outbox().hold(visit, photo).catch(nothing);
+        thumbnail(thumbs, main.getAttribute('data-saved') + ' ' + taken.length, canvas.toDataURL('image/jpeg', 0.5));
         status.textContent = main.getAttribute('data-saved') + ' ' + taken.length;
         next.removeAttribute('aria-disabled');
       }, 'image/jpeg', 0.85);
@@ -261,24 +537,18 @@
     cancel.addEventListener('click', reset);
     form.addEventListener('submit', function (event) {
       event.preventDefault();
-      var fields = {};
-      var complete = taken.length > 0;
-      Array.prototype.forEach.call(form.elements, function (element) {
-        if (!element.name) return;
-        fields[element.name] = element.value.trim();
-        if (!fields[element.name]) complete = false;
-      });
+      var answers = fieldsOf(form);
+      var complete = answers.complete && taken.length > 0;
       document.getElementById('offline-form-error').hidden = complete;
       if (!complete) return;
-      var record = { id: HARKioskOutbox.uuid(), token: HARKioskOutbox.token(), fields: fields, photos: taken,
-                     createdAt: Date.now() };
-      HARKioskOutbox.save(record).then(function () {
+      HARKioskOutbox.finish(visit, HARIds.token(), answers.fields, taken).then(function () {
         taken = [];
+        visit = null;
         form.reset();
         thumbs.innerHTML = '';
         show('receipt');
         var seconds = parseInt(body.getAttribute('data-receipt-seconds'), 10) || 20;
-        window.setTimeout(function () { window.location.replace('/kiosk'); }, seconds * 1000);
+        window.setTimeout(function () { window.location.replace(home); }, seconds * 1000);
         HARKioskOutbox.send();
       }, function () {
         status.textContent = main.getAttribute('data-failed');
@@ -286,43 +556,121 @@
       });
     });
     document.getElementById('kiosk-done').addEventListener('click', function () {
-      window.location.replace('/kiosk');
+      window.location.replace(home);
     });
-    // The server may answer again at any time: the held reports go, and the next page is the server's.
+    languages(function () { return shownAs; }, function () {
+      return visit && shownAs === 'form' && outbox()
+        ? outbox().keepTyped(visit, fieldsOf(form).fields) : Promise.resolve();
+    });
+    wireRefusedNotice();
+
+    // Where the shell starts: a visit the tablet holds goes on at the step asked (a server's screen the
+    // service worker answered, or a language switch); Start pressed on the server's attract screen with
+    // no answer begins one; otherwise the attract screen, and any unfinished visit goes (nobody is in
+    // the middle of it).
+    var wanted = params.get('step') ||
+      ({ '/kiosk/photos': 'photos', '/kiosk/form': 'form' })[window.location.pathname] || 'attract';
+    var resumed = (wanted === 'photos' || wanted === 'form') && outbox()
+      ? outbox().openRecord().catch(function () { return null; }) : Promise.resolve(null);
+    resumed.then(function (record) {
+      if (wanted === 'start') {
+        visit = HARIds.uuid();
+        photosStep();
+        return;
+      }
+      if (!record) {
+        show('attract');
+        if (outbox()) outbox().dropOpen().then(refusedNotice, refusedNotice);
+        return;
+      }
+      visit = record.id;
+      taken = record.photos;
+      showTaken();
+      Object.keys(record.typed || {}).forEach(function (name) {
+        if (form.elements[name] && record.typed[name]) form.elements[name].value = record.typed[name];
+      });
+      if (wanted === 'form' && taken.length) show('form');
+      else photosStep();
+    });
+
+    // The server may answer again at any time: the held reports go, and the next page is the server's
+    // (in the language chosen here). A revoked tablet stops: the server's "not enrolled" page.
+    var pinned = window.location.pathname === '/kiosk/offline' && !window.location.search;
+    var stopped = false;
     function retry() {
+      if (stopped) return;
       fetch('/kiosk/device/session', { credentials: 'same-origin', headers: { 'Accept': 'application/json' } })
         .then(function (response) {
+          if (response.status === 401 || response.status === 403) {
+            stopped = true;
+            return revoked().then(function () {
+              if (shownAs === 'attract' || shownAs === 'receipt') window.location.replace('/kiosk');
+            });
+          }
           if (response.status !== 200) return;
           return HARKioskOutbox.send().then(function () {
+            refusedNotice();
+            if (pinned || shownAs !== 'attract') return;
             // Shown in place of a kiosk screen (not opened by its own address): the server's screens
-            // return once nobody is in the middle of a report.
-            if (window.location.pathname !== '/kiosk/offline' &&
-                !document.getElementById('offline-attract').hidden) window.location.replace('/kiosk');
+            // return once nobody is in the middle of a report, in the language chosen here.
+            var told = Promise.resolve();
+            if (params.get('lang')) {
+              var data = new URLSearchParams();
+              data.append('_csrf', csrf);
+              data.append('lang', lang);
+              data.append('back', '/kiosk');
+              told = fetch('/kiosk/lang', { method: 'POST', credentials: 'same-origin', body: data, redirect: 'manual' })
+                .catch(nothing);
+            }
+            return told.then(function () { window.location.replace('/kiosk'); });
           });
-        }).catch(function () {});
+        }).catch(nothing);
     }
     window.addEventListener('online', retry);
     window.setInterval(retry, 15000);
     retry();
   }
 
-  if (step === 'attract') {
-    wipeDevice().then(function () {
-      if (navigator.serviceWorker) {
-        navigator.serviceWorker.register('/kiosk/sw.js', { scope: '/kiosk' }).catch(function () {});
-      }
-      if (window.HARKioskOutbox) HARKioskOutbox.send();
+  function init() {
+    body = document.body;
+    step = body.getAttribute('data-kiosk-step') || '';
+    var csrfMeta = document.querySelector('meta[name="har-csrf"]');
+    csrf = csrfMeta ? csrfMeta.getAttribute('content') : '';
+    if (step === 'attract') {
+      wireRefusedNotice();
+      // Nobody is in the middle of a report: an unfinished visit held on the tablet goes too.
+      var dropped = outbox() ? outbox().dropOpen().catch(nothing) : Promise.resolve();
+      Promise.all([wipeDevice(), dropped]).then(function () {
+        if (navigator.serviceWorker) {
+          navigator.serviceWorker.register('/kiosk/sw.js', { scope: '/kiosk' }).catch(nothing);
+        }
+        refusedNotice();
+        if (outbox()) outbox().send().then(refusedNotice, nothing);
+      });
+    }
+    if (step === 'offline') offline();
+    if (step === 'photos') photos();
+    if (step === 'form') formStep();
+    if (step === 'receipt') receipt();
+    idleWatch();
+    serverForms();
+    if (step === 'photos' || step === 'form') {
+      languages(function () { return step; }, step === 'form' ? function () {
+        var visit = document.getElementById('main').getAttribute('data-visit');
+        return outbox() && visit
+          ? outbox().keepTyped(visit, fieldsOf(document.getElementById('kiosk-form')).fields) : Promise.resolve();
+      } : null);
+    } else if (step !== 'offline') {
+      languages(function () { return 'attract'; }, null);
+    }
+    // Step links replace the page in the history: Back never walks through a visitor's screens.
+    Array.prototype.forEach.call(document.querySelectorAll('a[href^="/kiosk"]'), function (link) {
+      listen(link, 'click', function (event) {
+        event.preventDefault();
+        window.location.replace(link.getAttribute('href'));
+      });
     });
   }
-  if (step === 'offline') offline();
-  if (step === 'photos') photos();
-  if (step === 'receipt') receipt();
-  idleWatch();
-  // Step links replace the page in the history: Back never walks through a visitor's screens.
-  Array.prototype.forEach.call(document.querySelectorAll('a[href^="/kiosk"]'), function (link) {
-    link.addEventListener('click', function (event) {
-      event.preventDefault();
-      window.location.replace(link.getAttribute('href'));
-    });
-  });
+
+  init();
 }());

@@ -232,4 +232,58 @@ import Testing
         #expect(
             try kiosks.openDeviceReport(kioskID: id, localID: UUID().uuidString.lowercased(), now: scene.now) == nil)
     }
+
+    /// Off the network, the server's own screens (issue 11): a visit begun on the server that Submit could
+    /// not finish is held on the tablet under the visit's own id, with the form's token. Sent later by the
+    /// device routes it finds the visit's draft (and the photos the server has) while the visit lives, is
+    /// made again (photos from the tablet) once the visit was discarded, and is "submitted" when the form's
+    /// POST did reach the server: one report each time.
+    @Test(arguments: StoreBackend.all) func kio05HeldVisitSentUnderTheVisitsOwnID(_ backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let coordinator = try scene.user("c@example.org")
+        let kiosks = scene.stores.kiosks
+        let drafts = scene.stores.drafts
+        let id = try kiosks.create(NewKiosk(siteName: "Abbey", userID: coordinator), actor: "c", now: scene.now)
+        // The visit lives: its own draft, with the photo taken on the server's screen.
+        let alive = try #require(
+            try kiosks.startVisit(kioskID: id, localID: UUID().uuidString.lowercased(), now: scene.now).draft)
+        let onServer = UUID().uuidString.lowercased()
+        _ = try drafts.addPhoto(StoreScene.photo(onServer), to: alive, now: scene.now)
+        guard case .draft(let found) = try kiosks.openDeviceReport(kioskID: id, localID: alive.localID, now: scene.now)
+        else {
+            Issue.record("the living visit was not found by its id")
+            return
+        }
+        let photoIDs = try drafts.photos(reportID: found.id).map(\.localID)
+        #expect(found.id == alive.id && photoIDs == [onServer])
+        #expect(
+            try drafts.submit(
+                draftLocalID: alive.localID, userID: coordinator, fields: StoreScene.fields, token: "t1", now: scene.now
+            )
+                == .queued)
+        #expect(try kiosks.visit(kioskID: id) == nil, "submitted: no visit left")
+        // The form's POST had reached the server: the held copy is told "submitted".
+        if case .submitted = try kiosks.openDeviceReport(kioskID: id, localID: alive.localID, now: scene.now) {
+        } else {
+            Issue.record("a visit submitted by the form opened again")
+        }
+        // The visit discarded (the attract screen came first): made again under its id, photos from the tablet.
+        let gone = try #require(
+            try kiosks.startVisit(kioskID: id, localID: UUID().uuidString.lowercased(), now: scene.now).draft)
+        let heldPhoto = UUID().uuidString.lowercased()
+        _ = try drafts.addPhoto(StoreScene.photo(heldPhoto), to: gone, now: scene.now)
+        #expect(try kiosks.endVisit(kioskID: id, now: scene.now) == [heldPhoto])
+        guard case .draft(let again) = try kiosks.openDeviceReport(kioskID: id, localID: gone.localID, now: scene.now)
+        else {
+            Issue.record("the discarded visit was not made again")
+            return
+        }
+        #expect(try drafts.photos(reportID: again.id).isEmpty, "the tablet sends its photos again")
+        _ = try drafts.addPhoto(StoreScene.photo(heldPhoto), to: again, now: scene.now)
+        #expect(
+            try drafts.submit(
+                draftLocalID: gone.localID, userID: coordinator, fields: StoreScene.fields, token: "t2", now: scene.now)
+                == .queued)
+        #expect(try scene.stores.outbox.reportID(localID: gone.localID) != nil)
+    }
 }

@@ -252,6 +252,50 @@ import Testing
         await server.stop()
     }
 
+    /// Off the network (issue 11): the shell in each of the kiosk's languages (`/kiosk/offline?lang=`, a
+    /// language the kiosk lacks ignored), naming them for the service worker; the server's photo and form
+    /// screens carry the visit's id (the tablet holds the visit's photos under it), and a visit discarded
+    /// before the tablet could send it is made again under that id and stored once.
+    @Test func kio03OfflineShellPerLanguageAndHeldVisitUnderItsID() async throws {
+        let server = try Self.server()
+        let coordinator = try await SignedInClient(server, email: Self.coordinator)
+        let (tablet, _) = try await Self.enrolledTablet(server, coordinator)
+        let french = try await tablet.curl("/kiosk/offline?lang=fr", [])
+        #expect(french.status == 200 && french.body.contains(#"<html lang="fr">"#))
+        #expect(french.body.contains(#"data-shell-languages="en,fr""#))
+        #expect(french.body.contains("/static/js/ids.js"), "the shared ids script, kept by the service worker")
+        let unknown = try await tablet.curl("/kiosk/offline?lang=xx", [])
+        #expect(unknown.status == 200 && unknown.body.contains(#"<html lang="en">"#))
+        let start = try await Self.post(tablet, "/kiosk/start", [], tokenFrom: "/kiosk")
+        #expect(start.status == 303)
+        let photos = try await tablet.curl("/kiosk/photos", [])
+        let visit = try #require(Self.first(#"data-visit="[0-9a-f-]{36}""#, in: photos.body))
+            .dropFirst(#"data-visit=""#.count).dropLast()
+        #expect(try await tablet.curl("/kiosk/form", []).body.contains(#"data-visit="\#(visit)""#))
+        // The attract screen discards the visit; the tablet then sends what it held under the visit's id.
+        #expect(try await tablet.curl("/kiosk", []).status == 200)
+        let session = try await tablet.curl("/kiosk/device/session", ["-H", "Accept: application/json"])
+        let csrf = try #require(Self.first(#"[0-9a-f]{64}"#, in: session.body))
+        let headers = ["-H", "X-CSRF-Token: \(csrf)", "-H", "Accept: application/json"]
+        let opened = try await tablet.curl("/kiosk/device/reports/\(visit)", headers + ["-X", "POST"])
+        #expect(opened.status == 200 && opened.body.contains("\"state\":\"draft\""), "\(opened.body)")
+        let image = try TestImages.jpeg()
+        let uploaded = try await tablet.curl(
+            "/kiosk/device/reports/\(visit)/photos",
+            headers + ["-F", "photo=@\(image);type=image/jpeg", "-F", "photo_id=\(UUID().uuidString.lowercased())"])
+        #expect([200, 201].contains(uploaded.status), "\(uploaded.status)")
+        let fields = [
+            "name=Held+visit", "designation=LB", "condition=poor", "occupancy=vacant", "priority_category=A",
+            "owner_type=private", "grade=II", "submit_token=\(String(repeating: "cd", count: 32))",
+        ].joined(separator: "&")
+        let submitted = try await tablet.curl("/kiosk/device/reports/\(visit)/submit", headers + ["--data", fields])
+        #expect(submitted.status == 200 && submitted.body.contains("submitted"))
+        #expect(
+            try sqlite(server.dataDir, "SELECT count(*) || ',' || min(origin) FROM reports WHERE name = 'Held visit'")
+                == "1,kiosk")
+        await server.stop()
+    }
+
     /// KIO-06: the receipt's public status, no location before approval; the claim with the secret, once;
     /// the claimed report in the visitor's list; expiry; guesses limited.
     @Test func kio06ReceiptStatusClaimExpiryAndGuesses() async throws {

@@ -3,11 +3,12 @@ takes two photos, types a name and walks away; after "Still there?" and its coun
 trace of A: not on the page, not by Back, not in the browser's storage, not on the server (KIO-03, KIO-04).
 Idle times are a few seconds here (HAR_KIOSK_IDLE_SECONDS, HAR_KIOSK_COUNTDOWN_SECONDS)."""
 import os
+import subprocess
 
 import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import HarServer, database, make_driver, sign_in, unique_email, wait_for
+from conftest import HarServer, database, har_binary, make_driver, sign_in, unique_email, wait_for
 
 COORDINATOR = unique_email("kiosk-coordinator")
 
@@ -238,5 +239,217 @@ def test_KIO_03_KIO_05_offline_report_held_on_the_tablet_then_sent_once(driver):
             assert tuple(rows[0][1:]) == ("kiosk", "received", "queued", 1)
             assert db.execute("SELECT count(*) FROM photos WHERE report_id = ?", (rows[0][0],)).fetchone()[0] == 2
             assert db.execute("SELECT count(*) FROM review_audit WHERE action = 'kiosk_submit'").fetchone()[0] == 1
+    finally:
+        server.remove()
+
+
+# ---- The tablet off the network: the server's own screens when the server goes away, the language
+# buttons, a report the server refuses for good, a revoked tablet. The server is stopped for real, as in
+# test_offline.py, and started again on the same address and data (restart()).
+
+from test_offline import restart  # noqa: E402  (the same server again: same address and data)
+
+
+def kiosk_with_worker(driver, site):
+    """A new server and kiosk, enrolled in this browser, its service worker in control with the shell kept."""
+    server = HarServer(env={"HAR_COORDINATORS": COORDINATOR}).start()
+    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
+    enrol(driver, server, site=site)
+    driver.get(server.url + "/kiosk")
+    wait_for(driver, lambda d: d.execute_script(
+        "return !!(navigator.serviceWorker && navigator.serviceWorker.controller);"), timeout=20)
+    wait_for(driver, lambda d: any(n.startswith("har-kiosk-shell-") for n in storage_left(d)["caches"]), timeout=20)
+    return server
+
+
+def outbox_records(driver):
+    """The kiosk's outbox as [open, refused, photo count, fields] per record (fields only for the test's eyes)."""
+    driver.set_script_timeout(30)
+    return driver.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        var request = indexedDB.open('har-kiosk-outbox');
+        request.onsuccess = function () {
+          var db = request.result;
+          if (!db.objectStoreNames.contains('reports')) { db.close(); done([]); return; }
+          var all = db.transaction('reports').objectStore('reports').getAll();
+          all.onsuccess = function () {
+            db.close();
+            done(all.result.map(function (r) { return [!!r.open, !!r.refused, r.photos.length, r.fields || null]; }));
+          };
+        };
+        request.onerror = function () { done(null); };""")
+
+
+def stored_once(server, name, photos):
+    def check(_):
+        with database(server) as db:
+            rows = db.execute("SELECT id FROM reports WHERE name = ? AND state != 'draft'", (name,)).fetchall()
+            if len(rows) != 1:
+                return False
+            return db.execute("SELECT count(*) FROM photos WHERE report_id = ?", (rows[0][0],)).fetchone()[0] == photos
+    return check
+
+
+def to_server_form(driver, server, photos=2):
+    driver.find_element(By.ID, "kiosk-start").click()
+    wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-shoot"))
+    take_photos(driver, photos)
+    driver.find_element(By.ID, "kiosk-next").click()
+    wait_for(driver, lambda d: d.find_elements(By.ID, "field-name"))
+    assert driver.execute_script("return document.body.getAttribute('data-kiosk-step')") == "form", "the server's form"
+
+
+def test_KIO_03_KIO_05_server_gone_at_submit_on_the_servers_form_report_held_with_its_photos(driver):
+    """Issue 11, the tablet off the network: a visitor takes two photos on the server's screens (they reach
+    the server), fills the server's form, and the server goes away before Submit. Submit (by fetch) gets no
+    answer: the report is kept on the tablet with both photos (held there as they were taken) and the form's
+    token, and the visitor sees the "will be sent" screen, not the browser's error page. Nothing of it on the
+    next screens. The server back on the same address, the report is stored once with both photos."""
+    server = kiosk_with_worker(driver, "Held Chapel")
+    try:
+        to_server_form(driver, server)
+        name = driver.find_element(By.ID, "field-name")
+        name.clear()
+        name.send_keys("Leaning buttress")
+        fill_form(driver)
+        server.stop()
+        driver.find_element(By.ID, "kiosk-submit").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-held") and
+                 d.find_element(By.ID, "kiosk-held").is_displayed(), timeout=40)
+        assert "will be sent" in driver.find_element(By.ID, "kiosk-held").text
+        assert "Leaning buttress" not in driver.page_source
+        assert not driver.find_elements(By.ID, "field-name"), "the form is gone from the screen"
+        records = outbox_records(driver)
+        assert [r[:3] for r in records] == [[False, False, 2]], records
+        assert records[0][3]["name"] == "Leaning buttress"
+        # Done: the next visitor gets the (offline) attract screen, with nothing of the report.
+        driver.find_element(By.ID, "kiosk-done").click()
+        wait_for(driver, lambda d: d.execute_script("return document.body.getAttribute('data-kiosk-step')")
+                 == "offline" and d.find_element(By.ID, "kiosk-start").is_displayed(), timeout=20)
+        assert "Leaning buttress" not in driver.page_source
+        assert not driver.find_element(By.ID, "kiosk-refused").is_displayed()
+
+        server = restart(server)
+        driver.get(server.url + "/kiosk")
+        wait_for(driver, stored_once(server, "Leaning buttress", 2), timeout=60)
+        wait_for(driver, lambda d: outbox_records(d) == [], timeout=30)
+        with database(server) as db:
+            row = db.execute("SELECT origin, review_state, state FROM reports WHERE name = 'Leaning buttress'").fetchone()
+            assert tuple(row) == ("kiosk", "received", "queued")
+    finally:
+        server.remove()
+
+
+def test_KIO_03_language_buttons_switch_off_the_network_and_the_visit_goes_on(driver):
+    """The server goes away while a visitor is on the server's photo screen (one photo taken there): the
+    language button (a form posting to the server) switches the tablet to the offline shell in French at
+    the same step, the photo still there; a second photo, the form, Submit: held; the server back, stored
+    once with both photos. On the shell's attract screen, the buttons switch language too."""
+    server = kiosk_with_worker(driver, "Abbaye hors ligne")
+    try:
+        driver.find_element(By.ID, "kiosk-start").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-shoot"))
+        take_photos(driver, 1)
+        server.stop()
+        driver.find_element(By.CSS_SELECTOR, ".kiosk-languages button[value='fr']").click()
+        wait_for(driver, lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "fr" and
+                 d.execute_script("return document.body.getAttribute('data-kiosk-step')") == "offline", timeout=20)
+        wait_for(driver, lambda d: d.find_element(By.ID, "offline-photos").is_displayed())
+        assert "Photographiez les dégâts" in driver.find_element(By.ID, "offline-photos").text
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#kiosk-thumbs img")) == 1, "the photo taken online"
+        wait_for(driver, lambda d: d.execute_script(
+            "var v = document.getElementById('kiosk-camera'); return v && v.videoWidth > 0;"), timeout=20)
+        driver.find_element(By.ID, "kiosk-shoot").click()
+        wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#kiosk-thumbs img")) == 2, timeout=20)
+        driver.find_element(By.ID, "kiosk-next").click()
+        wait_for(driver, lambda d: d.find_element(By.ID, "field-name").is_displayed())
+        driver.find_element(By.ID, "field-name").clear()
+        driver.find_element(By.ID, "field-name").send_keys("Voûte fissurée")
+        fill_form(driver)
+        driver.find_element(By.ID, "kiosk-submit").click()
+        wait_for(driver, lambda d: d.find_element(By.ID, "kiosk-held").is_displayed())
+        assert "sera envoyé" in driver.find_element(By.ID, "kiosk-held").text
+        assert [r[:3] for r in outbox_records(driver)] == [[False, False, 2]]
+        # Done: the attract screen stays French; its English button switches back, still off the network.
+        driver.find_element(By.ID, "kiosk-done").click()
+        wait_for(driver, lambda d: d.find_element(By.ID, "kiosk-start").is_displayed() and
+                 d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "fr", timeout=20)
+        driver.find_element(By.CSS_SELECTOR, ".kiosk-languages button[value='en']").click()
+        wait_for(driver, lambda d: d.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en" and
+                 d.find_element(By.ID, "kiosk-start").is_displayed(), timeout=20)
+        assert "Report damage you see here" in driver.page_source
+
+        server = restart(server)
+        driver.get(server.url + "/kiosk")
+        wait_for(driver, stored_once(server, "Voûte fissurée", 2), timeout=60)
+        wait_for(driver, lambda d: outbox_records(d) == [], timeout=30)
+    finally:
+        server.remove()
+
+
+def test_KIO_05_refused_report_counted_for_staff_and_a_revoked_tablet_stops(driver):
+    """A held report the server refuses for good (here: a form it finds invalid) is kept, marked refused,
+    not sent again, and counted on the attract screen for the staff without a word of its content; "try
+    again" sends it once more. A tablet revoked while the server was away stops sending, loses its shell
+    and shows the server's "not enrolled" page; the held report stays on the tablet."""
+    server = kiosk_with_worker(driver, "Refused Grange")
+    try:
+        # A finished report the server will refuse (an answer outside the form's choices).
+        driver.set_script_timeout(30)
+        driver.execute_async_script("""
+            var done = arguments[arguments.length - 1];
+            var canvas = document.createElement('canvas'); canvas.width = 8; canvas.height = 8;
+            canvas.toBlob(function (blob) {
+              HARKioskOutbox.save({ id: HARIds.uuid(), token: HARIds.token(), createdAt: Date.now(),
+                fields: { name: 'Secret barn', designation: 'nonsense', condition: 'poor', occupancy: 'vacant',
+                          priority_category: 'A', owner_type: 'private', grade: 'II' },
+                photos: [{ id: HARIds.uuid(), blob: blob, fix: null, takenAt: Date.now() }] }).then(done, done);
+            }, 'image/jpeg');""")
+        driver.get(server.url + "/kiosk")
+        wait_for(driver, lambda d: d.find_element(By.ID, "kiosk-refused").is_displayed(), timeout=30)
+        notice = driver.find_element(By.ID, "kiosk-refused").text
+        assert "1 report(s)" in notice and "Secret barn" not in driver.page_source
+        assert [r[:3] for r in outbox_records(driver)] == [[False, True, 1]]
+        with database(server) as db:
+            assert db.execute("SELECT count(*) FROM reports WHERE name = 'Secret barn'").fetchone()[0] == 0
+        driver.find_element(By.ID, "kiosk-refused-retry").click()
+        wait_for(driver, lambda d: d.find_element(By.ID, "kiosk-refused").is_displayed() and
+                 [r[:3] for r in outbox_records(d)] == [[False, True, 1]], timeout=30)
+
+        # The server away; a visitor's report held in the shell; the kiosk revoked meanwhile.
+        server.stop()
+        driver.get(server.url + "/kiosk")
+        wait_for(driver, lambda d: d.execute_script("return document.body.getAttribute('data-kiosk-step')")
+                 == "offline", timeout=20)
+        assert driver.find_element(By.ID, "kiosk-refused").is_displayed(), "the count, off the network too"
+        driver.find_element(By.ID, "kiosk-start").click()
+        take_photos(driver, 1)
+        driver.find_element(By.ID, "kiosk-next").click()
+        wait_for(driver, lambda d: d.find_element(By.ID, "field-name").is_displayed())
+        fill_form(driver)
+        driver.find_element(By.ID, "kiosk-submit").click()
+        wait_for(driver, lambda d: d.find_element(By.ID, "kiosk-held").is_displayed())
+        with database(server) as db:
+            kiosk_id = db.execute("SELECT id FROM kiosks WHERE site_name = 'Refused Grange'").fetchone()[0]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("HAR_")}
+        env["HAR_DATA_DIR"] = server.data_dir
+        subprocess.run([har_binary(), "kiosk", "revoke", str(kiosk_id)], env=env, check=True,
+                       stdout=subprocess.DEVNULL)
+        server = restart(server)
+        # The browser says the network is back (the shell also tries every 15 seconds).
+        driver.execute_script("window.dispatchEvent(new Event('online'));")
+        wait_for(driver, lambda d: d.find_elements(By.TAG_NAME, "h1") and
+                 "not enrolled" in d.find_element(By.TAG_NAME, "h1").text, timeout=40)
+        registrations = driver.execute_async_script("""
+            var done = arguments[arguments.length - 1];
+            navigator.serviceWorker.getRegistrations().then(function (list) {
+              done(list.map(function (r) { return r.scope; }));
+            });""")
+        assert not [s for s in registrations if s.endswith("/kiosk")], registrations
+        assert not [n for n in storage_left(driver)["caches"] if n.startswith("har-kiosk-shell-")]
+        records = outbox_records(driver)
+        assert sorted(r[:3] for r in records) == [[False, False, 1], [False, True, 1]], records
+        with database(server) as db:
+            assert db.execute("SELECT count(*) FROM reports WHERE state != 'draft'").fetchone()[0] == 0
     finally:
         server.remove()

@@ -27,15 +27,26 @@ enum KioskDevice {
                 ]),
                 body: request.method == "HEAD" ? .bytes([]) : .bytes(Array(version.utf8) + Array(data)))
         }
-        router.kiosk("GET", "/kiosk/offline", kiosks) { _, context, kiosk in
+        router.kiosk("GET", "/kiosk/offline", kiosks) { request, context, kiosk in
+            // `?lang=` (one of the kiosk's languages): the shell in that language, which the service worker
+            // keeps beside the default one so that the language buttons work off the network (kiosk.js sets
+            // the language cookie through /kiosk/lang once the server answers again).
+            var context = context
+            let codes = kiosk.languages.split(separator: ",").map(String.init)
+            if let code = request.queryValue("lang"), codes.contains(code), let language = Language(rawValue: code) {
+                context.messages = web.catalog.messages(for: language)
+            }
             var values = KioskVisitor.values(kiosks, kiosk, context, step: "offline")
+            values["shellLanguages"] = .string(
+                Language.allCases.filter { codes.contains($0.rawValue) }.map(\.rawValue).joined(separator: ","))
             var form = SubmitForm()
             form.name = kiosk.siteName
             values["name"] = .string(form.name)
             values["selects"] = form.selectValues(context.messages)
             values["maxName"] = .int(SubmitForm.maximumNameLength)
             return try web.render(
-                "kiosk-offline", title: kiosk.siteName, values, context: context, scripts: ["kiosk-outbox", "kiosk"])
+                "kiosk-offline", title: kiosk.siteName, values, context: context,
+                scripts: ["ids", "kiosk-outbox", "kiosk"])
         }
         router.kiosk("GET", "/kiosk/device/session", kiosks) { _, context, _ in
             web.json(["csrf": context.csrfToken], context: context)

@@ -15,7 +15,7 @@ enum KioskVisitor {
             discard(kiosks, kiosk)
             return try web.render(
                 "kiosk-attract", title: kiosk.siteName, values(kiosks, kiosk, context, step: "attract"),
-                context: context, scripts: ["kiosk-outbox", "kiosk"])
+                context: context, scripts: ["ids", "kiosk-outbox", "kiosk"])
         }
         router.kiosk("POST", "/kiosk/start", kiosks) { request, context, kiosk in
             let version = request.formValue("app_version").map { String($0.prefix(40)) }
@@ -37,9 +37,10 @@ enum KioskVisitor {
             let count = try kiosks.drafts.store.photoCount(reportID: visit.id)
             values["photoCount"] = .int(count)
             values["noPhotos"] = .bool(count == 0)
+            values["visit"] = .string(visit.localID)
             return try web.render(
                 "kiosk-photos", title: context.messages["kiosk.photos.title"], values, context: context,
-                scripts: ["kiosk"])
+                scripts: ["ids", "kiosk-outbox", "kiosk"])
         }
         let maxBody = kiosks.drafts.options.maxFileBytes + 64 * 1024
         // The credential and the CSRF header are checked on the request's head, before a byte of the photo.
@@ -140,9 +141,10 @@ enum KioskVisitor {
         values["token"] = .string(SubmitScreen.newToken())
         values["maxName"] = .int(SubmitForm.maximumNameLength)
         values["photoCount"] = .int(try kiosks.drafts.store.photoCount(reportID: visit.id))
+        values["visit"] = .string(visit.localID)
         return try kiosks.web.render(
             "kiosk-form", title: context.messages["kiosk.form.title"], values, context: context, status: status,
-            scripts: ["kiosk"])
+            scripts: ["ids", "kiosk-outbox", "kiosk"])
     }
 
     /// Queues the visit (it waits for review under the default policy, KIO-05), then its receipt: a code
@@ -194,6 +196,6 @@ enum KioskVisitor {
         values["usedSiteLocation"] = .bool(!located)
         return try web.render(
             "kiosk-receipt", title: context.messages["kiosk.receipt.title"], values, context: context,
-            scripts: ["kiosk"])
+            scripts: ["ids", "kiosk-outbox", "kiosk"])
     }
 }
