@@ -512,6 +512,11 @@ def test_axe_KIO_kiosk_screens(driver, server, lang, width):
     as_tablet(driver, server, lang, width)
     open_page(driver, server, "/kiosk", lang)
     assert_no_violations(driver, "the kiosk's attract screen")
+    # The staff's count of held reports the server refused (kiosk.js fills it in and shows it).
+    driver.execute_script("document.getElementById('kiosk-refused-count').textContent = "
+                          "document.getElementById('kiosk-refused-count').getAttribute('data-template')"
+                          ".replace('{count}', '1'); document.getElementById('kiosk-refused').hidden = false;")
+    assert_no_violations(driver, "the kiosk's attract screen with held reports refused")
     driver.find_element(By.ID, "kiosk-start").click()
     wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-shoot"))
     wait_for(driver, lambda d: d.execute_script(
@@ -523,6 +528,12 @@ def test_axe_KIO_kiosk_screens(driver, server, lang, width):
     assert_no_violations(driver, "the kiosk's still-there prompt")
     open_page(driver, server, "/kiosk/form", lang)
     assert_no_violations(driver, "the kiosk's form")
+    # The "will be sent" screen Submit shows when the server does not answer (kiosk.js puts the page's
+    # template in place of the form, as here); then the form again.
+    driver.execute_script("var main = document.getElementById('main'); main.innerHTML = '';"
+                          "main.appendChild(document.getElementById('kiosk-held-template').content.cloneNode(true));")
+    assert_no_violations(driver, "the kiosk's form kept on the tablet")
+    open_page(driver, server, "/kiosk/form", lang)
     driver.find_element(By.ID, "kiosk-submit").click()
     wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "[aria-invalid=true]"))
     assert_no_violations(driver, "the kiosk's form with its errors")

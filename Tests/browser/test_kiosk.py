@@ -409,6 +409,7 @@ def test_KIO_05_refused_report_counted_for_staff_and_a_revoked_tablet_stops(driv
         wait_for(driver, lambda d: d.find_element(By.ID, "kiosk-refused").is_displayed(), timeout=30)
         notice = driver.find_element(By.ID, "kiosk-refused").text
         assert "1 report(s)" in notice and "Secret barn" not in driver.page_source
+        shot(driver, "refused", "phone")
         assert [r[:3] for r in outbox_records(driver)] == [[False, True, 1]]
         with database(server) as db:
             assert db.execute("SELECT count(*) FROM reports WHERE name = 'Secret barn'").fetchone()[0] == 0
@@ -453,3 +454,59 @@ def test_KIO_05_refused_report_counted_for_staff_and_a_revoked_tablet_stops(driv
             assert db.execute("SELECT count(*) FROM reports WHERE state != 'draft'").fetchone()[0] == 0
     finally:
         server.remove()
+
+
+# ---- Screenshots for docs/KIOSK.md: each screen at a phone's width and a tablet's, portrait and landscape.
+
+SHOTS = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "img")
+SIZES = {"phone": (390, 844), "tablet": (800, 1280), "landscape": (1280, 800)}
+
+
+def shot(driver, screen, size):
+    os.makedirs(SHOTS, exist_ok=True)
+    driver.execute_script("window.scrollTo(0, 0);")
+    driver.save_screenshot(os.path.join(SHOTS, "kiosk-%s-%s.png" % (screen, size)))
+
+
+def test_KIO_03_screens_at_phone_and_tablet_widths(driver, server):
+    """The visitor's screens (attract, photos, "Still there?", form, receipt, the offline "will be sent"
+    screen) at 390 px, 800 px and 1280 px: written to docs/img/kiosk-*.png; the targets stay 48 px or more."""
+    enrol(driver, server, site="Screenshot Priory")
+    try:
+        for size, (width, height) in SIZES.items():
+            driver.set_window_size(width, height)
+            driver.get(server.url + "/kiosk")
+            wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-start"))
+            shot(driver, "attract", size)
+            driver.find_element(By.ID, "kiosk-start").click()
+            wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-shoot"))
+            take_photos(driver, 1)
+            shot(driver, "photos", size)
+            for element in driver.find_elements(By.CSS_SELECTOR, ".kiosk-button, .kiosk-language"):
+                if element.is_displayed():
+                    assert element.size["height"] >= 48 and element.size["width"] >= 48, element.text
+            # The real prompt (idle 3 s here), its countdown running; more time asked at once.
+            wait_for(driver, lambda d: d.find_element(By.ID, "kiosk-idle").is_displayed(), timeout=15)
+            shot(driver, "still-there", size)
+            driver.find_element(By.ID, "kiosk-more-time").click()
+            driver.find_element(By.ID, "kiosk-next").click()
+            wait_for(driver, lambda d: d.find_elements(By.ID, "field-name"))
+            fill_form(driver)
+            shot(driver, "form", size)
+            driver.find_element(By.ID, "kiosk-submit").click()
+            wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-code"))
+            shot(driver, "receipt", size)
+            # The offline shell's "will be sent" screen (the same words as the server's form shows when
+            # the server does not answer at Submit).
+            driver.get(server.url + "/kiosk/offline")
+            wait_for(driver, lambda d: d.find_element(By.ID, "kiosk-start").is_displayed())
+            driver.find_element(By.ID, "kiosk-start").click()
+            take_photos(driver, 1)
+            driver.find_element(By.ID, "kiosk-next").click()
+            wait_for(driver, lambda d: d.find_element(By.ID, "field-name").is_displayed())
+            fill_form(driver)
+            driver.find_element(By.ID, "kiosk-submit").click()
+            wait_for(driver, lambda d: d.find_element(By.ID, "kiosk-held").is_displayed())
+            shot(driver, "held", size)
+    finally:
+        driver.set_window_size(412, 860)
