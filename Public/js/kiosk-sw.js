@@ -67,7 +67,17 @@ self.addEventListener('fetch', function (event) {
   if (!kioskPage && url.pathname.indexOf('/static/') !== 0) return;
   // A kiosk screen asked in a language (`?lang=`, the shell's own links) gets the shell in it.
   var lang = url.searchParams.get('lang');
-  event.respondWith(fetch(request).catch(function (error) {
+  event.respondWith(fetch(request).then(function (response) {
+    // The server says this tablet is not (or no longer) a kiosk: the worker and its shell go; the
+    // kiosk's outbox (IndexedDB) is left as it is.
+    if (kioskPage && response.headers.get('X-HAR-Kiosk') === 'not-enrolled') {
+      caches.keys().then(function (names) {
+        return Promise.all(names.filter(function (name) { return name.indexOf('har-kiosk-shell-') === 0; })
+          .map(function (name) { return caches.delete(name); }));
+      }).then(function () { return self.registration.unregister(); }).catch(function () {});
+    }
+    return response;
+  }, function (error) {
     return caches.open(CACHE).then(function (cache) {
       if (!kioskPage) return cache.match(request);
       return (lang ? cache.match(SHELL + '?lang=' + encodeURIComponent(lang)) : Promise.resolve(null))

@@ -193,6 +193,7 @@ import Testing
         #expect(revoked.status == 303)
         let next = try await tablet.curl("/kiosk", [])
         #expect(next.status == 403 && next.body.contains("This tablet is not enrolled"))
+        #expect(next.headers["x-har-kiosk"] == "not-enrolled", "the kiosk's service worker removes itself")
         #expect(try await tablet.curl("/signin", []).body.contains("This tablet is not enrolled"))
         let photo = try TestImages.jpeg()
         let upload = try await tablet.curl("/kiosk/photos", ["-X", "POST", "-F", "photo=@\(photo);type=image/jpeg"])

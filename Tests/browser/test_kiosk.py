@@ -6,6 +6,7 @@ import os
 import subprocess
 
 import pytest
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 
 from conftest import HarServer, database, har_binary, make_driver, sign_in, unique_email, wait_for
@@ -430,12 +431,7 @@ def test_KIO_05_refused_report_counted_for_staff_and_a_revoked_tablet_stops(driv
         fill_form(driver)
         driver.find_element(By.ID, "kiosk-submit").click()
         wait_for(driver, lambda d: d.find_element(By.ID, "kiosk-held").is_displayed())
-        with database(server) as db:
-            kiosk_id = db.execute("SELECT id FROM kiosks WHERE site_name = 'Refused Grange'").fetchone()[0]
-        env = {k: v for k, v in os.environ.items() if not k.startswith("HAR_")}
-        env["HAR_DATA_DIR"] = server.data_dir
-        subprocess.run([har_binary(), "kiosk", "revoke", str(kiosk_id)], env=env, check=True,
-                       stdout=subprocess.DEVNULL)
+        revoke(server)
         server = restart(server)
         # The browser says the network is back (the shell also tries every 15 seconds).
         driver.execute_script("window.dispatchEvent(new Event('online'));")
@@ -452,6 +448,57 @@ def test_KIO_05_refused_report_counted_for_staff_and_a_revoked_tablet_stops(driv
         assert sorted(r[:3] for r in records) == [[False, False, 1], [False, True, 1]], records
         with database(server) as db:
             assert db.execute("SELECT count(*) FROM reports WHERE state != 'draft'").fetchone()[0] == 0
+    finally:
+        server.remove()
+
+
+def kiosk_worker_scopes(driver):
+    driver.set_script_timeout(30)
+    return driver.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        navigator.serviceWorker.getRegistrations().then(function (list) {
+          done(list.map(function (r) { return r.scope; }).filter(function (s) { return /\\/kiosk$/.test(s); }));
+        });""")
+
+
+def revoke(server):
+    """`har kiosk revoke ID` on the server's data, as a coordinator would (the server running or not)."""
+    with database(server) as db:
+        kiosk_id = db.execute("SELECT id FROM kiosks WHERE revoked_at IS NULL").fetchone()[0]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HAR_")}
+    env["HAR_DATA_DIR"] = server.data_dir
+    subprocess.run([har_binary(), "kiosk", "revoke", str(kiosk_id)], env=env, check=True, stdout=subprocess.DEVNULL)
+
+
+def test_KIO_07_revoked_tablet_on_the_servers_screens_drops_its_shell_and_keeps_held_reports(driver):
+    """Revoked while the server answers: the tablet's next kiosk page is the server's "not enrolled" page,
+    whose answer makes the kiosk's service worker remove itself and its shell (no more reports it could
+    never send); a report held on the tablet stays there. With the server then away, the browser no longer
+    offers the kiosk's screens."""
+    server = kiosk_with_worker(driver, "Revoked Mill")
+    try:
+        driver.set_script_timeout(30)
+        driver.execute_async_script("""
+            var done = arguments[arguments.length - 1];
+            var canvas = document.createElement('canvas'); canvas.width = 8; canvas.height = 8;
+            canvas.toBlob(function (blob) {
+              HARKioskOutbox.save({ id: HARIds.uuid(), token: HARIds.token(), createdAt: Date.now(), refused: true,
+                fields: { name: 'Kept barn' }, photos: [{ id: HARIds.uuid(), blob: blob, fix: null, takenAt: 1 }] })
+                .then(done, done);
+            }, 'image/jpeg');""")
+        assert kiosk_worker_scopes(driver)
+        revoke(server)
+        driver.get(server.url + "/kiosk")
+        wait_for(driver, lambda d: "not enrolled" in d.find_element(By.TAG_NAME, "h1").text)
+        wait_for(driver, lambda d: kiosk_worker_scopes(d) == [], timeout=20)
+        wait_for(driver, lambda d: not [n for n in storage_left(d)["caches"] if n.startswith("har-kiosk-shell-")])
+        assert [r[:3] for r in outbox_records(driver)] == [[False, True, 1]], "the held report stays"
+        server.stop()
+        try:
+            driver.get(server.url + "/kiosk")
+        except WebDriverException:
+            pass  # the browser's own "cannot connect": no worker answers for the kiosk any more
+        assert not driver.find_elements(By.ID, "kiosk-start"), "no kiosk screen off the network any more"
     finally:
         server.remove()
 

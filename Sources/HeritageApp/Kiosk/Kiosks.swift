@@ -45,10 +45,14 @@ struct Kiosks: Sendable {
         return kiosk
     }
 
-    /// The page a tablet without a live credential gets: not (or no longer) enrolled.
+    /// The page a tablet without a live credential gets: not (or no longer) enrolled. Its
+    /// `X-HAR-Kiosk: not-enrolled` tells the kiosk's service worker to remove itself and its shell (a revoked
+    /// tablet takes no more reports it could never send; those it holds stay on it, docs/KIOSK.md).
     func notEnrolled(_ context: WebContext) -> Response {
-        web.errorPage(
+        var response = web.errorPage(
             status: 403, titleKey: "kiosk.notEnrolledTitle", messageKey: "kiosk.notEnrolled", context: context)
+        response.headers.add("X-HAR-Kiosk", "not-enrolled")
+        return response
     }
 
     /// `scheme://host` of the request, for links put into QR codes.
