@@ -23,7 +23,7 @@ enum ReportListScreen {
         let rendered = RenderedRows()
         router.web("GET", "/reports", web, access: .page) { request, context in
             let user = try context.requireUser()
-            let tag = try listTag(.page, request, context, version: reports.version(userID: user.id))
+            let tag = try listTag(.page, request, context, version: context.listVersion)
             if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
             let page = try reports.page(userID: user.id, limit: shown(request))
             let outcome = request.queryValue("deleted") == "1" ? context.messages["list.deleted"] : nil
@@ -35,7 +35,7 @@ enum ReportListScreen {
         }
         router.web("GET", "/api/reports", web, access: .api) { request, context in
             let user = try context.requireUser()
-            let tag = try listTag(.rows, request, context, version: reports.version(userID: user.id))
+            let tag = try listTag(.rows, request, context, version: context.listVersion)
             if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
             return cacheable(
                 try rowsAnswer(web, context, reports.page(userID: user.id, limit: shown(request)), rendered: rendered),
@@ -70,7 +70,8 @@ enum ReportListScreen {
     // MARK: - Revalidation (issue 14)
     //
     // The list and its JSON carry a strong ETag made from the user's list version (`ReportStore.listVersion`,
-    // bumped in the transaction of every change to what the list shows, the worker's included) and from
+    // bumped in the transaction of every change to what the list shows, the worker's included; read in
+    // the session's own statement, `WebContext.listVersion`) and from
     // everything else the answer depends on; they are sent `private, no-cache`, so a browser keeps them
     // and asks again every time: a reload or a poll of an unchanged list is a 304, without reading the
     // rows or rendering. The version is read before the rows: a change committed in between makes the
