@@ -18,13 +18,16 @@ extension Database {
     /// Runs `body` with this connection's memo: values worked out from the database and kept with the
     /// connection that read them, so that a later read on it can skip the statement. The memo is
     /// emptied first whenever `dataVersion()` moved since it was filled, i.e. whenever another
-    /// connection committed anything: a kept value is always what the statement would return in this
-    /// snapshot. Only for read-only connections (a connection's own commits do not move its version),
-    /// inside a read transaction (`DatabasePool.read`); at most `memoLimit` entries, all dropped when full.
+    /// connection committed anything, so a kept value is never older than the file.
+    ///
+    /// Only for read-only connections (a connection's own commits do not move its version). Outside a
+    /// transaction the version is read in a snapshot of its own, before anything `body` reads: a commit
+    /// in between makes the memo's values newer than the version they are kept under, never older,
+    /// and the next call drops them. Each statement is then its own snapshot, so a kept value should
+    /// come from one statement (or `body` opens a transaction). At most `memoLimit` entries, all
+    /// dropped when full.
     public func withMemo<T>(_ body: (inout [AnyHashable: Any]) throws -> T) throws -> T {
-        guard mode == .readOnly, !isAutocommit else {
-            throw SQLiteError.misuse("withMemo needs a read-only connection inside a transaction")
-        }
+        guard mode == .readOnly else { throw SQLiteError.misuse("withMemo needs a read-only connection") }
         let version = try dataVersion()
         if version != memoVersion {
             memo.removeAll(keepingCapacity: true)

@@ -93,12 +93,21 @@ enum ReportListScreen {
     /// name): a 304 must stand for bytes that still work. Hashed: none of it is readable in the tag.
     static func listTag(_ answer: Answer, _ request: Request, _ context: WebContext, version: Int64) throws -> String {
         let user = try context.requireUser()
-        var text = "\(processEpoch)|\(answer.rawValue)|\(user.id)|\(version)|\(context.language.rawValue)|"
-        for (name, value) in request.query { text += "\(name.utf8.count):\(name)=\(value.utf8.count):\(value)&" }
-        if answer == .page {
-            text += "|\(context.csrfToken)|\(context.settingsJSON)|\(user.email)|\(user.fullname ?? "")"
+        // Bytes appended to one buffer (string interpolation was a seventh of a 304's instructions).
+        var text: [UInt8] = []
+        text.reserveCapacity(384)
+        func add(_ parts: String...) {
+            for part in parts { text.append(contentsOf: part.utf8) }
         }
-        return "\"" + String(SHA256Stream.hash(Array(text.utf8)).prefix(32)) + "\""
+        add(processEpoch, "|", answer.rawValue, "|", String(user.id), "|", String(version), "|")
+        add(context.language.rawValue, "|")
+        for (name, value) in request.query {
+            add(String(name.utf8.count), ":", name, "=", String(value.utf8.count), ":", value, "&")
+        }
+        if answer == .page {
+            add("|", context.csrfToken, "|", context.settingsJSON, "|", user.email, "|", user.fullname ?? "")
+        }
+        return "\"" + Hex.encode(SHA256Stream.digest(text).prefix(16)) + "\""
     }
 
     /// A 200 gets the tag and `private, no-cache` in place of `no-store`; anything else is left alone.

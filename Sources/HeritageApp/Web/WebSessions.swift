@@ -70,7 +70,7 @@ struct WebSessions: Sendable {
     /// SHA-256 of a well-formed token, nil for anything else (so junk cookies never reach the store).
     static func hash(token: String) -> [UInt8]? {
         guard token.utf8.count == 64, Hex.decode(token) != nil else { return nil }
-        return Hex.decode(SHA256Stream.hash(Array(token.utf8)))
+        return SHA256Stream.digest(Array(token.utf8))
     }
 
     /// Signs `email` in: upserts the user with the platform session, deletes the session the browser
