@@ -21,7 +21,10 @@ import Testing
     }
 
     @Test func anUnchangedListIsA304AndAChangeIsNot() async throws {
-        let server = try RunningServer()
+        // No upload worker: it would take the seeded queued report on its way at a moment of its own
+        // and move the list between two requests that expect it unchanged (the test then failed now
+        // and then, rightly answered 200); the change below stands for the worker's.
+        let server = try RunningServer(environment: ["HAR_WORKER_ENABLED": "false"])
         defer { Task { await server.stop() } }
         let client = try WebClient(server)
         let email = uniqueEmail()
