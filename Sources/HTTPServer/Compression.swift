@@ -195,7 +195,9 @@ extension Request {
     public func notModified(tag: String, headers: Headers = Headers()) -> Response? {
         guard method == "GET" || method == "HEAD", let condition = self.headers["If-None-Match"] else { return nil }
         var matched: String?
-        if Conditional.noneMatchFails(condition, tag: tag) {
+        // The tag a client sends back is most often exactly the one it holds: compared as bytes first
+        // (parsing the list cost a tenth of a 304's instructions).
+        if condition.utf8.elementsEqual(tag.utf8) || Conditional.noneMatchFails(condition, tag: tag) {
             matched = tag
         } else if AcceptEncoding.accepts(self.headers["Accept-Encoding"], .gzip),
             Conditional.noneMatchFails(condition, tag: ContentCoding.gzip.tag(from: tag))

@@ -24,6 +24,10 @@ public final class Database {
     var reusesStatements = false
     private var reusableStatements: [String: OpaquePointer] = [:]
     static let reusableStatementLimit = 64
+    /// Values kept with this connection while its data version stays `memoVersion` (`withMemo`).
+    var memo: [AnyHashable: Any] = [:]
+    var memoVersion: Int64 = -1
+    static let memoLimit = 1_024
 
     /// Opens (and by default creates) the database at `path`.
     ///

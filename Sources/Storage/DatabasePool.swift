@@ -90,6 +90,16 @@ public final class DatabasePool: @unchecked Sendable {
         return try reader.transaction(.deferred) { try body(reader) }
     }
 
+    /// Runs `body` on a read-only connection with that connection's memo (`Database.withMemo`), outside
+    /// any transaction: a value the memo holds costs one `PRAGMA data_version` (BEGIN and COMMIT around
+    /// it were a third of a memoized read). Each statement of `body` is its own snapshot.
+    @discardableResult
+    public func readMemoized<T>(_ body: (Database, inout [AnyHashable: Any]) throws -> T) throws -> T {
+        let reader = try checkOutReader()
+        defer { checkIn(reader) }
+        return try reader.withMemo { memo in try body(reader, &memo) }
+    }
+
     /// Closes every connection. Waits for a running write; readers in use close when returned.
     /// Later calls to `read` and `write` throw.
     public func close() {

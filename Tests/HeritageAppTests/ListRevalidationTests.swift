@@ -21,7 +21,10 @@ import Testing
     }
 
     @Test func anUnchangedListIsA304AndAChangeIsNot() async throws {
-        let server = try RunningServer()
+        // No upload worker: it would take the seeded queued report on its way at a moment of its own
+        // and move the list between two requests that expect it unchanged (the test then failed now
+        // and then, rightly answered 200); the change below stands for the worker's.
+        let server = try RunningServer(environment: ["HAR_WORKER_ENABLED": "false"])
         defer { Task { await server.stop() } }
         let client = try WebClient(server)
         let email = uniqueEmail()
@@ -86,6 +89,42 @@ import Testing
         let stranger = try WebClient(server)
         let signedOut = try await stranger.get("/reports", ["-H", "If-None-Match: \(newTag)"])
         #expect(signedOut.status == 303)
+    }
+
+    /// On SQLite the session and the list version of a 304 come from what the reader kept (validated
+    /// by the file's data version): a revocation from another connection signs out at once, and the
+    /// session's end by time is honoured although nothing was committed.
+    @Test func aKeptSessionEndsOnTimeAndOnRevocation() async throws {
+        let server = try RunningServer()
+        defer { Task { await server.stop() } }
+        let client = try WebClient(server)
+        let email = uniqueEmail()
+        _ = try await client.signIn(email)
+        _ = try seedReport(server, email: email, state: "stored")
+        let tag = try #require(try await client.get("/reports").headers["etag"])
+        #expect(try await client.get("/reports", ["-H", "If-None-Match: \(tag)"]).status == 304)
+
+        // Two seconds left, written from another connection (a commit: the next read reads again).
+        try sqlite(server.dataDir, "UPDATE web_sessions SET expires_at = (julianday('now') - 2440587.5) * 86400.0 + 2")
+        let expires = try #require(Double(try sqlite(server.dataDir, "SELECT expires_at FROM web_sessions")))
+        for _ in 0..<3 {
+            #expect(try await client.get("/reports", ["-H", "If-None-Match: \(tag)"]).status == 304)
+        }
+        while Date().timeIntervalSince1970 <= expires + 0.05 { try await Task.sleep(for: .milliseconds(100)) }
+        let ended = try await client.get("/reports", ["-H", "If-None-Match: \(tag)"])
+        #expect(ended.status == 303)
+        #expect(ended.headers["location"]?.hasPrefix("/signin") == true)
+
+        // Revoked from another connection, as `har users` or an administrator's sqlite3 would.
+        _ = try await client.signIn(email)
+        let again = try #require(try await client.get("/reports").headers["etag"])
+        for _ in 0..<3 {
+            #expect(try await client.get("/reports", ["-H", "If-None-Match: \(again)"]).status == 304)
+        }
+        try sqlite(server.dataDir, "DELETE FROM web_sessions")
+        let revoked = try await client.get("/reports", ["-H", "If-None-Match: \(again)"])
+        #expect(revoked.status == 303)
+        #expect(revoked.headers["location"]?.hasPrefix("/signin") == true)
     }
 
     /// The real upload worker takes a report through its states while the test polls `/api/reports` as

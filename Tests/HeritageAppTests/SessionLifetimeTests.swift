@@ -98,4 +98,31 @@ import Testing
         #expect(try users.activeSessions(userID: ann, now: scene.now).count == 1)
         #expect(try users.activeSessions(userID: bob, now: scene.now).count == 1)
     }
+
+    /// Issue 14: the session's read carries the user's list version (one read for both on a 304), and
+    /// on SQLite an answer kept by the reader (`Database.withMemo`) is dropped by the next commit: a
+    /// change of the list, a touch, a sign-out. Expiry is by time, kept answer or not.
+    @Test(arguments: StoreBackend.all) func theSessionCarriesTheListVersionNeverStale(backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let users = scene.stores.users
+        let reports = scene.stores.reports
+        let userID = try scene.user("a@example.org", token: 1, expires: scene.now + 100)
+        func session(at offset: Double = 0) throws -> StoredSession? {
+            try users.session(tokenHash: StoreScene.hash(1), now: scene.now + offset)
+        }
+        let first = try #require(try session())
+        #expect(first.listVersion == (try reports.listVersion(userID: userID)))
+        #expect(try session()?.listVersion == first.listVersion)  // kept, on SQLite
+        _ = try scene.queuedReport(userID: userID)
+        let changed = try #require(try session())
+        #expect(changed.listVersion != first.listVersion)
+        #expect(changed.listVersion == (try reports.listVersion(userID: userID)))
+        try users.touchSession(tokenHash: StoreScene.hash(1), now: scene.now + 50)
+        #expect(try session(at: 50)?.lastSeenAt == scene.now + 50)
+        #expect(try session(at: 99.5) != nil)
+        #expect(try session(at: 100) == nil, "expired by time, with no commit in between")
+        #expect(try session(at: 99.5) != nil)
+        try users.deleteSession(tokenHash: StoreScene.hash(1))
+        #expect(try session() == nil, "signed out")
+    }
 }

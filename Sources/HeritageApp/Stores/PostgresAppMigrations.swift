@@ -32,6 +32,7 @@ enum PostgresAppMigrations {
         Migration(version: 12, name: "review notices index", sql: AppMigrations.reviewNoticesIndex),
         Migration(version: 13, name: "claimed receipts' list versions", sql: claimedListVersions),
         Migration(version: 14, name: "delivery attempts", sql: deliveryAttempts),
+        Migration(version: 15, name: "listed reports index", sql: AppMigrations.listedReportsIndex),
     ]
 
     /// `AppMigrations.claimedListVersions` in PostgreSQL's words: a claimed kiosk report's listed columns

@@ -56,7 +56,8 @@ struct PostgresUserStore: UserStore {
                 """
                 SELECT s.csrf_token, s.expires_at, s.last_seen_at, s.created_at, u.id, u.email, u.fullname,
                        u.platform_session_id, u.platform_session_expires_at,
-                       u.gps_accuracy_m, u.gps_alert_seconds, u.wireless_only
+                       u.gps_accuracy_m, u.gps_alert_seconds, u.wireless_only,
+                       COALESCE((SELECT v.version FROM list_versions v WHERE v.user_id = u.id), 0) AS list_version
                 FROM web_sessions s JOIN users u ON u.id = s.user_id
                 WHERE s.token_hash = ? AND s.expires_at > ?
                 """, .blob(tokenHash), .real(now))
@@ -76,7 +77,7 @@ struct PostgresUserStore: UserStore {
             return StoredSession(
                 session: WebSession(tokenHash: tokenHash, userID: userID, csrfToken: csrf, expiresAt: expires),
                 user: user, lastSeenAt: try row.double("last_seen_at") ?? 0,
-                createdAt: try row.double("created_at") ?? 0)
+                createdAt: try row.double("created_at") ?? 0, listVersion: try row.int("list_version") ?? 0)
         }
     }
 

@@ -68,7 +68,13 @@ final class SQLiteReportStore: ReportStore, Sendable {
             guard let limit, rows.count >= limit else { return ReportPage(rows: rows, total: rows.count) }
             let total =
                 try db.query(
-                    "SELECT COUNT(*) AS n FROM reports WHERE user_id = ? AND \(Self.listed("state"))",
+                    // The planner takes the narrower `reports_user_time` and then tests four states per
+                    // row; the listed-only index (migration 15) needs no test: 0.4 M -> 0.15 M instructions
+                    // for 200 reports (bench/instructions.sh).
+                    """
+                    SELECT COUNT(*) AS n FROM reports INDEXED BY reports_listed
+                    WHERE user_id = ? AND \(Self.listed("state"))
+                    """,
                     .integer(userID)
                 ).first?.int("n") ?? 0
             return ReportPage(rows: rows, total: max(Int(total), rows.count))

@@ -45,34 +45,55 @@ struct SQLiteUserStore: UserStore {
         }
     }
 
+    /// The session, its user and their list version: one statement in one read, or none at all when
+    /// the reader connection holds the answer from an earlier read and nothing was committed to the
+    /// file since (`Database.withMemo`: validated by SQLite's data version on the very connection that
+    /// would read, which moves with every commit of any connection or process). Sign-out, revocation,
+    /// a touch, a settings change and every change of the list are commits, so a kept answer is never
+    /// stale; expiry is by time and is checked here against `now` on every call.
     func session(tokenHash: [UInt8], now: Double) throws -> StoredSession? {
-        let rows = try database.read { db in
-            try db.query(
-                """
-                SELECT s.csrf_token, s.expires_at, s.last_seen_at, s.created_at, u.id, u.email, u.fullname,
-                       u.platform_session_id, u.platform_session_expires_at,
-                       u.gps_accuracy_m, u.gps_alert_seconds, u.wireless_only
-                FROM web_sessions s JOIN users u ON u.id = s.user_id
-                WHERE s.token_hash = ? AND s.expires_at > ?
-                """, .blob(tokenHash), .real(now))
+        let found = try database.readMemoized { db, memo -> StoredSession? in
+            let key = SessionMemoKey(tokenHash: tokenHash)
+            if let kept = memo[key] as? StoredSession { return kept }
+            // One statement: the session, its user and the list version in one snapshot.
+            let read = try Self.readSession(db, tokenHash: tokenHash, now: now)
+            if let read { memo[key] = read }
+            return read
         }
-        return try SQLiteDatabase.mapped { () -> StoredSession? in
-            guard let row = rows.first, let userID = try row.int("id"), let csrf = try row.string("csrf_token"),
-                let expires = try row.double("expires_at"), let email = try row.string("email")
-            else { return nil }
-            let settings = UserSettings(
-                gpsAccuracyMetres: Int(try row.int("gps_accuracy_m") ?? 20),
-                gpsAlertSeconds: Int(try row.int("gps_alert_seconds") ?? 60),
-                wirelessOnly: (try row.int("wireless_only") ?? 0) != 0)
-            let user = WebUser(
-                id: userID, email: email, fullname: try row.string("fullname"), settings: settings,
-                platformSessionID: try row.string("platform_session_id"),
-                platformSessionExpiresAt: try row.double("platform_session_expires_at"))
-            return StoredSession(
-                session: WebSession(tokenHash: tokenHash, userID: userID, csrfToken: csrf, expiresAt: expires),
-                user: user, lastSeenAt: try row.double("last_seen_at") ?? 0,
-                createdAt: try row.double("created_at") ?? 0)
-        }
+        guard let found, found.session.expiresAt > now else { return nil }
+        return found
+    }
+
+    /// A session's entry in a reader's memo.
+    private struct SessionMemoKey: Hashable {
+        var tokenHash: [UInt8]
+    }
+
+    private static func readSession(_ db: Database, tokenHash: [UInt8], now: Double) throws -> StoredSession? {
+        let rows = try db.query(
+            """
+            SELECT s.csrf_token, s.expires_at, s.last_seen_at, s.created_at, u.id, u.email, u.fullname,
+                   u.platform_session_id, u.platform_session_expires_at,
+                   u.gps_accuracy_m, u.gps_alert_seconds, u.wireless_only,
+                   COALESCE((SELECT v.version FROM list_versions v WHERE v.user_id = u.id), 0) AS list_version
+            FROM web_sessions s JOIN users u ON u.id = s.user_id
+            WHERE s.token_hash = ? AND s.expires_at > ?
+            """, .blob(tokenHash), .real(now))
+        guard let row = rows.first, let userID = try row.int("id"), let csrf = try row.string("csrf_token"),
+            let expires = try row.double("expires_at"), let email = try row.string("email")
+        else { return nil }
+        let settings = UserSettings(
+            gpsAccuracyMetres: Int(try row.int("gps_accuracy_m") ?? 20),
+            gpsAlertSeconds: Int(try row.int("gps_alert_seconds") ?? 60),
+            wirelessOnly: (try row.int("wireless_only") ?? 0) != 0)
+        let user = WebUser(
+            id: userID, email: email, fullname: try row.string("fullname"), settings: settings,
+            platformSessionID: try row.string("platform_session_id"),
+            platformSessionExpiresAt: try row.double("platform_session_expires_at"))
+        return StoredSession(
+            session: WebSession(tokenHash: tokenHash, userID: userID, csrfToken: csrf, expiresAt: expires),
+            user: user, lastSeenAt: try row.double("last_seen_at") ?? 0,
+            createdAt: try row.double("created_at") ?? 0, listVersion: try row.int("list_version") ?? 0)
     }
 
     func touchSession(tokenHash: [UInt8], now: Double) throws {

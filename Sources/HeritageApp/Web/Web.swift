@@ -85,9 +85,10 @@ final class Web: Sendable {
             user: nil, session: nil, csrfToken: "", messages: catalog.messages(for: language), path: request.path,
             wantsJSON: wantsJSON)
         let lookup = try request.cookies[sessionCookieName].map { try sessions.lookup(token: $0, now: WallClock.now()) }
-        if case .live(let session, let user) = lookup {
+        if case .live(let session, let user, let listVersion) = lookup {
             context.user = user
             context.session = session
+            context.listVersion = listVersion
             context.csrfToken = session.csrfToken
         } else if case .ended = lookup {
             // Idle too long or past its lifetime: pages that need a sign-in say so (a fresh anonymous

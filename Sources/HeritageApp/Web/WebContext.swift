@@ -7,6 +7,9 @@ struct WebContext: Sendable {
     /// Set for `.page` and `.api` routes (the wrapper answered already when nobody is signed in).
     var user: WebUser?
     var session: WebSession?
+    /// The signed-in user's list version (`ReportStore.listVersion`), read with the session before
+    /// anything the handler reads: the list's ETag (issue 14).
+    var listVersion: Int64 = 0
     /// The token forms carry as `_csrf` and `fetch` as `X-CSRF-Token`: the session's when signed in,
     /// else an anonymous double-submit token held in the `har_csrf` cookie (sign-in, language switch).
     var csrfToken: String

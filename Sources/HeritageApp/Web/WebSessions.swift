@@ -57,7 +57,8 @@ struct WebSessions: Sendable {
 
     /// What a cookie's token stands for.
     enum Lookup {
-        case live(session: WebSession, user: WebUser)
+        /// `listVersion`: the user's list version, read with the session (`StoredSession.listVersion`).
+        case live(session: WebSession, user: WebUser, listVersion: Int64)
         /// The session existed but was idle too long or reached its lifetime: it is deleted now.
         case ended
         case unknown
@@ -69,7 +70,7 @@ struct WebSessions: Sendable {
     /// SHA-256 of a well-formed token, nil for anything else (so junk cookies never reach the store).
     static func hash(token: String) -> [UInt8]? {
         guard token.utf8.count == 64, Hex.decode(token) != nil else { return nil }
-        return Hex.decode(SHA256Stream.hash(Array(token.utf8)))
+        return SHA256Stream.digest(Array(token.utf8))
     }
 
     /// Signs `email` in: upserts the user with the platform session, deletes the session the browser
@@ -107,7 +108,7 @@ struct WebSessions: Sendable {
         if now - found.lastSeenAt > touchInterval {
             try users.touchSession(tokenHash: tokenHash, now: now)
         }
-        return .live(session: found.session, user: found.user)
+        return .live(session: found.session, user: found.user, listVersion: found.listVersion)
     }
 
     /// The user's sessions, for the settings' list.

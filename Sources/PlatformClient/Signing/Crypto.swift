@@ -59,11 +59,15 @@ public final class SHA256Stream {
 
     public func update(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { update($0) } }
 
-    public func finalize() -> String {
+    public func finalize() -> String { Hex.encode(finalizeBytes()) }
+
+    /// The digest's 32 bytes.
+    public func finalizeBytes() -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         _ = digest.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
-        return Hex.encode(digest.prefix(Int(length)))
+        digest.removeLast(digest.count - Int(length))
+        return digest
     }
 
     /// The hex SHA-256 of a whole file.
@@ -77,5 +81,12 @@ public final class SHA256Stream {
         let stream = SHA256Stream()
         stream.update(bytes)
         return stream.finalize()
+    }
+
+    /// SHA-256 of `bytes` as its 32 bytes (no hex on the way).
+    public static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        let stream = SHA256Stream()
+        stream.update(bytes)
+        return stream.finalizeBytes()
     }
 }

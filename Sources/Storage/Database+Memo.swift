@@ -1,0 +1,39 @@
+import CSQLite
+
+extension Database {
+    /// `PRAGMA data_version` of this connection. SQLite's guarantee (sqlite.org/pragma.html#pragma_data_version):
+    /// two readings on the same connection differ if any other connection committed to the file in
+    /// between, in this process or another (`har outbox`, `har users`, the sqlite3 shell); commits made
+    /// on this very connection do not change it. Read inside a transaction, it is the version of that
+    /// transaction's snapshot.
+    public func dataVersion() throws -> Int64 {
+        try withReusableStatement("PRAGMA data_version") { statement in
+            guard try statement.step(), let version = try statement.int(0) else {
+                throw SQLiteError.misuse("PRAGMA data_version returned no row")
+            }
+            return version
+        }
+    }
+
+    /// Runs `body` with this connection's memo: values worked out from the database and kept with the
+    /// connection that read them, so that a later read on it can skip the statement. The memo is
+    /// emptied first whenever `dataVersion()` moved since it was filled, i.e. whenever another
+    /// connection committed anything, so a kept value is never older than the file.
+    ///
+    /// Only for read-only connections (a connection's own commits do not move its version). Outside a
+    /// transaction the version is read in a snapshot of its own, before anything `body` reads: a commit
+    /// in between makes the memo's values newer than the version they are kept under, never older,
+    /// and the next call drops them. Each statement is then its own snapshot, so a kept value should
+    /// come from one statement (or `body` opens a transaction). At most `memoLimit` entries, all
+    /// dropped when full.
+    public func withMemo<T>(_ body: (inout [AnyHashable: Any]) throws -> T) throws -> T {
+        guard mode == .readOnly else { throw SQLiteError.misuse("withMemo needs a read-only connection") }
+        let version = try dataVersion()
+        if version != memoVersion {
+            memo.removeAll(keepingCapacity: true)
+            memoVersion = version
+        }
+        if memo.count >= Self.memoLimit { memo.removeAll(keepingCapacity: true) }
+        return try body(&memo)
+    }
+}
