@@ -29,7 +29,18 @@ enum AppMigrations {
         Migration(version: 12, name: "review notices index", sql: reviewNoticesIndex),
         Migration(version: 13, name: "claimed receipts' list versions", sql: claimedListVersions),
         Migration(version: 14, name: "delivery attempts", sql: deliveryAttempts),
+        Migration(version: 16, name: "create gates held by leases", sql: createGates),
     ]
+
+    /// Issue 13: a create gate (`worker_gates`) is held by the lease of the report that took it
+    /// (`report_id`, `epoch`): it lives as long as that lease, renewals included, and lapses with it.
+    /// `reports.create_gate`: the gate a report found held by another report when a node handed it
+    /// back; the claim passes it over while that gate's holder lives (`OutboxLeases.claim`).
+    static let createGates = """
+        ALTER TABLE worker_gates ADD COLUMN report_id INTEGER;
+        ALTER TABLE worker_gates ADD COLUMN epoch INTEGER;
+        ALTER TABLE reports ADD COLUMN create_gate TEXT;
+        """
 
     /// The report list shows the reviewers' word on a user's reports (`ReviewStore.reviewStates`):
     /// those whose review state is not 'received'. Without this index the query read every one of the
