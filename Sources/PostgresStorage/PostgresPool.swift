@@ -80,6 +80,13 @@ public final class PostgresPool: @unchecked Sendable {
         }
     }
 
+    /// One read statement in autocommit, outside any transaction: one round trip to the server instead
+    /// of three (BEGIN, the statement, COMMIT), and still one snapshot, as every statement has its own.
+    /// `body` must run a single statement; a read of several that must agree goes through `read`.
+    public func readStatement<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try withConnection(body)
+    }
+
     /// Closes the idle connections now and the others as they come back; later calls throw.
     public func close() {
         let closing = locked { () -> [PostgresConnection] in

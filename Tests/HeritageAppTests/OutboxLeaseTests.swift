@@ -182,3 +182,72 @@ extension OutboxLeaseConformanceTests {
         await #expect(throws: LeaseLost.self) { try await keeper.ensure(1) }
     }
 }
+
+extension OutboxLeaseConformanceTests {
+    /// A report whose create gate another report's live lease holds is handed back (nothing else
+    /// changes) and passed over by the claim while another user's report is claimed; once the holder's
+    /// lease lapses, the gate is taken over and the report claimed again.
+    @Test(arguments: StoreBackend.all) func aReportWhoseCreateGateIsHeldIsPassedOver(backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let (outbox, leases) = (scene.stores.outbox, scene.stores.leases)
+        let (now, gate) = (scene.now, "gate of two identical reports")
+        let userID = try scene.user("a@example.org")
+        let first = try scene.queuedReport(userID: userID, name: "Chapel").id
+        let twin = try scene.queuedReport(userID: userID, name: "Chapel").id
+        let other = try scene.queuedReport(userID: try scene.user("b@example.org", token: 2), name: "Barn").id
+
+        // Node a creates the first report, holding its gate; node b claims its twin and finds the gate held.
+        let holder = try #require(try leases.claim(node: "a", now: now, duration: 60, limit: 1).first)
+        #expect(holder.reportID == first)
+        #expect(try leases.takeCreateGate(gate, lease: holder, now: now))
+        let refused = try #require(try leases.claim(node: "b", now: now, duration: 60, limit: 1).first)
+        #expect(refused.reportID == twin)
+        #expect(try !leases.takeCreateGate(gate, lease: refused, now: now + 1), "held by a's live lease")
+        let before = try #require(try outbox.report(id: twin))
+        #expect(try leases.handBack(refused, gate: gate))
+        let after = try #require(try outbox.report(id: twin))
+        #expect(after.state == before.state && after.attempts == before.attempts, "no attempt counted")
+        #expect(after.nextAttemptAt == before.nextAttemptAt && after.lastError == before.lastError, "no backoff")
+        #expect(
+            try scene.stores.review.deliveryAttempts(reportID: twin, limit: 50).isEmpty, "no delivery attempt recorded")
+        #expect(try !leases.holds(refused, now: now + 1), "its lease is given back")
+
+        // b's next claim passes the twin over and takes the other user's report.
+        let next = try leases.claim(node: "b", now: now + 2, duration: 200, limit: 5)
+        #expect(next.map(\.reportID) == [other])
+        #expect(try leases.claim(node: "c", now: now + 30, duration: 60, limit: 5).isEmpty, "renewed holder")
+        #expect(try leases.renew(holder, now: now + 30, duration: 60), "until now + 90")
+        #expect(try leases.claim(node: "c", now: now + 70, duration: 60, limit: 5).isEmpty, "the gate lives with it")
+
+        // a's lease lapses (a paused or dead): the twin is claimed, and its gate taken over.
+        let taken = try leases.claim(node: "c", now: now + 91, duration: 60, limit: 5)
+        #expect(Set(taken.map(\.reportID)) == [first, twin], "both come back; other is b's still")
+        let twinLease = try #require(taken.first { $0.reportID == twin })
+        #expect(try leases.takeCreateGate(gate, lease: twinLease, now: now + 92), "a's gate lapsed with its lease")
+        let firstLease = try #require(taken.first { $0.reportID == first })
+        #expect(try !leases.takeCreateGate(gate, lease: firstLease, now: now + 92), "now the twin's")
+        try leases.releaseCreateGate(gate, lease: firstLease)
+        #expect(try !leases.takeCreateGate(gate, lease: firstLease, now: now + 92), "only its holder frees it")
+        try leases.releaseCreateGate(gate, lease: twinLease)
+        #expect(try leases.takeCreateGate(gate, lease: firstLease, now: now + 93), "freed by its holder")
+        #expect(try !leases.takeCreateGate(gate, lease: holder, now: now + 93), "a's old epoch holds nothing")
+    }
+
+    /// A gate given up with its lease (the task ended, the node restarted) frees a handed-back report
+    /// at once, whatever time the gate's row says.
+    @Test(arguments: StoreBackend.all) func aGateEndsWithItsHoldersLease(backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let leases = scene.stores.leases
+        let (now, gate) = (scene.now, "g")
+        let userID = try scene.user("a@example.org")
+        _ = try scene.queuedReport(userID: userID, name: "Chapel")
+        let twin = try scene.queuedReport(userID: userID, name: "Chapel").id
+        let holder = try #require(try leases.claim(node: "a", now: now, duration: 60, limit: 1).first)
+        #expect(try leases.takeCreateGate(gate, lease: holder, now: now))
+        let refused = try #require(try leases.claim(node: "b", now: now, duration: 60, limit: 1).first)
+        #expect(try leases.handBack(refused, gate: gate))
+        #expect(try leases.claim(node: "b", now: now + 1, duration: 60, limit: 1).isEmpty)
+        #expect(try leases.release(holder), "a's task ended without freeing the gate (a crash in between)")
+        #expect(try leases.claim(node: "b", now: now + 2, duration: 60, limit: 2).map(\.reportID).contains(twin))
+    }
+}

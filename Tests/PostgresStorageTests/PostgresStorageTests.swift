@@ -43,6 +43,25 @@ struct PostgresConnectionTests {
         }
     }
 
+    /// Statements are prepared once per connection and run by name; one whose table another
+    /// connection changed under it (a node's migration) fails once, then is prepared afresh.
+    @Test func preparedStatementsSurviveATableChangedUnderThem() throws {
+        let pool = try freshPool(size: 2)
+        try pool.withConnection { db in
+            try db.execute("CREATE TABLE p (a bigint)")
+            try db.run("INSERT INTO p (a) VALUES (?)", .integer(1))
+            for _ in 0..<3 { #expect(try db.query("SELECT * FROM p WHERE a = ?", .integer(1)).count == 1) }
+            #expect(try db.scalar("SELECT a FROM p WHERE a = ?", .null) == .null, "a null is sent untyped")
+            try pool.withConnection { second in try second.execute("ALTER TABLE p ADD COLUMN b text") }
+            let changed = try #require(throws: PostgresError.self) {
+                try db.query("SELECT * FROM p WHERE a = ?", .integer(1))
+            }
+            #expect(changed.sqlState == "0A000")
+            #expect(changed.sql == "SELECT * FROM p WHERE a = $1")
+            #expect(try db.query("SELECT * FROM p WHERE a = ?", .integer(1)).first?.isNull("b") == true)
+        }
+    }
+
     @Test func placeholdersSkipLiteralsAndComments() {
         let sql = Placeholders.numbered("SELECT '?', \"a?\" -- ?\n, ? /* ? */, ?")
         #expect(sql == "SELECT '?', \"a?\" -- ?\n, $1 /* ? */, $2")

@@ -30,6 +30,7 @@ enum AppMigrations {
         Migration(version: 13, name: "claimed receipts' list versions", sql: claimedListVersions),
         Migration(version: 14, name: "delivery attempts", sql: deliveryAttempts),
         Migration(version: 15, name: "listed reports index", sql: listedReportsIndex),
+        Migration(version: 16, name: "create gates held by leases", sql: createGates),
     ]
 
     /// The report list's page and its count (`ReportStore.page`, issue 14): a partial index of the
@@ -41,6 +42,16 @@ enum AppMigrations {
         CREATE INDEX reports_listed ON reports(user_id, creation_time DESC, id DESC, state, local_id,
             platform_report_id, name, formatted_address, last_error)
         WHERE state != 'draft' AND state != 'cancelled' AND state != 'deleted' AND state != 'deleting';
+        """
+
+    /// Issue 13: a create gate (`worker_gates`) is held by the lease of the report that took it
+    /// (`report_id`, `epoch`): it lives as long as that lease, renewals included, and lapses with it.
+    /// `reports.create_gate`: the gate a report found held by another report when a node handed it
+    /// back; the claim passes it over while that gate's holder lives (`OutboxLeases.claim`).
+    static let createGates = """
+        ALTER TABLE worker_gates ADD COLUMN report_id INTEGER;
+        ALTER TABLE worker_gates ADD COLUMN epoch INTEGER;
+        ALTER TABLE reports ADD COLUMN create_gate TEXT;
         """
 
     /// The report list shows the reviewers' word on a user's reports (`ReviewStore.reviewStates`):

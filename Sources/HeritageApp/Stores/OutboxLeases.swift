@@ -11,12 +11,18 @@ import Storage
 /// turn) and the platform sessions refused (`refused_sessions`).
 protocol OutboxLeases: Sendable {
     /// Claims at most `limit` due reports whose lease is free or lapsed at `now`, until `now + duration`;
-    /// each claim raises the report's epoch. Two nodes never get the same report from one round.
+    /// each claim raises the report's epoch. Two nodes never get the same report from one round. A
+    /// report handed back because its create gate was held (`handBack`) is passed over while that
+    /// gate's holder still holds its lease.
     func claim(node: String, now: Double, duration: Double, limit: Int) throws -> [Lease]
     /// Extends a lease still held (same node and epoch, not lapsed); false when it was lost.
     func renew(_ lease: Lease, now: Double, duration: Double) throws -> Bool
     /// Gives a lease up (the report stays as it is); false when it was no longer held.
     func release(_ lease: Lease) throws -> Bool
+    /// Gives a lease up because the report's create gate `gate` is held by another report: nothing
+    /// else changes (no attempt counted, no backoff), and the claim passes the report over until that
+    /// gate is free or its holder's lease lapsed. False when the lease was no longer held.
+    func handBack(_ lease: Lease, gate: String) throws -> Bool
     /// Whether the lease is still this node's at `now`.
     func holds(_ lease: Lease, now: Double) throws -> Bool
     /// At the worker's start: the leases and gates a former run of this node left (after a crash) are
@@ -32,6 +38,12 @@ protocol OutboxLeases: Sendable {
     func takeGate(_ key: String, holder: String, now: Double, until: Double) throws -> Bool
     /// Frees the gate `key` when `holder` has it.
     func releaseGate(_ key: String, holder: String) throws
+    /// Takes the create gate `key` for the report of `lease`, held as long as that lease (renewals
+    /// included): when no one holds it, or its holder's lease lapsed or was given up at `now`; false
+    /// when another report's live lease holds it.
+    func takeCreateGate(_ key: String, lease: Lease, now: Double) throws -> Bool
+    /// Frees the create gate `key` when the report of `lease` (same epoch) has it.
+    func releaseCreateGate(_ key: String, lease: Lease) throws
     /// The fingerprint of the user's platform session the platform last refused (nil: none).
     func refusedSession(userID: Int64) throws -> String?
     /// The platform refused this session of the user: no node calls with it again.
@@ -78,9 +90,11 @@ struct SQLOutboxLeases<Backend: SQLBackend>: OutboxLeases {
                 """
                 SELECT id, state, lease_holder, lease_until FROM reports
                 WHERE \(Self.dueSQL) AND (lease_until IS NULL OR lease_until <= ?)
+                  AND (create_gate IS NULL OR platform_report_id IS NOT NULL OR NOT EXISTS (
+                      SELECT 1 FROM worker_gates g WHERE g.key = reports.create_gate AND \(Self.gateLiveSQL)))
                 ORDER BY COALESCE(submitted_at, creation_time), id
                 LIMIT ? \(Backend.skipLocked)
-                """, .real(now), .real(now), .integer(Int64(limit)))
+                """, .real(now), .real(now), .real(now), .real(now), .integer(Int64(limit)))
             return try due.compactMap { row -> Lease? in
                 guard let id = try row.int("id") else { return nil }
                 let epoch = try db.scalar(
@@ -116,6 +130,16 @@ struct SQLOutboxLeases<Backend: SQLBackend>: OutboxLeases {
             try db.run(
                 "UPDATE reports SET lease_until = NULL WHERE id = ? AND lease_holder = ? AND lease_epoch = ?",
                 .integer(lease.reportID), .text(lease.node), .integer(lease.epoch)) == 1
+        }
+    }
+
+    func handBack(_ lease: Lease, gate: String) throws -> Bool {
+        try database.write { db in
+            try db.run(
+                """
+                UPDATE reports SET lease_until = NULL, create_gate = ?
+                WHERE id = ? AND lease_holder = ? AND lease_epoch = ?
+                """, .text(gate), .integer(lease.reportID), .text(lease.node), .integer(lease.epoch)) == 1
         }
     }
 
@@ -157,6 +181,39 @@ struct SQLOutboxLeases<Backend: SQLBackend>: OutboxLeases {
     func releaseGate(_ key: String, holder: String) throws {
         _ = try database.write { db in
             try db.run("DELETE FROM worker_gates WHERE key = ? AND holder = ?", .text(key), .text(holder))
+        }
+    }
+
+    /// Whether the gate `g` is held at the time given twice as parameters: a create gate while the
+    /// lease it was taken with (its report and epoch) has not lapsed nor been given up; another gate
+    /// until its `until`.
+    static var gateLiveSQL: String {
+        """
+        ((g.report_id IS NULL AND g.until > ?)
+         OR EXISTS (SELECT 1 FROM reports h
+                    WHERE h.id = g.report_id AND h.lease_epoch = g.epoch AND h.lease_until > ?))
+        """
+    }
+
+    func takeCreateGate(_ key: String, lease: Lease, now: Double) throws -> Bool {
+        try database.write { db in
+            try db.run(
+                "DELETE FROM worker_gates WHERE key = ? AND NOT EXISTS (SELECT 1 FROM worker_gates g WHERE g.key = ? AND \(Self.gateLiveSQL))",
+                .text(key), .text(key), .real(now), .real(now))
+            return try db.run(
+                """
+                INSERT INTO worker_gates (key, holder, until, report_id, epoch) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (key) DO NOTHING
+                """, .text(key), .text("\(lease.node) \(lease.reportID)"), .real(lease.until), .integer(lease.reportID),
+                .integer(lease.epoch)) == 1
+        }
+    }
+
+    func releaseCreateGate(_ key: String, lease: Lease) throws {
+        _ = try database.write { db in
+            try db.run(
+                "DELETE FROM worker_gates WHERE key = ? AND report_id = ? AND epoch = ?", .text(key),
+                .integer(lease.reportID), .integer(lease.epoch))
         }
     }
 

@@ -33,7 +33,15 @@ enum PostgresAppMigrations {
         Migration(version: 13, name: "claimed receipts' list versions", sql: claimedListVersions),
         Migration(version: 14, name: "delivery attempts", sql: deliveryAttempts),
         Migration(version: 15, name: "listed reports index", sql: AppMigrations.listedReportsIndex),
+        Migration(version: 16, name: "create gates held by leases", sql: createGates),
     ]
+
+    /// `AppMigrations.createGates` in PostgreSQL's words.
+    static let createGates = """
+        ALTER TABLE worker_gates ADD COLUMN report_id bigint;
+        ALTER TABLE worker_gates ADD COLUMN epoch bigint;
+        ALTER TABLE reports ADD COLUMN create_gate text;
+        """
 
     /// `AppMigrations.claimedListVersions` in PostgreSQL's words: a claimed kiosk report's listed columns
     /// changing, or its receipt deleted, bump the claimant's list version.

@@ -23,6 +23,12 @@ final class PostgresDatabase: Sendable {
         try Self.mapped { try pool.read(body) }
     }
 
+    /// A read of one statement, outside any transaction (one round trip instead of three; the
+    /// statement sees one snapshot). `body` runs a single statement: several go through `read`.
+    func readStatement<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try Self.mapped { try pool.readStatement(body) }
+    }
+
     /// One SERIALIZABLE transaction, run again from the start on a serialization failure: `body` does
     /// database work only.
     func write<T>(_ body: (PostgresConnection) throws -> T) throws -> T {

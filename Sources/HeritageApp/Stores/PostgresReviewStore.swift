@@ -399,7 +399,7 @@ struct PostgresReviewStore: ReviewStore {
     }
 
     func reviewStates(userID: Int64) throws -> [String: ReporterView] {
-        try database.read { db in
+        try database.readStatement { db in
             var states: [String: ReporterView] = [:]
             for row in try db.query(
                 """

@@ -51,7 +51,7 @@ struct PostgresUserStore: UserStore {
     }
 
     func session(tokenHash: [UInt8], now: Double) throws -> StoredSession? {
-        let rows = try database.read { db in
+        let rows = try database.readStatement { db in
             try db.query(
                 """
                 SELECT s.csrf_token, s.expires_at, s.last_seen_at, s.created_at, u.id, u.email, u.fullname,

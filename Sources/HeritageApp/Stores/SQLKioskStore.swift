@@ -89,6 +89,6 @@ struct SQLKioskStore<Backend: SQLBackend>: KioskStore {
     }
 
     func claimed(userID: Int64) throws -> [ReceiptStatus] {
-        try database.read { db in try KioskStatements.claimed(db, userID: userID) }
+        try database.readStatement { db in try KioskStatements.claimed(db, userID: userID) }
     }
 }

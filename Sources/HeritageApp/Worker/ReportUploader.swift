@@ -27,9 +27,24 @@ struct ReportUploader: Sendable {
         do {
             try await drive(id, keeper: keeper)
             _ = try? await store.lease { try $0.release(lease) }
+        } catch let held as CreateGateHeld {
+            // Another report of the user with the same fields is being created on another node: this
+            // one goes back to the queue at once, unchanged, and the claim passes it over until then.
+            let current = keeper.lease
+            _ = try? await store.lease { try $0.handBack(current, gate: held.key) }
+            metrics.handedBack()
         } catch let lost as LeaseLost {
             metrics.failure(WorkerFailureKind.leaseLost.rawValue)
             log.info("upload worker: report \(id): \(lost)")
+        } catch let error as StoreError where error.kind == .busy {
+            // Other writers kept the transaction from committing (PostgreSQL's serialization failures
+            // past their retries, with several nodes writing one user's rows): the row keeps its last
+            // committed state, and the report goes back to the queue now rather than when its lease
+            // lapses. Whoever claims it next resumes from that state, reconciling what may have been sent.
+            metrics.failure(WorkerFailureKind.store.rawValue)
+            log.info("upload worker: report \(id) handed back: \(error)")
+            let current = keeper.lease
+            _ = try? await store.lease { try $0.release(current) }
         } catch {
             // A store failure: the row keeps its last committed state and is taken up again later.
             metrics.failure(WorkerFailureKind.store.rawValue)
@@ -104,7 +119,7 @@ struct ReportUploader: Sendable {
         // Two reports of one user with the same fields must not reconcile against each other's
         // create in flight: same user and same body go one at a time, on every node.
         let gateKey = "\(report.userID) " + SHA256Stream.hash((try? body.jsonBytes()) ?? [])
-        let gated = try await withCreateGate(gateKey, report: report, keeper: keeper) {
+        return try await withCreateGate(gateKey, keeper: keeper) {
             if report.createAttemptedAt != nil,
                 let adopted = try await reconcile(report, body: body, session: session, keeper: keeper)
             {
@@ -126,30 +141,27 @@ struct ReportUploader: Sendable {
             }
             return true
         }
-        // Another node creates an identical report of the user now: this one waits for a later round.
-        return gated ?? false
     }
 
-    /// Runs `body` holding the create gate `key`: in this process (the others wait in order), then,
-    /// when several nodes share the database, in it (`worker_gates`, until the lease's end). Nil,
-    /// without running `body`, when another node holds it.
-    private func withCreateGate<T: Sendable>(
-        _ key: String, report: OutboxReport, keeper: LeaseKeeper, _ body: () async throws -> T
-    ) async throws -> T? {
-        try await createGate.withExclusive(key) {
-            guard store.leases.isShared else { return try await body() }
-            let (holder, now, until) = ("\(settings.nodeID) \(report.id)", WallClock.now(), keeper.lease.until)
-            guard try await store.lease({ try $0.takeGate(key, holder: holder, now: now, until: until) }) else {
-                return nil
-            }
-            do {
-                let value = try await body()
-                _ = try? await store.lease { try $0.releaseGate(key, holder: holder) }
-                return value
-            } catch {
-                _ = try? await store.lease { try $0.releaseGate(key, holder: holder) }
-                throw error
-            }
+    /// Runs `body` holding the create gate `key`. On one node (SQLite) the gate is in this process and
+    /// a second task waits its turn; when several nodes share the database it is a row of `worker_gates`
+    /// held by this report's lease, and a task that finds it held by another report throws
+    /// `CreateGateHeld` at once, without waiting: its report is handed back and another one claimed.
+    private func withCreateGate<T: Sendable>(_ key: String, keeper: LeaseKeeper, _ body: () async throws -> T)
+        async throws -> T
+    {
+        guard store.leases.isShared else { return try await createGate.withExclusive(key) { try await body() } }
+        let (lease, now) = (keeper.lease, WallClock.now())
+        guard try await store.lease({ try $0.takeCreateGate(key, lease: lease, now: now) }) else {
+            throw CreateGateHeld(key: key)
+        }
+        do {
+            let value = try await body()
+            _ = try? await store.lease { try $0.releaseCreateGate(key, lease: lease) }
+            return value
+        } catch {
+            _ = try? await store.lease { try $0.releaseCreateGate(key, lease: lease) }
+            throw error
         }
     }
 
@@ -266,14 +278,12 @@ struct ReportUploader: Sendable {
         let lease = keeper.lease
         var platformReportID = report.platformReportID
         if platformReportID == nil, report.createAttemptedAt != nil, case .success(let body) = report.newReport() {
-            let gated = try await withCreateGate(
-                "\(report.userID) " + SHA256Stream.hash((try? body.jsonBytes()) ?? []), report: report, keeper: keeper
+            // Another node creating an identical report of the user now hands this deletion back.
+            platformReportID = try await withCreateGate(
+                "\(report.userID) " + SHA256Stream.hash((try? body.jsonBytes()) ?? []), keeper: keeper
             ) {
                 try await reconcile(report, body: body, session: session, keeper: keeper)
             }
-            // Another node creates an identical report of the user now: this deletion waits for it.
-            guard let gated else { return }
-            platformReportID = gated
         }
         guard let platformReportID else {
             try await store.run { try $0.finishDeletion(report.id, wasOnPlatform: false, lease: lease) }
@@ -341,4 +351,10 @@ struct ReportUploader: Sendable {
         default: error.description
         }
     }
+}
+
+/// The create gate of a report was held by another report's live lease (another node creates an
+/// identical report of the same user): the report is handed back, not waited on.
+struct CreateGateHeld: Error, Sendable {
+    let key: String
 }

@@ -10,6 +10,7 @@ final class WorkerMetrics: Sendable {
         var photoBytesStored = 0
         var reportsStored = 0
         var takeovers = 0
+        var handbacks = 0
     }
 
     private let counters = Mutex(Counters())
@@ -18,6 +19,8 @@ final class WorkerMetrics: Sendable {
     func failure(_ kind: String) { counters.withLock { $0.failures[kind, default: 0] += 1 } }
     /// A report taken over mid-transfer from a node whose lease lapsed (issue 13).
     func tookOver() { counters.withLock { $0.takeovers += 1 } }
+    /// A report handed back at once because another node held its create gate (issue 13).
+    func handedBack() { counters.withLock { $0.handbacks += 1 } }
     func photoSent(bytes: Int, stored: Bool) {
         counters.withLock {
             $0.photoBytesSent += bytes
@@ -62,6 +65,9 @@ final class WorkerMetrics: Sendable {
             # HELP har_worker_takeovers_total Reports taken over mid-transfer from a node whose lease lapsed.
             # TYPE har_worker_takeovers_total counter
             har_worker_takeovers_total \(snapshot.takeovers)
+            # HELP har_worker_gate_handbacks_total Reports handed back because another node held their create gate.
+            # TYPE har_worker_gate_handbacks_total counter
+            har_worker_gate_handbacks_total \(snapshot.handbacks)
 
             """
         return text
