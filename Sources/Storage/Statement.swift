@@ -1,3 +1,4 @@
+import Basics
 import CSQLite
 
 /// A compiled SQL statement. Parameters are bound, never interpolated; `deinit` finalizes it.
@@ -214,6 +215,26 @@ public final class Statement {
             rows.append(Row(columns: names, values: values))
         }
         return rows
+    }
+
+    /// Appends the current row's cells to `builder` as text, one per column (see `Database.queryText`).
+    /// Call only after `step()` returned true.
+    func appendTextCells(to builder: inout TextTable.Builder) {
+        guard let handle else { return }
+        let count = sqlite3_column_count(handle)
+        var position: Int32 = 0
+        while position < count {
+            if sqlite3_column_type(handle, position) == SQLITE_NULL {
+                builder.append(nil as UnsafeRawBufferPointer?)
+            } else {
+                // The pointer first, then the length, as SQLite documents; text is NUL-free here
+                // only by convention, so the length (not the NUL) bounds it.
+                let pointer = UnsafeRawPointer(sqlite3_column_text(handle, position))
+                let length = Int(sqlite3_column_bytes(handle, position))
+                builder.append(UnsafeRawBufferPointer(start: pointer, count: pointer == nil ? 0 : length))
+            }
+            position += 1
+        }
     }
 
     // MARK: Columns
