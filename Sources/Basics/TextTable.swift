@@ -13,10 +13,10 @@ public final class TextTable: @unchecked Sendable, Equatable {
     public let columns: [String]
     public let rowCount: Int
     /// Every cell's bytes, row by row (nil when the table has no bytes at all).
-    private let bytes: UnsafeMutableRawPointer?
+    @usableFromInline let bytes: UnsafeMutableRawPointer?
     /// For cell i (row × columns + column): its end in `bytes`; its start is the previous cell's end.
     /// Negative (minus the end, minus one) for NULL.
-    private let ends: UnsafeMutablePointer<Int>?
+    @usableFromInline let ends: UnsafeMutablePointer<Int>?
 
     init(columns: [String], rowCount: Int, bytes: UnsafeMutableRawPointer?, ends: UnsafeMutablePointer<Int>?) {
         self.columns = columns
@@ -49,8 +49,9 @@ public final class TextTable: @unchecked Sendable, Equatable {
     public func column(named name: String) -> Int? { columns.firstIndex(of: name) }
 
     /// The UTF-8 of the cell at `row`, `column`, or nil for NULL. The bytes stay valid, unchanged, for
-    /// as long as the table exists. Both indexes must be in range.
-    @inline(__always)
+    /// as long as the table exists. Both indexes must be in range. Inlinable: a template reads every
+    /// cell through it, and a call across modules cost as much as the read.
+    @inlinable
     public func cell(row: Int, column: Int) -> UnsafeRawBufferPointer? {
         precondition(row >= 0 && row < rowCount && column >= 0 && column < columns.count, "no such cell")
         guard let ends else { return nil }
@@ -81,13 +82,13 @@ public final class TextTable: @unchecked Sendable, Equatable {
 
     /// Cells appended row by row, column by column; a row is complete every `columns.count` cells.
     public struct Builder: ~Copyable {
-        private let columns: [String]
-        private var bytes: UnsafeMutableRawPointer?
-        private var byteCount = 0
-        private var byteCapacity = 0
-        private var ends: UnsafeMutablePointer<Int>?
-        private var cellCount = 0
-        private var cellCapacity = 0
+        @usableFromInline let columns: [String]
+        @usableFromInline var bytes: UnsafeMutableRawPointer?
+        @usableFromInline var byteCount = 0
+        @usableFromInline var byteCapacity = 0
+        @usableFromInline var ends: UnsafeMutablePointer<Int>?
+        @usableFromInline var cellCount = 0
+        @usableFromInline var cellCapacity = 0
 
         public init(columns: [String]) {
             self.columns = columns
@@ -98,7 +99,9 @@ public final class TextTable: @unchecked Sendable, Equatable {
             ends?.deallocate()
         }
 
-        /// Appends the next cell: its UTF-8, or nil for NULL.
+        /// Appends the next cell: its UTF-8, or nil for NULL. Inlinable, for the store readers that
+        /// call it once per value.
+        @inlinable
         public mutating func append(_ cell: UnsafeRawBufferPointer?) {
             if cellCount == cellCapacity { growCells() }
             if let cell {
@@ -119,8 +122,8 @@ public final class TextTable: @unchecked Sendable, Equatable {
             cell.withUTF8 { append(UnsafeRawBufferPointer($0)) }
         }
 
-        @inline(never)
-        private mutating func growCells() {
+        @usableFromInline @inline(never)
+        mutating func growCells() {
             let capacity = max(cellCapacity * 2, max(columns.count, 1) * 16)
             let larger = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
             if let ends {
@@ -131,8 +134,8 @@ public final class TextTable: @unchecked Sendable, Equatable {
             cellCapacity = capacity
         }
 
-        @inline(never)
-        private mutating func growBytes(toAtLeast minimum: Int) {
+        @usableFromInline @inline(never)
+        mutating func growBytes(toAtLeast minimum: Int) {
             let capacity = max(minimum, byteCapacity * 2, 1024)
             let larger = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 1)
             if let bytes {
