@@ -57,8 +57,12 @@ extension HTTPServer {
                 overridden[index] = true
             }
         }
-        for index in securityHeaders.indices where !overridden[index] {
-            _ = MHD_add_response_header(created, securityHeaders[index].name, securityHeaders[index].value)
+        for index in securityHeaderCStrings.indices where !overridden[index] {
+            securityHeaderCStrings[index].name.withUnsafeBufferPointer { name in
+                securityHeaderCStrings[index].value.withUnsafeBufferPointer { value in
+                    _ = MHD_add_response_header(created, name.baseAddress, value.baseAddress)
+                }
+            }
         }
         let status = (100...599).contains(response.status) ? response.status : 500
         return (created, status, bytes)

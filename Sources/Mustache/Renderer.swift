@@ -21,6 +21,13 @@ struct Renderer: ~Copyable {
     /// Whitespace to put before each line of the partial being rendered (empty almost always).
     private var indent: [UInt8] = []
     private var atLineStart = true
+    /// The table whose row is the frame at `rowDepth`, while a section over a table runs (the
+    /// section's own binding keeps the table alive); `rowDepth` is -1 outside of one. Read by
+    /// `innermostCell` without matching the frame's enum, which retained and released the table
+    /// for every cell.
+    private var rowTable: Unmanaged<TextTable>?
+    private var rowIndex = 0
+    private var rowDepth = -1
 
     init(
         context: MustacheValue, program: Program, partialsAvailable: Bool, maximumPartialDepth: Int,
@@ -92,13 +99,18 @@ struct Renderer: ~Copyable {
                         }
                     } else if case .table(let table) = value.pointee {
                         // The table is held by this binding for the loop, as the array above.
+                        let outer = (rowTable, rowIndex, rowDepth)
+                        rowTable = Unmanaged.passUnretained(table)
+                        rowDepth = contexts.depth
                         var row = 0
                         while row < table.rowCount {
+                            rowIndex = row
                             contexts.push(.tableRow(table, row))
                             try run(from: index + 1, to: childrenEnd, template: template)
                             contexts.pop()
                             row += 1
                         }
+                        (rowTable, rowIndex, rowDepth) = outer
                     } else if value.pointee.isTruthy {
                         // `value` may point into the frames that `push` reallocates: the value is
                         // read (copied) before the push, as the argument, never after it.
@@ -173,10 +185,11 @@ struct Renderer: ~Copyable {
     /// else, which `resolve` looks up as usual. The bytes are the table's, which the frame holds.
     @inline(__always)
     private func innermostCell(_ instruction: Instruction) -> (found: Bool, bytes: UnsafeRawBufferPointer?) {
-        guard instruction.count == 1, case .tableRow(let table, let row) = contexts[contexts.depth - 1].pointee,
-            let column = column(Int(instruction.operand), of: table)
-        else { return (false, nil) }
-        return (true, table.cell(row: row, column: column))
+        guard instruction.count == 1, rowDepth == contexts.depth - 1, let rowTable else { return (false, nil) }
+        return rowTable._withUnsafeGuaranteedRef { table in
+            guard let column = column(Int(instruction.operand), of: table) else { return (false, nil) }
+            return (true, table.cell(row: rowIndex, column: column))
+        }
     }
 
     /// The column of `table` named by the key `key`, looked for first where the hint says (the
