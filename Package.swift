@@ -25,8 +25,8 @@ let package = Package(
         // QR codes of the kiosks' enrolment links and receipts, drawn as SVG (issue 11).
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
-        .target(name: "Storage", dependencies: ["CSQLite"]),
-        .target(name: "Mustache"),
+        .target(name: "Storage", dependencies: ["Basics", "CSQLite"]),
+        .target(name: "Mustache", dependencies: ["Basics"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "CBrotli"]),
         .target(name: "Basics"),
         // The client needs neither an HTTP server nor SQLite: keep HTTPServer and Storage out of this list.

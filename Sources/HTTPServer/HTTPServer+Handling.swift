@@ -116,7 +116,8 @@ extension HTTPServer {
 
     /// The body is complete (or we were resumed): answer.
     func finish(_ state: RequestState, connection: OpaquePointer) -> MHD_Result {
-        if slowClients.isEnabled { slowClients.set(connection, .handling) }
+        // `begin` set .handling; only a body read since then changed the phase.
+        if slowClients.isEnabled, state.body != nil { slowClients.set(connection, .handling) }
         if state.responseQueued { return MHD_Result.YES }
         if state.isSuspended {
             let response = state.takeResponse() ?? router.errorPage(503, state.summary)

@@ -16,6 +16,8 @@ public final class HTTPServer: @unchecked Sendable {
     /// The configured security headers whose values are safe to send, checked once here rather than
     /// on every response.
     let securityHeaders: [(name: String, value: String)]
+    /// The same, as C strings made once: passing a String to MHD made a C copy of it per response.
+    let securityHeaderCStrings: [(name: ContiguousArray<CChar>, value: ContiguousArray<CChar>)]
     /// This server among others in the process, for responses kept per server.
     let instance = serverInstanceCounter.add(1, ordering: .relaxed).newValue
     /// The header deadline and minimum body rate (issue 9, item 2).
@@ -62,6 +64,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.accessLog = accessLog
         slowClients = SlowClients(limits: configuration.limits)
         securityHeaders = configuration.securityHeaders.fields.filter { Decoding.isSafeHeaderValue($0.value) }
+        securityHeaderCStrings = securityHeaders.map { ($0.name.utf8CString, $0.value.utf8CString) }
         self.errorLog =
             errorLog ?? { message in
                 var line = "http: " + message + "\n"

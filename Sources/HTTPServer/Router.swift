@@ -137,6 +137,14 @@ public struct Router: Sendable {
                 parameters[name] = joinedSegments(rest)
                 return parameters
             case .literal(let text):
+                // Most routes differ from the path in their first byte. Two ASCII bytes that differ
+                // start characters that are never canonically equivalent (no ASCII character has a
+                // decomposition), so the route is passed over without comparing the strings.
+                if let first = rest.utf8.first, let literalFirst = text.utf8.first, first < 0x80, literalFirst < 0x80,
+                    first != literalFirst
+                {
+                    return nil
+                }
                 let end = rest.utf8.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
                 guard rest.startIndex < end, rest[..<end] == text else { return nil }
                 rest = rest[end...]

@@ -59,10 +59,8 @@ final class SlowClients: @unchecked Sendable {
     }
 
     func set(_ connection: OpaquePointer, _ phase: Phase) {
-        connections.withLock { table in
-            let key = Self.key(connection)
-            if table[key] != nil { table[key]?.phase = phase }
-        }
+        // One lookup, changed in place; nothing is added for a connection already closed.
+        connections.withLock { table in table[Self.key(connection)]?.phase = phase }
     }
 
     func received(_ connection: OpaquePointer, _ count: Int) {

@@ -1,6 +1,7 @@
 // Mustache: the template engine of the web pages. A subset of the Mustache spec (no lambdas, no
 // delimiter changes). Templates are parsed once at start and compiled into one flat program
 // (instructions and side tables, see Program.swift) that renders with HTML escaping on.
+import Basics
 
 /// The data a template renders. Literals make call sites read like the page:
 /// `["title": "Reports", "rows": [["name": name, "count": 3]]]`.
@@ -19,6 +20,13 @@ public enum MustacheValue: Sendable, Equatable {
     /// on every insert and every lookup (perf: Hasher seed/combine/finalize and the dictionary
     /// storage were a fifth of a 50-row page, with one table allocated per row).
     case fields(MustacheFields)
+    /// Rows of text straight from a query (`Database.queryText`): a section over it renders once per
+    /// row, each row's cells named by the table's columns, and a cell's bytes are escaped into the
+    /// page from the table itself. No value is built per row or per cell (see `TextTable`).
+    case table(TextTable)
+    /// One row of a table, as a section over the table sees it: the cells are its named values (a
+    /// string each, or null for NULL).
+    case tableRow(TextTable, Int)
 }
 
 /// Named values in insertion order; a later duplicate key replaces the earlier value.
@@ -142,7 +150,8 @@ extension MustacheValue {
         case .bool(let value): return value
         case .array(let values): return !values.isEmpty
         case .string(let value): return !value.isEmpty
-        case .int, .double, .dictionary, .fields: return true
+        case .table(let table): return table.rowCount > 0
+        case .int, .double, .dictionary, .fields, .tableRow: return true
         }
     }
 
@@ -175,6 +184,8 @@ extension MustacheValue: ExpressibleByStringLiteral, ExpressibleByStringInterpol
         switch self {
         case .fields(let fields): return fields[key]
         case .dictionary(let dictionary): return dictionary[key]
+        case .tableRow(let table, let row):
+            return table.column(named: key).map { MustacheValue(table.string(row: row, column: $0)) }
         default: return nil
         }
     }

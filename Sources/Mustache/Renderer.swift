@@ -1,3 +1,4 @@
+import Basics
 import Synchronization
 
 /// Runs a template's instructions once, writing UTF-8 bytes into a single buffer.
@@ -20,6 +21,13 @@ struct Renderer: ~Copyable {
     /// Whitespace to put before each line of the partial being rendered (empty almost always).
     private var indent: [UInt8] = []
     private var atLineStart = true
+    /// The table whose row is the frame at `rowDepth`, while a section over a table runs (the
+    /// section's own binding keeps the table alive); `rowDepth` is -1 outside of one. Read by
+    /// `innermostCell` without matching the frame's enum, which retained and released the table
+    /// for every cell.
+    private var rowTable: Unmanaged<TextTable>?
+    private var rowIndex = 0
+    private var rowDepth = -1
 
     init(
         context: MustacheValue, program: Program, partialsAvailable: Bool, maximumPartialDepth: Int,
@@ -64,12 +72,16 @@ struct Renderer: ~Copyable {
                 }
                 index += 1
             case .escapedVariable, .rawVariable:
-                let value = resolve(instruction)
                 if !indent.isEmpty, atLineStart {
                     output.append(indent)
                     atLineStart = false
                 }
-                if let value { append(value, escaped: instruction.opcode == .escapedVariable) }
+                let cell = innermostCell(instruction)
+                if cell.found {
+                    if let bytes = cell.bytes { append(bytes, escaped: instruction.opcode == .escapedVariable) }
+                } else if let value = resolve(instruction) {
+                    append(value, escaped: instruction.opcode == .escapedVariable)
+                }
                 index += 1
             case .section:
                 let childrenEnd = Int(instruction.end)
@@ -85,6 +97,20 @@ struct Renderer: ~Copyable {
                             contexts.pop()
                             element += 1
                         }
+                    } else if case .table(let table) = value.pointee {
+                        // The table is held by this binding for the loop, as the array above.
+                        let outer = (rowTable, rowIndex, rowDepth)
+                        rowTable = Unmanaged.passUnretained(table)
+                        rowDepth = contexts.depth
+                        var row = 0
+                        while row < table.rowCount {
+                            rowIndex = row
+                            contexts.push(.tableRow(table, row))
+                            try run(from: index + 1, to: childrenEnd, template: template)
+                            contexts.pop()
+                            row += 1
+                        }
+                        (rowTable, rowIndex, rowDepth) = outer
                     } else if value.pointee.isTruthy {
                         // `value` may point into the frames that `push` reallocates: the value is
                         // read (copied) before the push, as the argument, never after it.
@@ -154,6 +180,37 @@ struct Renderer: ~Copyable {
         return search(instruction)
     }
 
+    /// A one-name tag whose name is a column of the innermost context, a table row (a section over a
+    /// table): `found`, and the cell's bytes in the table (nil for NULL). Not found for anything
+    /// else, which `resolve` looks up as usual. The bytes are the table's, which the frame holds.
+    @inline(__always)
+    private func innermostCell(_ instruction: Instruction) -> (found: Bool, bytes: UnsafeRawBufferPointer?) {
+        guard instruction.count == 1, rowDepth == contexts.depth - 1, let rowTable else { return (false, nil) }
+        return rowTable._withUnsafeGuaranteedRef { table in
+            guard let column = column(Int(instruction.operand), of: table) else { return (false, nil) }
+            return (true, table.cell(row: rowIndex, column: column))
+        }
+    }
+
+    /// The column of `table` named by the key `key`, looked for first where the hint says (the
+    /// rows of a section are one table, so after the first row it is always there).
+    @inline(__always)
+    private func column(_ key: Int, of table: TextTable) -> Int? {
+        let hint = hints[key].load(ordering: .relaxed)
+        let name = keys[key]
+        let found: (column: Int?, newHint: Bool) = table.columns.withUnsafeBufferPointer { columns in
+            if hint >= 0, hint < columns.count, sameBits(columns[hint], name) { return (hint, false) }
+            var column = 0
+            while column < columns.count {
+                if columns[column] == name { return (column, true) }
+                column += 1
+            }
+            return (nil, false)
+        }
+        if found.newHint, let column = found.column { hints[key].store(column, ordering: .relaxed) }
+        return found.column
+    }
+
     @inline(never)
     private mutating func search(_ instruction: Instruction) -> UnsafePointer<MustacheValue>? {
         let first = Int(instruction.operand)
@@ -198,10 +255,24 @@ struct Renderer: ~Copyable {
                 return nil
             }
             return dictionary[keys[key]].map { contexts.hold($0) }
+        case .tableRow(let table, let row):
+            // Reached only for a row that is not the innermost context, or a dotted name: the cell
+            // is made into a value (the innermost row's cells are read in place, `innermostCell`).
+            guard let column = column(key, of: table) else { return nil }
+            return contexts.hold(MustacheValue(table.string(row: row, column: column)))
         default: return nil
         }
         if foundAt >= 0 { hints[key].store(foundAt, ordering: .relaxed) }
         return found
+    }
+
+    @inline(__always)
+    private mutating func append(_ bytes: UnsafeRawBufferPointer, escaped: Bool) {
+        if escaped {
+            appendEscapingHTML(bytes.assumingMemoryBound(to: UInt8.self), to: &output)
+        } else {
+            output.append(bytes)
+        }
     }
 
     private mutating func append(_ value: UnsafePointer<MustacheValue>, escaped: Bool) {
@@ -227,7 +298,7 @@ struct Renderer: ~Copyable {
         case .double(let number): output.append(contentsOf: String(number).utf8)
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
         // Containers have no text form; printing Swift's debug description would leak structure.
-        case .null, .array, .dictionary, .fields: break
+        case .null, .array, .dictionary, .fields, .table, .tableRow: break
         }
     }
 

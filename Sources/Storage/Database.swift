@@ -1,3 +1,4 @@
+import Basics
 import CSQLite
 
 /// One SQLite connection.
@@ -196,6 +197,21 @@ public final class Database {
                 values.append(try transform(statement))
             }
             return values
+        }
+    }
+
+    /// Every row of a query as text cells in one `TextTable`, each column under its result name:
+    /// for pages, whose rows only ever become text. No String or `Row` is made per value: each
+    /// cell's bytes go from SQLite into the table (integers and reals as SQLite writes them as text;
+    /// a blob's bytes as they are; NULL as nil).
+    public func queryText(_ sql: String, _ parameters: [SQLValue] = []) throws -> TextTable {
+        try withReusableStatement(sql) { statement in
+            try statement.bind(parameters)
+            var builder = TextTable.Builder(columns: statement.columnNames)
+            while try statement.step() {
+                statement.appendTextCells(to: &builder)
+            }
+            return TextTable(builder)
         }
     }
 

@@ -1,3 +1,4 @@
+import Basics
 import CSQLite
 
 /// A compiled SQL statement. Parameters are bound, never interpolated; `deinit` finalizes it.
@@ -214,6 +215,28 @@ public final class Statement {
             rows.append(Row(columns: names, values: values))
         }
         return rows
+    }
+
+    /// Appends the current row's cells to `builder` as text, one per column (see `Database.queryText`).
+    /// Call only after `step()` returned true.
+    func appendTextCells(to builder: inout TextTable.Builder) {
+        guard let handle else { return }
+        let count = sqlite3_column_count(handle)
+        var position: Int32 = 0
+        while position < count {
+            // The pointer first, then the length, as SQLite documents; the length (not a NUL) bounds
+            // the text. No pointer means NULL, or (rarely) an empty blob or a failed conversion: only
+            // then is the type asked (a call per value otherwise, ~60 instructions each).
+            if let pointer = sqlite3_column_text(handle, position) {
+                let length = Int(sqlite3_column_bytes(handle, position))
+                builder.append(UnsafeRawBufferPointer(start: UnsafeRawPointer(pointer), count: length))
+            } else if sqlite3_column_type(handle, position) == SQLITE_NULL {
+                builder.append(nil as UnsafeRawBufferPointer?)
+            } else {
+                builder.append(UnsafeRawBufferPointer(start: nil, count: 0))
+            }
+            position += 1
+        }
     }
 
     // MARK: Columns

@@ -24,6 +24,21 @@ import Testing
         #expect(Compression.gzip([], level: 6).flatMap { Compression.gunzip($0) } == [])
     }
 
+    @Test func compressibleTypesAreRecognizedInAnyCaseWithParameters() {
+        for type in [
+            "text/html; charset=utf-8", "Text/CSS", " text/plain ;q=1", "application/json", "APPLICATION/JSON",
+            "application/ld+json; charset=utf-8", "application/javascript", "image/svg+xml", "\ttext/csv\t",
+        ] {
+            #expect(Compression.isCompressible(contentType: type), "\(type)")
+        }
+        for type in [
+            "image/png", "application/json5", "application/octet-stream", "", ";", "json", "textual/x",
+            "application/javascripts", "image/svg", "font/woff2", "x-text/html",
+        ] {
+            #expect(!Compression.isCompressible(contentType: type), "\(type)")
+        }
+    }
+
     @Test func acceptEncodingIsNegotiated() {
         let both: [ContentCoding] = [.br, .gzip]
         #expect(AcceptEncoding.choose(nil, offered: both) == .identity)

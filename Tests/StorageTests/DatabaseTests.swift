@@ -57,6 +57,27 @@ import Testing
         #expect(try row.string(3) == "blob")
     }
 
+    @Test func queryTextReadsEveryCellAsTextWithNullsKept() throws {
+        let database = try open()
+        let hostile = "zero\0byte, ünïcødé 🏛️ & <b>"
+        try database.run(
+            "INSERT INTO item (name, score, data, count) VALUES (?, ?, ?, ?)", .text(hostile), .real(2.5),
+            .blob(Array("raw".utf8)), .integer(-42))
+        try database.run("INSERT INTO item (name, count) VALUES ('', NULL)")
+        let table = try database.queryText(
+            "SELECT name, score, data, count AS n FROM item WHERE count IS ? OR 1 ORDER BY id", [.null])
+        #expect(table.columns == ["name", "score", "data", "n"])
+        #expect(table.rowCount == 2)
+        #expect(table.string(row: 0, column: 0) == hostile)
+        #expect(table.string(row: 0, column: 1) == "2.5")
+        #expect(table.string(row: 0, column: 2) == "raw")
+        #expect(table.string(row: 0, column: 3) == "-42")
+        #expect(table.string(row: 1, column: 0) == "")
+        #expect(table.cell(row: 1, column: 1) == nil)
+        #expect(table.cell(row: 1, column: 3) == nil)
+        #expect(try database.queryText("SELECT name FROM item WHERE id < 0").rowCount == 0)
+    }
+
     @Test func bindingByNameWithOrWithoutPrefix() throws {
         let database = try open()
         try database.run(

@@ -1,16 +1,11 @@
+import Basics
 import Storage
 
 /// The rows `bench/run` reads through `/bench/rows`, in a database of their own (never the app's).
 protocol BenchmarkStore: Sendable {
-    /// The first 50 sample rows, by id.
-    func sampleRows() throws -> [SampleRow]
+    /// The first 50 sample rows, by id, as text for the page: columns `name`, `address`, `created`.
+    func sampleRows() throws -> TextTable
     func close()
-}
-
-struct SampleRow: Sendable, Equatable {
-    var name: String
-    var address: String
-    var created: String
 }
 
 /// `BenchmarkStore` on SQLite: 50 rows made by its one migration.
@@ -35,12 +30,9 @@ struct SQLiteBenchmarkStore: BenchmarkStore {
             ])
     }
 
-    func sampleRows() throws -> [SampleRow] {
+    func sampleRows() throws -> TextTable {
         try database.read { db in
-            try db.query("SELECT name, address, created FROM sample_rows ORDER BY id LIMIT 50") { row in
-                SampleRow(
-                    name: try row.string(0) ?? "", address: try row.string(1) ?? "", created: try row.string(2) ?? "")
-            }
+            try db.queryText("SELECT name, address, created FROM sample_rows ORDER BY id LIMIT 50")
         }
     }
 
