@@ -10,7 +10,9 @@ navigation's and every resource's transferSize: 0 for what came from the browser
   creation, first visit        camera live (capture enabled) and the map drawn (Leaflet)    budget 3 s
   list and creation, repeat    the same, visited again in the same browser                  budget 1 s
 
-The browser profile starts empty (a first visit). The user signs up by signing in with a new e-mail
+The server's `map_tile_url` should name bench/tile-stub.py on loopback (bench/run does): tiles from a
+server the machine cannot reach hold the creation page's load event for as long as the name lookup
+fails (up to the resolver's 5 s timeout). The browser profile starts empty (a first visit). The user signs up by signing in with a new e-mail
 (the embedded platform makes the account); with --db, 200 reports are seeded for it so the list shows
 its usual 50 rows. Prints a Markdown table. Timing figures: quote them only from a quiet machine.
 

@@ -76,7 +76,7 @@ enum KioskDevice {
                 guard (try? kiosks.kiosk(of: request)) != nil else { return kiosks.notEnrolled(context) }
                 return kiosks.csrfRefusal(request, context)
             })
-        let work = BlockingWork(label: "har.kiosk-device-photos", limit: 1)
+        let work = kiosks.drafts.photoWork  // the process's photo threads (Drafts.photoWork)
         router.kioskAsync("POST", "/kiosk/device/reports/:id/photos", kiosks, options: upload) {
             request, context, kiosk in
             guard let id = request.parameters["id"], PhotoFiles.isValidID(id),

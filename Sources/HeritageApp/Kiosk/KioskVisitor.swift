@@ -51,7 +51,7 @@ enum KioskVisitor {
                 guard (try? kiosks.kiosk(of: request)) != nil else { return kiosks.notEnrolled(context) }
                 return kiosks.csrfRefusal(request, context)
             })
-        let work = BlockingWork(label: "har.kiosk-photos", limit: 1)
+        let work = kiosks.drafts.photoWork  // the process's photo threads (Drafts.photoWork)
         router.kioskAsync("POST", "/kiosk/photos", kiosks, options: upload) { request, context, kiosk in
             guard let visit = try kiosks.store.visit(kioskID: kiosk.id) else {
                 return web.jsonError(

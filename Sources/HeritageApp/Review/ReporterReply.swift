@@ -58,7 +58,7 @@ enum ReporterReply {
         let upload = RouteOptions(
             maxBodyBytes: maxBody, maxFiles: 1, maxFileBytes: drafts.options.maxFileBytes,
             beforeBody: { request in PhotoRoutes.uploadGate(request, web: web, drafts: drafts, maxBody: maxBody) })
-        let work = BlockingWork(label: "har.reply-photos", limit: 1)
+        let work = drafts.photoWork  // the process's photo threads (Drafts.photoWork)
         router.webAsync("POST", "/api/reports/:id/reply/photos", web, access: .api, options: upload) {
             request, context in
             try await ReplyPhotoUpload(review: review, drafts: drafts, work: work).answer(request, context)

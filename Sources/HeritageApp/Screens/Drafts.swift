@@ -26,13 +26,26 @@ struct Drafts: Sendable {
     let files: PhotoFiles
     let options: DraftOptions
     let log: Log
+    /// Where every photo of the process is decoded, hashed, thumbnailed and flushed (the creation page's,
+    /// the kiosks', the needs-info answers'): two at a time, the rest waiting their turn, on threads
+    /// below the requests' CPU priority, so that decoding takes what the requests leave of the CPU and
+    /// a page or `/healthz` never waits behind it (issue 14; docs/BENCHMARKS.md).
+    let photoWork: BlockingWork
 
     init(web: Web, options: DraftOptions) {
         store = web.stores.drafts
         files = PhotoFiles(directory: web.photosDirectory)
         self.options = options
         log = web.log
+        photoWork = BlockingWork(
+            label: "har-photos", limit: Self.photosAtOnce, threads: .background(nice: Self.photoNice))
     }
+
+    /// Photos decoded at once: one per core of this 2-core target, each below the requests' priority.
+    static let photosAtOnce = 2
+    /// How far below the requests' CPU priority photos are decoded (nice steps: at 10, a decoding thread
+    /// gets about a tenth of a core that a request also wants, and all of an idle one).
+    static let photoNice: Int32 = 10
 
     /// How long a swept draft is remembered: a user coming back to it within this time is told that it
     /// expired (and why its photos are gone) instead of finding an empty page.

@@ -15,8 +15,8 @@ enum PhotoRoutes {
         let upload = RouteOptions(
             maxBodyBytes: maxBody, maxFiles: 1, maxFileBytes: drafts.options.maxFileBytes,
             beforeBody: { request in uploadGate(request, web: web, drafts: drafts, maxBody: maxBody) })
-        // Decoding and fsync block: two uploads at a time on threads of their own, the rest wait their turn.
-        let work = BlockingWork(label: "har.photo-uploads", limit: 2)
+        // Decoding and fsync block: on the process's photo threads (`Drafts.photoWork`).
+        let work = drafts.photoWork
         router.webAsync("POST", "/api/drafts/:id/photos", web, access: .api, options: upload) { request, context in
             try await DraftPhotoUpload(web: web, drafts: drafts, work: work).answer(request, context)
         }
