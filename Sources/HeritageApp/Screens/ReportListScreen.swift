@@ -85,12 +85,10 @@ enum ReportListScreen {
     /// Cached by the browser only, and always asked again before use.
     static let revalidated = Headers([("Cache-Control", "private, no-cache")])
 
-    /// Differs for each process, so that a new build (templates, messages) never matches an old tag.
-    static let processEpoch = Crypto.randomHex(bytes: 8)
-
     /// The answer's ETag: the user, the list version, the language, the query (how many rows, notices),
     /// and for the page also what it shows of the session and the user (its CSRF token, settings,
-    /// name): a 304 must stand for bytes that still work. Hashed: none of it is readable in the tag.
+    /// name): a 304 must stand for bytes that still work. Hashed under a key of this process
+    /// (`ListTagHash`): none of it is readable in the tag, and a new build never matches an old tag.
     static func listTag(_ answer: Answer, _ request: Request, _ context: WebContext, version: Int64) throws -> String {
         let user = try context.requireUser()
         // Bytes appended to one buffer (string interpolation was a seventh of a 304's instructions).
@@ -99,7 +97,7 @@ enum ReportListScreen {
         func add(_ parts: String...) {
             for part in parts { text.append(contentsOf: part.utf8) }
         }
-        add(processEpoch, "|", answer.rawValue, "|", String(user.id), "|", String(version), "|")
+        add(answer.rawValue, "|", String(user.id), "|", String(version), "|")
         add(context.language.rawValue, "|")
         for (name, value) in request.query {
             add(String(name.utf8.count), ":", name, "=", String(value.utf8.count), ":", value, "&")
@@ -107,7 +105,7 @@ enum ReportListScreen {
         if answer == .page {
             add("|", context.csrfToken, "|", context.settingsJSON, "|", user.email, "|", user.fullname ?? "")
         }
-        return "\"" + Hex.encode(SHA256Stream.digest(text).prefix(16)) + "\""
+        return ListTagHash.tag(text)
     }
 
     /// A 200 gets the tag and `private, no-cache` in place of `no-store`; anything else is left alone.
