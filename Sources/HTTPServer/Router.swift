@@ -156,30 +156,40 @@ public struct Router: Sendable {
     func match(method: String, path: String) -> Match {
         if Router.isNormalisedASCII(path) {
             if let candidates = literalPaths[path] {
-                return Router.choose(method, candidates.lazy.map { (self.routes[$0.route], $0.parameters) })
+                var allowed: [String] = []
+                for candidate in candidates {
+                    let route = routes[candidate.route]
+                    if Router.answers(route, method) { return .found(route, parameters: candidate.parameters) }
+                    if !allowed.contains(route.method) { allowed.append(route.method) }
+                }
+                return Router.notFound(allowed)
             }
             // No literal-only route matches this path: only the others need walking.
-            return Router.choose(
-                method,
-                patternRoutes.lazy.compactMap { index in
-                    Router.match(self.routes[index].segments, path[...]).map { (self.routes[index], $0) }
-                })
+            return walk(method, path, patternRoutes)
         }
-        return Router.choose(
-            method, routes.lazy.compactMap { route in Router.match(route.segments, path[...]).map { (route, $0) } })
+        return walk(method, path, routes.indices)
     }
 
-    /// The first route for `method` among the matching ones (a GET route answers HEAD), else 405 with
-    /// every matching route's method, else 404.
-    private static func choose<Candidates: Sequence>(_ method: String, _ candidates: Candidates) -> Match
-    where Candidates.Element == (Route, [String: String]) {
+    /// The first of `indices`' routes that matches `path` and answers `method`, else 405 naming every
+    /// matching route's method, else 404. A route is copied only once it matches.
+    private func walk(_ method: String, _ path: String, _ indices: some Sequence<Int>) -> Match {
         var allowed: [String] = []
-        for (route, parameters) in candidates {
-            if route.method == method || (method == "HEAD" && route.method == "GET") {
-                return .found(route, parameters: parameters)
-            }
+        for index in indices {
+            guard let parameters = Router.match(routes[index].segments, path[...]) else { continue }
+            let route = routes[index]
+            if Router.answers(route, method) { return .found(route, parameters: parameters) }
             if !allowed.contains(route.method) { allowed.append(route.method) }
         }
+        return Router.notFound(allowed)
+    }
+
+    /// A route answers its own method, and a GET route answers HEAD too.
+    private static func answers(_ route: Route, _ method: String) -> Bool {
+        route.method == method || (method == "HEAD" && route.method == "GET")
+    }
+
+    private static func notFound(_ allowed: [String]) -> Match {
+        var allowed = allowed
         if allowed.isEmpty { return .notFound }
         if allowed.contains("GET") && !allowed.contains("HEAD") { allowed.append("HEAD") }
         return .methodNotAllowed(allowed: allowed)
