@@ -63,3 +63,23 @@ import Testing
         #expect(before <= now && now <= after)
     }
 }
+
+@Suite struct SipHashTests {
+    /// The reference's key (0x00..0x0f) and messages (0x00, 0x01, ... of each length).
+    let sip = SipHash24(key: Array(0..<16))
+
+    @Test func givesThePapersTestVectors() {
+        #expect(sip.hash([]) == 0x726f_db47_dd0e_0e31)
+        #expect(sip.hash(Array(0..<15)) == 0xa129_ca61_49be_45e5)
+    }
+
+    @Test func dependsOnTheKeyAndEveryByte() {
+        let message: [UInt8] = Array("user|7|fr|csrf".utf8)
+        var other = message
+        other[other.count - 1] ^= 1
+        #expect(sip.hash(message) != sip.hash(other))
+        #expect(sip.hash(message) != SipHash24(key: Array(1..<17)).hash(message))
+        // The length is part of the last word: a trailing zero byte changes the value.
+        #expect(sip.hash([1, 2, 3]) != sip.hash([1, 2, 3, 0]))
+    }
+}

@@ -135,4 +135,48 @@ import Testing
             Issue.record("rest should match empty")
         }
     }
+
+    /// Literal paths are routed by a table (issue 14): the answer must be the walk's, in the order the
+    /// routes were added, whichever kind came first, for clean and unclean spellings of a path alike.
+    @Test func literalPathsRouteAsTheWalkDid() {
+        var router = Router()
+        router.get("/a/:x") { _ in .text("") }
+        router.getInline("/a/b") { _ in .text("") }
+        router.postInline("/a/b") { _ in .text("") }
+        router.getInline("/c") { _ in .text("") }
+        router.put("/*any") { _ in .text("") }
+        router.getInline("/") { _ in .text("") }
+        func found(_ method: String, _ path: String) -> (pattern: String, parameters: [String: String])? {
+            if case .found(let route, let parameters) = router.match(method: method, path: path) {
+                return (route.pattern, parameters)
+            }
+            return nil
+        }
+        // The parameter route was added first, so it still wins over the literal one.
+        for path in ["/a/b", "/a//b/", "a/b"] {
+            #expect(found("GET", path)?.pattern == "/a/:x")
+            #expect(found("GET", path)?.parameters == ["x": "b"])
+            #expect(found("HEAD", path)?.pattern == "/a/:x")
+            #expect(found("POST", path)?.pattern == "/a/b")
+            // A rest route added later is matched too.
+            #expect(found("PUT", path)?.parameters == ["any": "a/b"])
+        }
+        #expect(found("GET", "/c")?.pattern == "/c")
+        #expect(found("PUT", "/c")?.pattern == "/*any")
+        #expect(found("GET", "/")?.pattern == "/")
+        #expect(found("PUT", "/")?.parameters == ["any": ""])
+        if case .methodNotAllowed(let allowed) = router.match(method: "DELETE", path: "/a/b") {
+            #expect(allowed == ["GET", "POST", "PUT", "HEAD"])
+        } else {
+            Issue.record("expected 405")
+        }
+        if case .methodNotAllowed(let allowed) = router.match(method: "DELETE", path: "/zz") {
+            #expect(allowed == ["PUT"])
+        } else {
+            Issue.record("expected 405")
+        }
+        // Not ASCII: walked as before (and canonically equivalent spellings still match).
+        router.getInline("/caf\u{E9}") { _ in .text("") }
+        #expect(found("GET", "/cafe\u{301}")?.pattern == "/caf\u{E9}")
+    }
 }

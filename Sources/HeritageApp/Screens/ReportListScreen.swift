@@ -85,29 +85,57 @@ enum ReportListScreen {
     /// Cached by the browser only, and always asked again before use.
     static let revalidated = Headers([("Cache-Control", "private, no-cache")])
 
-    /// Differs for each process, so that a new build (templates, messages) never matches an old tag.
-    static let processEpoch = Crypto.randomHex(bytes: 8)
-
     /// The answer's ETag: the user, the list version, the language, the query (how many rows, notices),
     /// and for the page also what it shows of the session and the user (its CSRF token, settings,
-    /// name): a 304 must stand for bytes that still work. Hashed: none of it is readable in the tag.
+    /// name): a 304 must stand for bytes that still work. Hashed under a key of this process
+    /// (`ListTagHash`): none of it is readable in the tag, and a new build never matches an old tag.
     static func listTag(_ answer: Answer, _ request: Request, _ context: WebContext, version: Int64) throws -> String {
         let user = try context.requireUser()
         // Bytes appended to one buffer (string interpolation was a seventh of a 304's instructions).
         var text: [UInt8] = []
         text.reserveCapacity(384)
-        func add(_ parts: String...) {
-            for part in parts { text.append(contentsOf: part.utf8) }
-        }
-        add(processEpoch, "|", answer.rawValue, "|", String(user.id), "|", String(version), "|")
-        add(context.language.rawValue, "|")
+        // One call per part (a variadic array was allocated per call); the settings as their three
+        // values (the JSON the page embeds is made from exactly these), not as that JSON's String.
+        func add(_ part: String) { text.append(contentsOf: part.utf8) }
+        func add<Number: BinaryInteger>(_ number: Number) { text.append(contentsOf: String(number).utf8) }
+        func separator(_ byte: Unicode.Scalar) { text.append(UInt8(ascii: byte)) }
+        add(answer.rawValue)
+        separator("|")
+        add(user.id)
+        separator("|")
+        add(version)
+        separator("|")
+        add(context.language.rawValue)
+        separator("|")
         for (name, value) in request.query {
-            add(String(name.utf8.count), ":", name, "=", String(value.utf8.count), ":", value, "&")
+            add(name.utf8.count)
+            separator(":")
+            add(name)
+            separator("=")
+            add(value.utf8.count)
+            separator(":")
+            add(value)
+            separator("&")
         }
         if answer == .page {
-            add("|", context.csrfToken, "|", context.settingsJSON, "|", user.email, "|", user.fullname ?? "")
+            let settings = user.settings
+            func field(_ part: String) {
+                separator("|")
+                add(part.utf8.count)
+                separator(":")
+                add(part)
+            }
+            field(context.csrfToken)
+            field(user.email)
+            field(user.fullname ?? "")
+            separator("|")
+            add(settings.gpsAccuracyMetres)
+            separator(",")
+            add(settings.gpsAlertSeconds)
+            separator(",")
+            add(settings.wirelessOnly ? 1 : 0)
         }
-        return "\"" + Hex.encode(SHA256Stream.digest(text).prefix(16)) + "\""
+        return ListTagHash.tag(text)
     }
 
     /// A 200 gets the tag and `private, no-cache` in place of `no-store`; anything else is left alone.
