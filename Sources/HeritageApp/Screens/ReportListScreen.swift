@@ -234,17 +234,26 @@ enum ReportListScreen {
     ) throws -> MustacheValue {
         var words: RowWords?
         let language = context.language.rawValue
-        return .array(
-            try rows.map { row in
-                let html = try rendered.html(row, language: language) {
-                    let rowWords = words ?? RowWords(context.messages)
-                    words = rowWords
-                    guard case .fields(var fields) = rowValue(row, rowWords) else { return "" }
-                    fields["t"] = context.messages.tree
-                    return try web.templates.render("partials/report-row", .fields(fields))
-                }
-                return ["html": .string(html)]
-            })
+        var values: [MustacheValue] = []
+        values.reserveCapacity(rows.count)
+        // A loop rather than a closure per row: the closure copied the request's context for every
+        // row (callgrind, issue 14), and a kept row is taken as the value the page renders.
+        for row in rows {
+            let key = RenderedRows.Key(row: row, language: language)
+            if let kept = rendered.value(key) {
+                values.append(kept)
+                continue
+            }
+            let rowWords = words ?? RowWords(context.messages)
+            words = rowWords
+            var html = ""
+            if case .fields(var fields) = rowValue(row, rowWords) {
+                fields["t"] = context.messages.tree
+                html = try web.templates.render("partials/report-row", .fields(fields))
+            }
+            values.append(rendered.keep(key, html: html))
+        }
+        return .array(values)
     }
 
     /// Each row's HTML as the list shows it, kept by everything it is made from: the row as read
@@ -266,13 +275,24 @@ enum ReportListScreen {
                 self.row = row
                 self.language = language
                 var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-                func mix(_ text: String?) {
-                    // Over the contiguous UTF-8 (iterating `.utf8` byte by byte cost more than SipHash).
-                    var text = text ?? ""
-                    text.withUTF8 { bytes in
-                        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+                @inline(__always) func mix(_ text: String?) {
+                    // Over the contiguous UTF-8 (iterating `.utf8` byte by byte cost more than SipHash),
+                    // read in place: no copy of the optional and no mutable String for `withUTF8`.
+                    guard let text, !text.isEmpty else {
+                        hash = (hash ^ 0xfe) &* 0x100_0000_01b3
+                        return
                     }
-                    hash = (hash ^ (text.isEmpty ? 0xfe : 0xff)) &* 0x100_0000_01b3
+                    let mixed = text.utf8.withContiguousStorageIfAvailable { bytes in
+                        var local = hash
+                        for byte in bytes { local = (local ^ UInt64(byte)) &* 0x100_0000_01b3 }
+                        return local
+                    }
+                    if let mixed {
+                        hash = mixed
+                    } else {
+                        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+                    }
+                    hash = (hash ^ 0xff) &* 0x100_0000_01b3
                 }
                 mix(row.localID)
                 mix(row.platformReportID)
@@ -298,19 +318,30 @@ enum ReportListScreen {
         }
 
         static let capacity = 4_096
-        private let kept = Mutex<[Key: String]>([:])
+        /// Each row as `partials/report-rows` renders it, `{"html": …}`: made once when kept, not
+        /// per page (a field list per row per page was ~700 instructions).
+        private let kept = Mutex<[Key: MustacheValue]>([:])
 
         init() {}
 
         func html(_ row: ListedReport, language: String, render: () throws -> String) throws -> String {
             let key = Key(row: row, language: language)
-            if let html = kept.withLock({ $0[key] }) { return html }
-            let html = try render()
+            let value = try self.value(key) ?? keep(key, html: render())
+            guard case .fields(let fields) = value, case .string(let html)? = fields["html"] else { return "" }
+            return html
+        }
+
+        /// The kept row for `key`, if any.
+        func value(_ key: Key) -> MustacheValue? { kept.withLock { $0[key] } }
+
+        /// Keeps a row's HTML under `key`; returns it as the page renders it.
+        func keep(_ key: Key, html: String) -> MustacheValue {
+            let value: MustacheValue = ["html": .string(html)]
             kept.withLock { kept in
                 if kept.count >= Self.capacity { kept.removeAll(keepingCapacity: true) }
-                kept[key] = html
+                kept[key] = value
             }
-            return html
+            return value
         }
 
         var count: Int { kept.withLock { $0.count } }
