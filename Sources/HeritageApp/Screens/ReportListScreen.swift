@@ -275,24 +275,13 @@ enum ReportListScreen {
                 self.row = row
                 self.language = language
                 var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-                @inline(__always) func mix(_ text: String?) {
-                    // Over the contiguous UTF-8 (iterating `.utf8` byte by byte cost more than SipHash),
-                    // read in place: no copy of the optional and no mutable String for `withUTF8`.
-                    guard let text, !text.isEmpty else {
-                        hash = (hash ^ 0xfe) &* 0x100_0000_01b3
-                        return
+                func mix(_ text: String?) {
+                    // Over the contiguous UTF-8 (iterating `.utf8` byte by byte cost more than SipHash).
+                    var text = text ?? ""
+                    text.withUTF8 { bytes in
+                        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
                     }
-                    let mixed = text.utf8.withContiguousStorageIfAvailable { bytes in
-                        var local = hash
-                        for byte in bytes { local = (local ^ UInt64(byte)) &* 0x100_0000_01b3 }
-                        return local
-                    }
-                    if let mixed {
-                        hash = mixed
-                    } else {
-                        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-                    }
-                    hash = (hash ^ 0xff) &* 0x100_0000_01b3
+                    hash = (hash ^ (text.isEmpty ? 0xfe : 0xff)) &* 0x100_0000_01b3
                 }
                 mix(row.localID)
                 mix(row.platformReportID)
