@@ -90,6 +90,16 @@ public final class DatabasePool: @unchecked Sendable {
         return try reader.transaction(.deferred) { try body(reader) }
     }
 
+    /// Runs `body` on a read-only connection outside any transaction: for a body of one statement,
+    /// which SQLite runs in a read transaction of its own (one snapshot), without the BEGIN and the
+    /// COMMIT around it. A body of several statements sees a snapshot per statement: use `read`.
+    @discardableResult
+    public func readOneStatement<T>(_ body: (Database) throws -> T) throws -> T {
+        let reader = try checkOutReader()
+        defer { checkIn(reader) }
+        return try body(reader)
+    }
+
     /// Runs `body` on a read-only connection with that connection's memo (`Database.withMemo`), outside
     /// any transaction: a value the memo holds costs one `PRAGMA data_version` (BEGIN and COMMIT around
     /// it were a third of a memoized read). Each statement of `body` is its own snapshot.

@@ -201,9 +201,13 @@ public final class Statement {
     /// Steps through every remaining row and collects them.
     public func rows() throws -> [Row] {
         var rows: [Row] = []
-        let names = RowColumns(names: columnNames, indexes: columnIndexes)
-        let count = names.names.count
+        // The columns' names are read when a first row comes: a query that finds nothing (most of
+        // the list page's notices and receipts) made a dictionary of them for nothing (issue 14).
+        var columns: RowColumns?
         while try step() {
+            let names = columns ?? RowColumns(names: columnNames, indexes: columnIndexes)
+            columns = names
+            let count = names.names.count
             // The handle is live (step just succeeded) and every index is below the column count, so
             // the values are read directly rather than through value(at:) and its checks.
             let handle = try liveHandle()

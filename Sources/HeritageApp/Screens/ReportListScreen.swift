@@ -262,17 +262,26 @@ enum ReportListScreen {
     ) throws -> MustacheValue {
         var words: RowWords?
         let language = context.language.rawValue
-        return .array(
-            try rows.map { row in
-                let html = try rendered.html(row, language: language) {
-                    let rowWords = words ?? RowWords(context.messages)
-                    words = rowWords
-                    guard case .fields(var fields) = rowValue(row, rowWords) else { return "" }
-                    fields["t"] = context.messages.tree
-                    return try web.templates.render("partials/report-row", .fields(fields))
-                }
-                return ["html": .string(html)]
-            })
+        var values: [MustacheValue] = []
+        values.reserveCapacity(rows.count)
+        // A loop rather than a closure per row: the closure copied the request's context for every
+        // row (callgrind, issue 14), and a kept row is taken as the value the page renders.
+        for row in rows {
+            let key = RenderedRows.Key(row: row, language: language)
+            if let kept = rendered.value(key) {
+                values.append(kept)
+                continue
+            }
+            let rowWords = words ?? RowWords(context.messages)
+            words = rowWords
+            var html = ""
+            if case .fields(var fields) = rowValue(row, rowWords) {
+                fields["t"] = context.messages.tree
+                html = try web.templates.render("partials/report-row", .fields(fields))
+            }
+            values.append(rendered.keep(key, html: html))
+        }
+        return .array(values)
     }
 
     /// Each row's HTML as the list shows it, kept by everything it is made from: the row as read
@@ -326,19 +335,30 @@ enum ReportListScreen {
         }
 
         static let capacity = 4_096
-        private let kept = Mutex<[Key: String]>([:])
+        /// Each row as `partials/report-rows` renders it, `{"html": …}`: made once when kept, not
+        /// per page (a field list per row per page was ~700 instructions).
+        private let kept = Mutex<[Key: MustacheValue]>([:])
 
         init() {}
 
         func html(_ row: ListedReport, language: String, render: () throws -> String) throws -> String {
             let key = Key(row: row, language: language)
-            if let html = kept.withLock({ $0[key] }) { return html }
-            let html = try render()
+            let value = try self.value(key) ?? keep(key, html: render())
+            guard case .fields(let fields) = value, case .string(let html)? = fields["html"] else { return "" }
+            return html
+        }
+
+        /// The kept row for `key`, if any.
+        func value(_ key: Key) -> MustacheValue? { kept.withLock { $0[key] } }
+
+        /// Keeps a row's HTML under `key`; returns it as the page renders it.
+        func keep(_ key: Key, html: String) -> MustacheValue {
+            let value: MustacheValue = ["html": .string(html)]
             kept.withLock { kept in
                 if kept.count >= Self.capacity { kept.removeAll(keepingCapacity: true) }
-                kept[key] = html
+                kept[key] = value
             }
-            return html
+            return value
         }
 
         var count: Int { kept.withLock { $0.count } }

@@ -41,7 +41,7 @@ protocol SQLBackend: Sendable {
     /// A read in one snapshot.
     func read<T>(_ body: (Connection) throws -> T) throws -> T
     /// A read of one statement (PostgreSQL: outside a transaction, one round trip instead of three;
-    /// SQLite: `read`).
+    /// SQLite: outside a transaction too, the statement's own read transaction its snapshot).
     func readStatement<T>(_ body: (Connection) throws -> T) throws -> T
     /// One write transaction that sees every commit before it (SQLite: the one writer; PostgreSQL:
     /// SERIALIZABLE, run again on a serialization failure).
@@ -58,7 +58,7 @@ protocol SQLBackend: Sendable {
 }
 
 extension SQLiteDatabase: SQLBackend {
-    func readStatement<T>(_ body: (Database) throws -> T) throws -> T { try read(body) }
+    func readStatement<T>(_ body: (Database) throws -> T) throws -> T { try readOneStatement(body) }
     func claiming<T>(_ body: (Database) throws -> T) throws -> T { try write(body) }
     static var skipLocked: String { "" }
     static var isExclusive: Bool { true }

@@ -18,6 +18,11 @@ final class SQLiteDatabase: Sendable {
         try Self.mapped { try pool.read(body) }
     }
 
+    /// A read of one statement, outside a transaction (see `DatabasePool.readOneStatement`).
+    func readOneStatement<T>(_ body: (Database) throws -> T) throws -> T {
+        try Self.mapped { try pool.readOneStatement(body) }
+    }
+
     /// A read that may be answered from the reader's memo (see `DatabasePool.readMemoized`).
     func readMemoized<T>(_ body: (Database, inout [AnyHashable: Any]) throws -> T) throws -> T {
         try Self.mapped { try pool.readMemoized(body) }

@@ -75,8 +75,8 @@ final class SQLiteReportStore: ReportStore, Sendable {
                     SELECT COUNT(*) AS n FROM reports INDEXED BY reports_listed
                     WHERE user_id = ? AND \(Self.listed("state"))
                     """,
-                    .integer(userID)
-                ).first?.int("n") ?? 0
+                    [.integer(userID)]
+                ) { row in try row.int(0) }.first.flatMap { $0 } ?? 0
             return ReportPage(rows: rows, total: max(Int(total), rows.count))
         }
     }

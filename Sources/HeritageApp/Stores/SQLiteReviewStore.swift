@@ -472,7 +472,8 @@ struct SQLiteReviewStore: ReviewStore {
     }
 
     func reviewStates(userID: Int64) throws -> [String: ReporterView] {
-        try database.read { db in
+        // One statement: its own snapshot, without BEGIN and COMMIT around it (issue 14).
+        try database.readOneStatement { db in
             var states: [String: ReporterView] = [:]
             for row in try db.query(
                 """

@@ -121,10 +121,14 @@ enum CatalogNode: Decodable, Sendable {
         }
     }
 
+    /// Groups as field lists (sorted by name), not dictionaries: a template's `{{t.list.title}}` then
+    /// finds each name where the program's hint says, where a dictionary hashed it with SipHash on
+    /// every lookup (callgrind: ~380 instructions each, ~140 per list page, issue 14).
     var mustache: MustacheValue {
         switch self {
         case .text(let text): .string(text)
-        case .group(let children): .dictionary(children.mapValues(\.mustache))
+        case .group(let children):
+            .fields(MustacheFields(children.sorted { $0.key < $1.key }.map { ($0.key, $0.value.mustache) }))
         }
     }
 
