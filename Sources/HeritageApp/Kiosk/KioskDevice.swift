@@ -68,14 +68,7 @@ enum KioskDevice {
                 return web.jsonError("not_ready", context.messages["kiosk.notReady"], status: 503, context: context)
             }
         }
-        let maxBody = kiosks.drafts.options.maxFileBytes + 64 * 1024
-        let upload = RouteOptions(
-            maxBodyBytes: maxBody, maxFiles: 1, maxFileBytes: kiosks.drafts.options.maxFileBytes,
-            beforeBody: { request in
-                guard let context = try? kiosks.context(for: request) else { return nil }
-                guard (try? kiosks.kiosk(of: request)) != nil else { return kiosks.notEnrolled(context) }
-                return kiosks.csrfRefusal(request, context)
-            })
+        let upload = kiosks.photoUploadOptions()
         let work = kiosks.drafts.photoWork  // the process's photo threads (Drafts.photoWork)
         router.kioskAsync("POST", "/kiosk/device/reports/:id/photos", kiosks, options: upload) {
             request, context, kiosk in

@@ -42,15 +42,7 @@ enum KioskVisitor {
                 "kiosk-photos", title: context.messages["kiosk.photos.title"], values, context: context,
                 scripts: ["ids", "kiosk-outbox", "kiosk"])
         }
-        let maxBody = kiosks.drafts.options.maxFileBytes + 64 * 1024
-        // The credential and the CSRF header are checked on the request's head, before a byte of the photo.
-        let upload = RouteOptions(
-            maxBodyBytes: maxBody, maxFiles: 1, maxFileBytes: kiosks.drafts.options.maxFileBytes,
-            beforeBody: { request in
-                guard let context = try? kiosks.context(for: request) else { return nil }
-                guard (try? kiosks.kiosk(of: request)) != nil else { return kiosks.notEnrolled(context) }
-                return kiosks.csrfRefusal(request, context)
-            })
+        let upload = kiosks.photoUploadOptions()
         let work = kiosks.drafts.photoWork  // the process's photo threads (Drafts.photoWork)
         router.kioskAsync("POST", "/kiosk/photos", kiosks, options: upload) { request, context, kiosk in
             guard let visit = try kiosks.store.visit(kioskID: kiosk.id) else {

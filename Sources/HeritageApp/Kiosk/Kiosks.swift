@@ -156,6 +156,20 @@ extension Kiosks {
         return web.errorPage(status: 403, titleKey: "errors.csrfTitle", messageKey: "errors.csrf", context: context)
     }
 
+    /// A kiosk's photo upload (the visitor's screen and the device's outbox alike): one photo, the
+    /// drafts' size limit, and the credential and the CSRF header checked on the request's head, before
+    /// a byte of the photo.
+    func photoUploadOptions() -> RouteOptions {
+        RouteOptions(
+            maxBodyBytes: drafts.options.maxFileBytes + 64 * 1024, maxFiles: 1,
+            maxFileBytes: drafts.options.maxFileBytes,
+            beforeBody: { request in
+                guard let context = try? self.context(for: request) else { return nil }
+                guard (try? self.kiosk(of: request)) != nil else { return self.notEnrolled(context) }
+                return self.csrfRefusal(request, context)
+            })
+    }
+
     /// Last seen, written at most once a minute.
     func seen(_ kiosk: Kiosk, appVersion: String? = nil) {
         let now = WallClock.now()
