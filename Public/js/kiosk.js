@@ -160,6 +160,26 @@
                         accuracy: position.coords.accuracy } : null;
   }
 
+  // The back camera into the screen's video (kept in `stream` for stopCamera); a refusal is said.
+  function startCamera(video, status, main) {
+    if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) return;
+    navigator.mediaDevices.getUserMedia({ video: { facingMode: 'environment' }, audio: false })
+      .then(function (media) { stream = media; video.srcObject = media; })
+      .catch(function () { status.textContent = main.getAttribute('data-no-camera'); });
+  }
+
+  // The video's frame as a JPEG, handed to done(blob, canvas); false (and said) while the camera
+  // shows nothing yet.
+  function grabFrame(video, status, main, done) {
+    if (!video.videoWidth) { status.textContent = main.getAttribute('data-no-camera'); return false; }
+    var canvas = document.createElement('canvas');
+    canvas.width = video.videoWidth;
+    canvas.height = video.videoHeight;
+    canvas.getContext('2d').drawImage(video, 0, 0);
+    canvas.toBlob(function (blob) { done(blob, canvas); }, 'image/jpeg', 0.85);
+    return true;
+  }
+
   // The server's photo screen: each photo goes to the server's visit and is held on the tablet under
   // the visit's id too. With no answer from the server it still counts (held); a refusal does not.
   function photos() {
@@ -188,24 +208,14 @@
     } else {
       siteLocation();
     }
-    if (navigator.mediaDevices && navigator.mediaDevices.getUserMedia) {
-      navigator.mediaDevices.getUserMedia({ video: { facingMode: 'environment' }, audio: false })
-        .then(function (media) { stream = media; video.srcObject = media; })
-        .catch(function () { status.textContent = main.getAttribute('data-no-camera'); });
-    }
+    startCamera(video, status, main);
     function shown(source, label) {
       thumbnail(thumbs, label, source);
       status.textContent = label;
       next.removeAttribute('aria-disabled');
     }
     shoot.addEventListener('click', function () {
-      if (!video.videoWidth) { status.textContent = main.getAttribute('data-no-camera'); return; }
-      var canvas = document.createElement('canvas');
-      canvas.width = video.videoWidth;
-      canvas.height = video.videoHeight;
-      canvas.getContext('2d').drawImage(video, 0, 0);
-      shoot.disabled = true;
-      canvas.toBlob(function (blob) {
+      var grabbing = grabFrame(video, status, main, function (blob, canvas) {
         var id = HARIds.uuid();
         var takenAt = fix ? fix.timestamp : Date.now();
         var held = outbox() && visit
@@ -246,7 +256,8 @@
         }).catch(function () {
           status.textContent = main.getAttribute('data-failed');
         }).then(function () { shoot.disabled = false; });
-      }, 'image/jpeg', 0.85);
+      });
+      if (grabbing) shoot.disabled = true;
     });
     window.addEventListener('pagehide', stopCamera);
   }
@@ -489,11 +500,7 @@
           fix = fixOf(position);
         }, function () { fix = null; }, { enableHighAccuracy: true, maximumAge: 10000, timeout: 30000 });
       }
-      if (navigator.mediaDevices && navigator.mediaDevices.getUserMedia) {
-        navigator.mediaDevices.getUserMedia({ video: { facingMode: 'environment' }, audio: false })
-          .then(function (media) { stream = media; video.srcObject = media; })
-          .catch(function () { status.textContent = main.getAttribute('data-no-camera'); });
-      }
+      startCamera(video, status, main);
     }
     function showTaken() {
       thumbs.innerHTML = '';
@@ -515,19 +522,14 @@
       photosStep();
     });
     shoot.addEventListener('click', function () {
-      if (!video.videoWidth) { status.textContent = main.getAttribute('data-no-camera'); return; }
-      var canvas = document.createElement('canvas');
-      canvas.width = video.videoWidth;
-      canvas.height = video.videoHeight;
-      canvas.getContext('2d').drawImage(video, 0, 0);
-      canvas.toBlob(function (blob) {
+      grabFrame(video, status, main, function (blob, canvas) {
         var photo = { id: HARIds.uuid(), blob: blob, fix: fix, takenAt: Date.now() };
         taken.push(photo);
         if (outbox()) outbox().hold(visit, photo).catch(nothing);
         thumbnail(thumbs, main.getAttribute('data-saved') + ' ' + taken.length, canvas.toDataURL('image/jpeg', 0.5));
         status.textContent = main.getAttribute('data-saved') + ' ' + taken.length;
         next.removeAttribute('aria-disabled');
-      }, 'image/jpeg', 0.85);
+      });
     });
     next.addEventListener('click', function () {
       if (!taken.length) return;
