@@ -182,6 +182,44 @@ import Testing
     }
 
     /// KIO-07: revoking a kiosk sends its tablet to the not-enrolled page at its next request.
+    /// KIO-03 bad input: a photo over the size limit is refused on both of the kiosk's upload routes (the
+    /// visitor's screen and the device's outbox) with a 413, and the visit goes on: the next photo is kept.
+    @Test func kio03OversizedPhotoRefusedOnBothUploadRoutesAndTheVisitGoesOn() async throws {
+        let server = try Self.server(["HAR_MAX_FILE_BYTES": "20000"])
+        let coordinator = try await SignedInClient(server, email: Self.coordinator)
+        let (tablet, _) = try await Self.enrolledTablet(server, coordinator)
+        let big = try TestImages.jpeg(width: 1200, height: 900)
+        let small = try TestImages.jpeg()
+        let size = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+        #expect(size(big) > 20000 && size(small) < 20000)
+        _ = try await Self.post(tablet, "/kiosk/start", [("app_version", "0.1.0")], tokenFrom: "/kiosk")
+        let token = try SignedInClient.csrf(in: try await tablet.curl("/kiosk/photos", []).body)
+        let screen = ["-X", "POST", "-H", "X-CSRF-Token: \(token)", "-H", "Accept: application/json"]
+        let refused = try await tablet.curl("/kiosk/photos", screen + ["-F", "photo=@\(big);type=image/jpeg"])
+        #expect(
+            refused.status == 413 && refused.body.lowercased().contains("too large"),
+            "\(refused.status) \(refused.body.prefix(200))")
+        let kept = try await tablet.curl("/kiosk/photos", screen + ["-F", "photo=@\(small);type=image/jpeg"])
+        #expect(kept.status == 201 && kept.body.contains("\"count\":1"), "\(kept.status) \(kept.body.prefix(200))")
+
+        let session = try await tablet.curl("/kiosk/device/session", ["-H", "Accept: application/json"])
+        let csrf = try #require(Self.first(#"[0-9a-f]{64}"#, in: session.body))
+        let headers = ["-H", "X-CSRF-Token: \(csrf)", "-H", "Accept: application/json"]
+        let id = UUID().uuidString.lowercased()
+        #expect(try await tablet.curl("/kiosk/device/reports/\(id)", headers + ["-X", "POST"]).status == 200)
+        let photos = "/kiosk/device/reports/\(id)/photos"
+        let tooBig = try await tablet.curl(
+            photos,
+            headers + ["-F", "photo=@\(big);type=image/jpeg", "-F", "photo_id=\(UUID().uuidString.lowercased())"])
+        #expect(
+            tooBig.status == 413 && tooBig.body.lowercased().contains("too large"),
+            "\(tooBig.status) \(tooBig.body.prefix(200))")
+        let fits = try await tablet.curl(
+            photos,
+            headers + ["-F", "photo=@\(small);type=image/jpeg", "-F", "photo_id=\(UUID().uuidString.lowercased())"])
+        #expect([200, 201].contains(fits.status), "\(fits.status) \(fits.body.prefix(200))")
+    }
+
     @Test func kio07RevokeAtOnce() async throws {
         let server = try Self.server()
         let coordinator = try await SignedInClient(server, email: Self.coordinator)
