@@ -12,8 +12,12 @@ the last line, for bench/run): wall time until every report was submitted, until
 peak RSS of `har serve` and of the platform, and the CPU seconds each of their thread groups used.
 
 Usage: bench/load.py BASE_URL DATA_DIR SERVE_PID PHOTO_JPEG VOLUNTEERS [--timeout SECONDS] [--healthz]
+                     [--uploaders-nice N]
 With --healthz: VOLUNTEERS sign in, then each uploads PHOTO_JPEG three times at once while another
-address GETs /healthz one request after another; prints /healthz's p50/p99 idle and during the uploads.
+address GETs /healthz one request after another; prints /healthz's p50/p99 idle and during the uploads,
+and the CPU seconds the server (per thread kind) and this script's uploading process used meanwhile.
+--uploaders-nice N runs the uploading threads (not the /healthz probe) at nice N: a stand-in for
+uploads from other machines, whose CPU does not compete with the server's. Not the default figure.
 Load stays on loopback, bounded: one pass per volunteer, and the wait for the platform stops at the
 timeout (default 300 s).
 """
@@ -32,6 +36,7 @@ import uuid
 
 BASE, DATA_DIR, SERVE_PID, PHOTO, COUNT = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], int(sys.argv[5])
 TIMEOUT = float(sys.argv[sys.argv.index("--timeout") + 1]) if "--timeout" in sys.argv else 300.0
+UPLOADERS_NICE = int(sys.argv[sys.argv.index("--uploaders-nice") + 1]) if "--uploaders-nice" in sys.argv else 0
 HOST, PORT = urllib.parse.urlparse(BASE).hostname, urllib.parse.urlparse(BASE).port
 PASSWORD = "correct horse battery"
 with open(PHOTO, "rb") as f:
@@ -286,8 +291,18 @@ def main():
     print(json.dumps(summary))
 
 
+def name_thread(name):
+    """Names the calling thread for top -H, ps -L and perf (Linux; elsewhere nothing)."""
+    try:
+        with open("/proc/thread-self/comm", "w") as f:
+            f.write(name)
+    except OSError:
+        pass
+
+
 def probe(source, stop, results, seconds):
     """GET /healthz one request at a time from `source` until `stop` is set or `seconds` pass."""
+    name_thread("healthz-probe")
     connection = http.client.HTTPConnection(HOST, PORT, timeout=60, source_address=(source, 0))
     values = []
     until = time.monotonic() + seconds
@@ -325,9 +340,16 @@ def healthz_under_uploads(uploads_each=3):
     stop, results, worker = start_probe(5)
     time.sleep(5)
     idle = finish_probe(stop, results, worker)
-    threads = [threading.Thread(target=lambda v=v, d=d: [v.upload(d[0], d[1], k) for k in range(uploads_each)])
-               for v, d in zip(volunteers, drafts)]
+    def uploads(volunteer, draft):
+        name_thread("uploader")
+        if UPLOADERS_NICE:  # this thread only (Linux keeps nice per thread); the probe stays at 0
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), UPLOADERS_NICE)
+        for k in range(uploads_each):
+            volunteer.upload(draft[0], draft[1], k)
+
+    threads = [threading.Thread(target=uploads, args=(v, d)) for v, d in zip(volunteers, drafts)]
     stop, results, worker = start_probe(TIMEOUT)
+    serve_before, own_before = thread_cpu(SERVE_PID), os.times()
     started = time.monotonic()
     for thread in threads:
         thread.start()
@@ -335,6 +357,9 @@ def healthz_under_uploads(uploads_each=3):
         thread.join()
     seconds = time.monotonic() - started
     busy = finish_probe(stop, results, worker)
+    serve_after, own_after = thread_cpu(SERVE_PID), os.times()
+    serve_cpu = {name: round(value - serve_before.get(name, 0), 2) for name, value in sorted(serve_after.items())
+                 if value - serve_before.get(name, 0) >= 0.01}
 
     def pct(values, p):
         return 1000 * values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
@@ -344,7 +369,9 @@ def healthz_under_uploads(uploads_each=3):
         "errors": sum(errors.values()), "seconds": round(seconds, 2),
         "upload_p50_ms": round(pct(uploads, 50)), "upload_p99_ms": round(pct(uploads, 99)),
         "idle_samples": len(idle), "idle_p50_ms": round(pct(idle, 50), 2), "idle_p99_ms": round(pct(idle, 99), 2),
-        "busy_samples": len(busy), "busy_p50_ms": round(pct(busy, 50), 2), "busy_p99_ms": round(pct(busy, 99), 2)}))
+        "busy_samples": len(busy), "busy_p50_ms": round(pct(busy, 50), 2), "busy_p99_ms": round(pct(busy, 99), 2),
+        "busy_p999_ms": round(pct(busy, 99.9), 2), "uploaders_nice": UPLOADERS_NICE, "serve_cpu": serve_cpu,
+        "uploaders_cpu_s": round(own_after.user + own_after.system - own_before.user - own_before.system, 2)}))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@
 #   HAR=path/to/har bench/uploads.sh …   # another build (default: .build/release/har, built if missing)
 #
 # STRACE=1 also counts the server's system calls during each upload (strace -f -c, slower: its times
-# are then not comparable).
+# are then not comparable). UPLOADERS_NICE=10 runs the healthz part's uploading clients at nice 10 (the
+# /healthz probe stays at 0): a stand-in for clients on other machines, not bench/run's figure. HAR_*
+# variables in the environment reach the server (e.g. HAR_THREADS=2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -90,13 +92,15 @@ healthz_round() {
     local n=$1
     start_har "$work/healthz-$n" HAR_WORKER_ENABLED=false
     python3 bench/load.py "http://127.0.0.1:$port" "$work/healthz-$n" "$har_pid" "$work/photo-10mb.jpg" 4 \
-        --timeout 120 --healthz | tail -1 | python3 -c '
+        --timeout 120 --healthz --uploaders-nice "${UPLOADERS_NICE:-0}" | tail -1 | python3 -c '
 import json, sys
 s = json.loads(sys.stdin.read())
 print("run %s: /healthz idle p50 %.2f p99 %.2f ms (%d); during uploads p50 %.2f p99 %.2f ms (%d): %.1f× idle p99; "
       "uploads %d, errors %d, p50 %d ms, p99 %d ms, %.1f s" % (sys.argv[1], s["idle_p50_ms"], s["idle_p99_ms"],
       s["idle_samples"], s["busy_p50_ms"], s["busy_p99_ms"], s["busy_samples"], s["busy_p99_ms"] / s["idle_p99_ms"],
-      s["uploads"], s["errors"], s["upload_p50_ms"], s["upload_p99_ms"], s["seconds"]))' "$n"
+      s["uploads"], s["errors"], s["upload_p50_ms"], s["upload_p99_ms"], s["seconds"]))
+print("    uploaders at nice %d used %.2f s CPU; server %s" % (s["uploaders_nice"], s["uploaders_cpu_s"],
+      ", ".join("%s %.2f s" % item for item in s["serve_cpu"].items())))' "$n"
     stop_har
     rm -rf "$work/healthz-$n"
 }
