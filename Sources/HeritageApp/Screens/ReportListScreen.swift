@@ -21,25 +21,42 @@ enum ReportListScreen {
     static func register(on router: inout Router, web: Web) {
         let reports = ReportList(store: web.stores.reports, files: PhotoFiles(directory: web.photosDirectory))
         let rendered = RenderedRows()
+        let kept = KeptPages(maximumBytes: web.keptListBytes)
         router.web("GET", "/reports", web, access: .page) { request, context in
             let user = try context.requireUser()
             let tag = try listTag(.page, request, context, version: context.listVersion)
             if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
+            if let page = kept.page(tag, userID: user.id) { return keptAnswer(page, .page, context, tag) }
             let page = try reports.page(userID: user.id, limit: shown(request))
             let outcome = request.queryValue("deleted") == "1" ? context.messages["list.deleted"] : nil
-            return cacheable(
-                try self.page(
-                    web, context, page, notice: outcome, failure: request.queryValue("failed") == "1",
-                    rendered: rendered),
-                tag)
+            guard kept.isOn else {
+                return cacheable(
+                    try self.page(
+                        web, context, page, notice: outcome, failure: request.queryValue("failed") == "1",
+                        rendered: rendered),
+                    tag)
+            }
+            // Rendered with a placeholder where the token goes, kept in parts, answered as a kept page is.
+            var response = try self.page(
+                web, context, page, notice: outcome, failure: request.queryValue("failed") == "1",
+                rendered: rendered, csrf: csrfPlace)
+            guard response.status == 200, case .bytes(let body) = response.body else { return response }
+            let parts = KeptPages.Page(userID: user.id, body: body, cutAt: Array(csrfPlace.utf8))
+            if isKeepable(request) { kept.keep(tag, parts) }
+            response.body = .bytes(parts.body(token: CSRFMask.mask(context.csrfToken)))
+            return cacheable(response, tag)
         }
         router.web("GET", "/api/reports", web, access: .api) { request, context in
             let user = try context.requireUser()
             let tag = try listTag(.rows, request, context, version: context.listVersion)
             if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
-            return cacheable(
-                try rowsAnswer(web, context, reports.page(userID: user.id, limit: shown(request)), rendered: rendered),
-                tag)
+            if let page = kept.page(tag, userID: user.id) { return keptAnswer(page, .rows, context, tag) }
+            let response = try rowsAnswer(
+                web, context, reports.page(userID: user.id, limit: shown(request)), rendered: rendered)
+            if kept.isOn, isKeepable(request), response.status == 200, case .bytes(let body) = response.body {
+                kept.keep(tag, KeptPages.Page(userID: user.id, body: body))
+            }
+            return cacheable(response, tag)
         }
         router.webAsync("POST", "/api/reports/refresh", web, access: .api) { request, context in
             let user = try context.requireUser()
@@ -138,6 +155,43 @@ enum ReportListScreen {
         return ListTagHash.tag(text)
     }
 
+    // MARK: - Kept answers (issue 14)
+    //
+    // `KeptPages`: the page and its JSON as rendered, kept under their tag, so that a request whose tag
+    // is kept is answered without reading the rows or rendering. The page is kept without its CSRF
+    // token, which each response gets masked afresh.
+
+    /// Where the page's token goes, as the page is rendered to be kept: random for each process, so no
+    /// text a user typed (a report's name) can hold it.
+    static let csrfPlace = "csrf" + Hex.encode(Crypto.randomBytes(16))
+
+    /// Only a query the list itself makes is kept (`show`, `deleted`, `failed`, each at most once):
+    /// any other query is answered, not kept, so that made-up queries cannot fill the store.
+    static func isKeepable(_ request: Request) -> Bool {
+        var seen: Set<String> = []
+        for (name, value) in request.query {
+            guard ["show", "deleted", "failed"].contains(name), value.utf8.count <= 9, seen.insert(name).inserted
+            else { return false }
+        }
+        return true
+    }
+
+    /// A kept answer as a response: the page with a token masked for this response in each place.
+    static func keptAnswer(_ page: KeptPages.Page, _ answer: Answer, _ context: WebContext, _ tag: String)
+        -> Response
+    {
+        var response: Response
+        switch answer {
+        case .page:
+            response = Response(
+                contentType: "text/html; charset=utf-8", body: page.body(token: CSRFMask.mask(context.csrfToken)))
+        case .rows:
+            response = .json(page.body(token: ""))
+        }
+        response.headers.add("Cache-Control", "no-store")
+        return cacheable(context.finish(response), tag)
+    }
+
     /// A 200 gets the tag and `private, no-cache` in place of `no-store`; anything else is left alone.
     static func cacheable(_ response: Response, _ tag: String) -> Response {
         guard response.status == 200 else { return response }
@@ -203,7 +257,8 @@ enum ReportListScreen {
     }
 
     static func page(
-        _ web: Web, _ context: WebContext, _ page: ReportPage, notice: String?, failure: Bool, rendered: RenderedRows
+        _ web: Web, _ context: WebContext, _ page: ReportPage, notice: String?, failure: Bool, rendered: RenderedRows,
+        csrf: String? = nil
     ) throws -> Response {
         let values: [String: MustacheValue] = [
             "header": ["settings": true], "rows": try rowsValue(page.rows, web, context, rendered),
@@ -215,7 +270,7 @@ enum ReportListScreen {
         ]
         return try web.render(
             "list", title: context.messages["list.title"], values, context: context,
-            scripts: ["list", "held-photos", "settings"])
+            scripts: ["list", "held-photos", "settings"], csrf: csrf)
     }
 
     /// The "Show more" line, or null when every report is shown.

@@ -1,0 +1,139 @@
+import Basics
+import Synchronization
+
+/// The list's answers as rendered, kept by their strong ETag (`ReportListScreen.listTag`, issue 14).
+///
+/// The tag is made, before any row is read, from everything the answer depends on: the user, their
+/// list version (moved in the transaction of every change to what the list shows, the worker's and the
+/// reviewers' included), the language, the query, the session's CSRF token, the user's e-mail, name and
+/// settings. A 304 for a tag already stands for bytes that still work; a body kept under the same tag
+/// is those very bytes, so serving it again can show nothing the 304 would not (never a stale status),
+/// and costs neither the page's query nor its rendering.
+///
+/// What differs between two responses of one tag is cut out: a page is kept in parts, split where its
+/// CSRF token goes, and every response gets the token masked afresh in each place (`CSRFMask`, BREACH:
+/// the page may go gzip-compressed). gzip is applied later, per response, as for any page.
+///
+/// Bounded, per process: at most `maximumEntries` answers and `maximumBytes` bytes in all (bodies,
+/// tags and a fixed overhead per entry), the least recently used going first; an answer larger than an
+/// eighth of the bound is not kept. `maximumBytes` 0 keeps nothing. Thread-safe: one lock around a
+/// dictionary, held for a lookup or an insertion, never while rendering.
+final class KeptPages: Sendable {
+    /// The most answers kept, whatever their size.
+    static let maximumEntries = 256
+    /// What an entry costs besides its bytes (dictionary slot, arrays' headers), counted in the bound.
+    static let entryOverhead = 256
+
+    /// One kept answer: the body in parts, the token going between each two.
+    struct Page: Sendable {
+        /// The user it was rendered for: checked again on every lookup, besides the tag.
+        let userID: Int64
+        let parts: [[UInt8]]
+
+        /// Body bytes, without the tokens.
+        var bytes: Int { parts.reduce(0) { $0 + $1.count } }
+
+        /// The body with `token` in each place.
+        func body(token: String) -> [UInt8] {
+            var token = token
+            return token.withUTF8 { token in
+                var body: [UInt8] = []
+                body.reserveCapacity(bytes + token.count * (parts.count - 1))
+                for (index, part) in parts.enumerated() {
+                    if index > 0 { body.append(contentsOf: token) }
+                    body.append(contentsOf: part)
+                }
+                return body
+            }
+        }
+
+        /// `body` cut at each occurrence of `marker` (the marker itself left out).
+        init(userID: Int64, body: [UInt8], cutAt marker: [UInt8]) {
+            self.userID = userID
+            guard let first = marker.first else {
+                parts = [body]
+                return
+            }
+            var parts: [[UInt8]] = []
+            body.withUnsafeBufferPointer { bytes in
+                var start = 0
+                var index = 0
+                let last = bytes.count - marker.count
+                while index <= last {
+                    if bytes[index] == first, marker.indices.allSatisfy({ bytes[index + $0] == marker[$0] }) {
+                        parts.append(Array(bytes[start..<index]))
+                        index += marker.count
+                        start = index
+                    } else {
+                        index += 1
+                    }
+                }
+                parts.append(Array(bytes[start...]))
+            }
+            self.parts = parts
+        }
+
+        /// A body without places.
+        init(userID: Int64, body: [UInt8]) {
+            self.userID = userID
+            self.parts = [body]
+        }
+    }
+
+    private struct Entry {
+        var page: Page
+        var cost: Int
+        var used: UInt64
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var bytes = 0
+        var clock: UInt64 = 0
+    }
+
+    /// The bound in bytes; 0: nothing is kept.
+    let maximumBytes: Int
+    private let state = Mutex(State())
+
+    init(maximumBytes: Int) {
+        self.maximumBytes = max(0, maximumBytes)
+    }
+
+    var isOn: Bool { maximumBytes > 0 }
+
+    /// The answer kept for `tag`, if it was rendered for `userID`.
+    func page(_ tag: String, userID: Int64) -> Page? {
+        guard isOn else { return nil }
+        return state.withLock { state in
+            guard var entry = state.entries[tag], entry.page.userID == userID else { return nil }
+            state.clock += 1
+            entry.used = state.clock
+            state.entries[tag] = entry
+            return entry.page
+        }
+    }
+
+    /// Keeps `page` under `tag`, making room by dropping the least recently used; a page too large for
+    /// an eighth of the bound is not kept.
+    func keep(_ tag: String, _ page: Page) {
+        let cost = page.bytes + tag.utf8.count + Self.entryOverhead + page.parts.count * 32
+        guard isOn, cost <= maximumBytes / 8 else { return }
+        state.withLock { state in
+            if let old = state.entries.removeValue(forKey: tag) { state.bytes -= old.cost }
+            while !state.entries.isEmpty
+                && (state.entries.count >= Self.maximumEntries || state.bytes + cost > maximumBytes)
+            {
+                guard let oldest = state.entries.min(by: { $0.value.used < $1.value.used }) else { break }
+                state.entries.removeValue(forKey: oldest.key)
+                state.bytes -= oldest.value.cost
+            }
+            state.clock += 1
+            state.entries[tag] = Entry(page: page, cost: cost, used: state.clock)
+            state.bytes += cost
+        }
+    }
+
+    /// How many answers are kept, and the bytes they count for (tests, metrics).
+    var usage: (count: Int, bytes: Int) { state.withLock { ($0.entries.count, $0.bytes) } }
+}
