@@ -225,6 +225,11 @@ import Testing
         #expect(page.parts.count == 3)
         #expect(String(decoding: page.body(token: "T0"), as: UTF8.self) == "<a>T0<b>T0</b>")
         #expect(KeptPages.Page(userID: 1, body: marker, cutAt: marker).body(token: "x") == Array("x".utf8))
+        // Against a plain split, on text full of the marker's near misses.
+        let noisy = "ccsrfPLACEcsrfPLAC csrfPLACEEcsrfcsrfPLACEPLACE fPLACE csrfPLACE"
+        let cut = KeptPages.Page(userID: 1, body: Array(noisy.utf8), cutAt: marker)
+        #expect(cut.parts.map { String(decoding: $0, as: UTF8.self) } == noisy.components(separatedBy: "csrfPLACE"))
+        #expect(KeptPages.Page(userID: 1, body: Array("csrfPLAC".utf8), cutAt: marker).parts.count == 1)
 
         // Many users' pages of ~56 KB: the bytes never pass the bound, the newest stay.
         let bound = 1 << 20
