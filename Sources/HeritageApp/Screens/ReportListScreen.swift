@@ -162,8 +162,11 @@ enum ReportListScreen {
     // token, which each response gets masked afresh.
 
     /// Where the page's token goes, as the page is rendered to be kept: random for each process, so no
-    /// text a user typed (a report's name) can hold it.
-    static let csrfPlace = "csrf" + Hex.encode(Crypto.randomBytes(16))
+    /// text a user typed (a report's name) can hold it (32 letters of 20, 138 bits). Capitals past F:
+    /// letters a page seldom holds, so the search that cuts it moves by the marker's length at almost
+    /// every step (hex digits, common in a page, made it crawl).
+    static let csrfPlace = String(
+        decoding: Crypto.randomBytes(32).map { UInt8(ascii: "G") + $0 % 20 }, as: UTF8.self)
 
     /// Only a query the list itself makes is kept (`show`, `deleted`, `failed`, each at most once):
     /// any other query is answered, not kept, so that made-up queries cannot fill the store.
