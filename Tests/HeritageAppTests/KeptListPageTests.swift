@@ -95,6 +95,75 @@ import Testing
         #expect(Self.tokens(inflated).first != Self.tokens(plain.body).first)
     }
 
+    /// A page first asked for with gzip is kept compressed too: every gzip answer is made of the kept
+    /// deflate parts and a freshly masked token in stored blocks, and decompresses to the page.
+    @Test func aPageKeptCompressedDecompressesToThePage() async throws {
+        let server = try RunningServer(environment: ["HAR_WORKER_ENABLED": "false"])
+        defer { Task { await server.stop() } }
+        let client = try WebClient(server)
+        let email = uniqueEmail()
+        _ = try await client.signIn(email)
+        for index in 0..<70 { _ = try Self.seedReport(server, email: email, state: "stored", name: "Mill \(index)") }
+        let queued = try Self.seedReport(server, email: email, state: "queued", name: "Queued mill")
+        let gzip = ["-H", "Accept-Encoding: gzip"]
+
+        var tokens: [String] = []
+        var pages: [String] = []
+        for _ in 0..<3 {
+            let answer = try await client.get("/reports?show=100", gzip)
+            #expect(answer.status == 200)
+            #expect(answer.headers["content-encoding"] == "gzip")
+            #expect(answer.headers["vary"] == "Accept-Encoding")
+            #expect(answer.headers["etag"]?.hasSuffix("-gzip\"") == true)
+            let html = String(decoding: try #require(Compression.gunzip(answer.bytes)), as: UTF8.self)
+            #expect(Set(Self.tokens(html)).count == 1)
+            tokens += Self.tokens(html).prefix(1)
+            pages.append(Self.withoutTokens(html))
+        }
+        #expect(Set(tokens).count == 3)
+        #expect(Set(pages).count == 1)
+        let plain = try await client.get("/reports?show=100")
+        #expect(plain.headers["content-encoding"] == nil)
+        #expect(Self.withoutTokens(plain.body) == pages[0])
+        #expect(plain.body.contains(#"data-shown="71""#))
+        #expect(
+            try await client.get("/reports?show=100", gzip).headers["etag"] == (plain.headers["etag"] ?? "").dropLast()
+                + "-gzip\"")
+        // A token taken out of a compressed answer works.
+        let deleted = try await client.post("/reports/\(queued)/delete", [("_csrf", tokens[1]), ("show", "100")])
+        #expect(deleted.status == 303)
+
+        // The JSON the page polls, the same way.
+        let json = ["-H", "Accept: application/json"]
+        let rows = try await client.get("/api/reports", json + gzip)
+        let again = try await client.get("/api/reports", json + gzip)
+        #expect(again.headers["content-encoding"] == "gzip")
+        let identity = try await client.get("/api/reports", json)
+        #expect(try #require(Compression.gunzip(rows.bytes)) == identity.bytes)
+        #expect(try #require(Compression.gunzip(again.bytes)) == identity.bytes)
+    }
+
+    @Test func compressedPartsJoinToTheBody() throws {
+        let marker = Array("QQPLACEQQ".utf8)
+        var body: [UInt8] = []
+        for index in 0..<400 { body += Array("<li class=\"row\">Row \(index) — ça va</li>\n".utf8) }
+        let texts: [[UInt8]] = [
+            body, marker + body + marker, body + marker + marker + body + marker, marker, [],
+            Array(body[0..<3]) + marker + Array(body[0..<1]),
+        ]
+        for text in texts {
+            let page = KeptPages.Page(userID: 1, body: text, cutAt: marker).withGzip(level: 4)
+            for token in ["", "ab", String(repeating: "f0", count: 64)] {
+                let member = try #require(page.gzipBody(token: token))
+                #expect(Compression.gunzip(member) == page.body(token: token))
+            }
+        }
+        let json = KeptPages.Page(userID: 1, body: body).withGzip(level: 9)
+        #expect(Compression.gunzip(try #require(json.gzipBody(token: ""))) == body)
+        #expect(try #require(json.gzipBody(token: "")).count < body.count / 4)
+        #expect(KeptPages.Page(userID: 1, body: body).gzipBody(token: "") == nil)
+    }
+
     @Test func aKeptPageIsNeverAnotherAnswer() async throws {
         let server = try RunningServer(environment: ["HAR_WORKER_ENABLED": "false"])
         defer { Task { await server.stop() } }

@@ -1,4 +1,5 @@
 import Basics
+import CZlib
 import Synchronization
 
 /// The list's answers as rendered, kept by their strong ETag (`ReportListScreen.listTag`, issue 14).
@@ -29,9 +30,27 @@ final class KeptPages: Sendable {
         /// The user it was rendered for: checked again on every lookup, besides the tag.
         let userID: Int64
         let parts: [[UInt8]]
+        /// The parts compressed once (`withGzip`), for clients that take gzip; nil: compressed per response.
+        private(set) var gzip: GzipParts?
 
-        /// Body bytes, without the tokens.
-        var bytes: Int { parts.reduce(0) { $0 + $1.count } }
+        /// Body bytes, without the tokens (and the compressed parts' bytes, when kept).
+        var bytes: Int { parts.reduce(0) { $0 + $1.count } + (gzip?.bytes ?? 0) }
+
+        /// The page with its parts compressed at `level`; unchanged when zlib fails.
+        func withGzip(level: Int32) -> Page {
+            var page = self
+            page.gzip = GzipParts(parts, level: level)
+            return page
+        }
+
+        /// The gzip member (RFC 1952) of the body with `token` in each place, made of the kept
+        /// compressed parts and the token in stored blocks: no deflate per response. Nil when the parts
+        /// were not compressed.
+        func gzipBody(token: String) -> [UInt8]? {
+            guard let gzip else { return nil }
+            var token = token
+            return token.withUTF8 { token in gzip.member(token: token) }
+        }
 
         /// The body with `token` in each place.
         func body(token: String) -> [UInt8] {
@@ -53,6 +72,7 @@ final class KeptPages: Sendable {
         /// rendering the page).
         init(userID: Int64, body: [UInt8], cutAt marker: [UInt8]) {
             self.userID = userID
+            self.gzip = nil
             let length = marker.count
             guard length > 0 else {
                 parts = [body]
@@ -85,7 +105,86 @@ final class KeptPages: Sendable {
         /// A body without places.
         init(userID: Int64, body: [UInt8]) {
             self.userID = userID
+            self.gzip = nil
             self.parts = [body]
+        }
+    }
+
+    /// A page's parts as independent raw deflate streams (RFC 1951), each ended by a full flush (byte
+    /// aligned, no final block, nothing referring back across parts), with each part's CRC-32 and
+    /// length. A response's gzip member is the header, the parts with the token between them in
+    /// stored blocks, an empty final block, and the CRC-32 of the whole joined by `crc32_combine`.
+    struct GzipParts: Sendable {
+        let streams: [[UInt8]]
+        let crcs: [UInt32]
+        let lengths: [Int]
+
+        var bytes: Int { streams.reduce(0) { $0 + $1.count } }
+
+        init?(_ parts: [[UInt8]], level: Int32) {
+            var streams: [[UInt8]] = []
+            for part in parts {
+                guard let stream = Self.deflateFlushed(part, level: level) else { return nil }
+                streams.append(stream)
+            }
+            self.streams = streams
+            crcs = parts.map { part in
+                part.withUnsafeBufferPointer { UInt32(truncatingIfNeeded: crc32(0, $0.baseAddress, uInt($0.count))) }
+            }
+            lengths = parts.map(\.count)
+        }
+
+        /// Raw deflate of `bytes` ended by `Z_FULL_FLUSH`; empty for an empty part.
+        static func deflateFlushed(_ bytes: [UInt8], level: Int32) -> [UInt8]? {
+            guard !bytes.isEmpty else { return [] }
+            var stream = z_stream()
+            guard har_deflate_init_raw(&stream, max(1, min(9, level))) == Z_OK else { return nil }
+            defer { deflateEnd(&stream) }
+            // deflateBound is for Z_FINISH; a full flush adds an empty stored block (5 bytes) and may
+            // need a few bits more for the last block's end.
+            let bound = Int(deflateBound(&stream, uLong(bytes.count))) + 16
+            var ok = false
+            let output = [UInt8](unsafeUninitializedCapacity: bound) { out, count in
+                bytes.withUnsafeBufferPointer { input in
+                    stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+                    stream.avail_in = uInt(input.count)
+                    stream.next_out = out.baseAddress
+                    stream.avail_out = uInt(out.count)
+                    ok = deflate(&stream, Z_FULL_FLUSH) == Z_OK && stream.avail_in == 0 && stream.avail_out > 0
+                }
+                count = ok ? out.count - Int(stream.avail_out) : 0
+            }
+            return ok ? output : nil
+        }
+
+        func member(token: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+            var member: [UInt8] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]
+            member.reserveCapacity(bytes + 32 + streams.count * (token.count + 5))
+            var crc: uLong = 0
+            var total = 0
+            let tokenCount = token.count
+            for index in streams.indices {
+                if index > 0 && tokenCount > 0 {
+                    // A stored block, not the last (BFINAL 0, BTYPE 00): LEN, NLEN, the bytes.
+                    member.append(0)
+                    member.append(contentsOf: [
+                        UInt8(tokenCount & 0xff), UInt8(tokenCount >> 8), UInt8(~tokenCount & 0xff),
+                        UInt8((~tokenCount >> 8) & 0xff),
+                    ])
+                    member.append(contentsOf: token)
+                    crc = crc32(crc, token.baseAddress, uInt(tokenCount))
+                    total += tokenCount
+                }
+                member.append(contentsOf: streams[index])
+                crc = crc32_combine(crc, uLong(crcs[index]), lengths[index])
+                total += lengths[index]
+            }
+            // The last block: empty, stored, final.
+            member.append(contentsOf: [1, 0, 0, 0xff, 0xff])
+            for value in [UInt32(truncatingIfNeeded: crc), UInt32(truncatingIfNeeded: total)] {
+                for shift in stride(from: 0, to: 32, by: 8) { member.append(UInt8(truncatingIfNeeded: value >> shift)) }
+            }
+            return member
         }
     }
 

@@ -26,7 +26,8 @@ enum ReportListScreen {
             let user = try context.requireUser()
             let tag = try listTag(.page, request, context, version: context.listVersion)
             if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
-            if let page = kept.page(tag, userID: user.id) { return keptAnswer(page, .page, context, tag) }
+            let gzip = wantsGzip(request, web)
+            if let page = kept.page(tag, userID: user.id) { return keptAnswer(page, .page, context, tag, gzip: gzip) }
             let page = try reports.page(userID: user.id, limit: shown(request))
             let outcome = request.queryValue("deleted") == "1" ? context.messages["list.deleted"] : nil
             guard kept.isOn else {
@@ -37,26 +38,33 @@ enum ReportListScreen {
                     tag)
             }
             // Rendered with a placeholder where the token goes, kept in parts, answered as a kept page is.
-            var response = try self.page(
+            let response = try self.page(
                 web, context, page, notice: outcome, failure: request.queryValue("failed") == "1",
                 rendered: rendered, csrf: csrfPlace)
             guard response.status == 200, case .bytes(let body) = response.body else { return response }
-            let parts = KeptPages.Page(userID: user.id, body: body, cutAt: Array(csrfPlace.utf8))
-            if isKeepable(request) { kept.keep(tag, parts) }
-            response.body = .bytes(parts.body(token: CSRFMask.mask(context.csrfToken)))
-            return cacheable(response, tag)
+            var parts = KeptPages.Page(userID: user.id, body: body, cutAt: Array(csrfPlace.utf8))
+            guard isKeepable(request) else {
+                return deliver(response, parts, token: CSRFMask.mask(context.csrfToken), gzip: false, tag)
+            }
+            if gzip { parts = parts.withGzip(level: web.gzipLevel) }
+            kept.keep(tag, parts)
+            return deliver(response, parts, token: CSRFMask.mask(context.csrfToken), gzip: gzip, tag)
         }
         router.web("GET", "/api/reports", web, access: .api) { request, context in
             let user = try context.requireUser()
             let tag = try listTag(.rows, request, context, version: context.listVersion)
             if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
-            if let page = kept.page(tag, userID: user.id) { return keptAnswer(page, .rows, context, tag) }
+            let gzip = wantsGzip(request, web)
+            if let page = kept.page(tag, userID: user.id) { return keptAnswer(page, .rows, context, tag, gzip: gzip) }
             let response = try rowsAnswer(
                 web, context, reports.page(userID: user.id, limit: shown(request)), rendered: rendered)
-            if kept.isOn, isKeepable(request), response.status == 200, case .bytes(let body) = response.body {
-                kept.keep(tag, KeptPages.Page(userID: user.id, body: body))
+            guard kept.isOn, isKeepable(request), response.status == 200, case .bytes(let body) = response.body else {
+                return cacheable(response, tag)
             }
-            return cacheable(response, tag)
+            var parts = KeptPages.Page(userID: user.id, body: body)
+            if gzip { parts = parts.withGzip(level: web.gzipLevel) }
+            kept.keep(tag, parts)
+            return deliver(response, parts, token: "", gzip: gzip, tag)
         }
         router.webAsync("POST", "/api/reports/refresh", web, access: .api) { request, context in
             let user = try context.requireUser()
@@ -180,19 +188,45 @@ enum ReportListScreen {
     }
 
     /// A kept answer as a response: the page with a token masked for this response in each place.
-    static func keptAnswer(_ page: KeptPages.Page, _ answer: Answer, _ context: WebContext, _ tag: String)
-        -> Response
-    {
+    static func keptAnswer(
+        _ page: KeptPages.Page, _ answer: Answer, _ context: WebContext, _ tag: String, gzip: Bool
+    ) -> Response {
         var response: Response
+        let token: String
         switch answer {
         case .page:
-            response = Response(
-                contentType: "text/html; charset=utf-8", body: page.body(token: CSRFMask.mask(context.csrfToken)))
+            response = Response(contentType: "text/html; charset=utf-8", body: [])
+            token = CSRFMask.mask(context.csrfToken)
         case .rows:
-            response = .json(page.body(token: ""))
+            response = .json([])
+            token = ""
         }
         response.headers.add("Cache-Control", "no-store")
-        return cacheable(context.finish(response), tag)
+        return deliver(context.finish(response), page, token: token, gzip: gzip, tag)
+    }
+
+    /// The client takes gzip and pages are compressed (`gzip_level`): a kept answer goes out from its
+    /// compressed parts, as `HTTPServer.compressed` would have sent it (gzip is all it makes per request).
+    static func wantsGzip(_ request: Request, _ web: Web) -> Bool {
+        web.gzipLevel > 0 && AcceptEncoding.accepts(request.headers["Accept-Encoding"], .gzip)
+    }
+
+    /// `response` with the kept body, `token` in each place: the compressed parts when `gzip` and kept
+    /// (`Content-Encoding`, `Vary` and the gzip ETag as `HTTPServer.compressed` gives them), else the
+    /// bytes (which the server compresses per response if the client takes it).
+    static func deliver(_ response: Response, _ page: KeptPages.Page, token: String, gzip: Bool, _ tag: String)
+        -> Response
+    {
+        var response = cacheable(response, tag)
+        if gzip, page.bytes >= Compression.minimumBytes, let member = page.gzipBody(token: token) {
+            response.body = .bytes(member)
+            response.headers.add("Content-Encoding", "gzip")
+            response.headers.add("Vary", "Accept-Encoding")
+            response.headers.set("ETag", ContentCoding.gzip.tag(from: tag))
+        } else {
+            response.body = .bytes(page.body(token: token))
+        }
+        return response
     }
 
     /// A 200 gets the tag and `private, no-cache` in place of `no-store`; anything else is left alone.

@@ -40,14 +40,17 @@ final class Web: Sendable {
     let assetQuery: String
     /// The bound of the list's kept answers (`KeptPages`, `list_kept_bytes`); 0 keeps none.
     let keptListBytes: Int
+    /// zlib level of pages sent gzip-compressed (`gzip_level`): the kept answers' compressed parts.
+    let gzipLevel: Int32
 
     init(
         stores: Stores, templates: TemplateLibrary, catalog: MessageCatalog, platform: PlatformClient, log: Log,
         secure: Bool, photosDirectory: String, handlerDeadline: Double = 30, events: WebEvents = WebEvents(),
         assetVersion: String = "",
-        sessionLimits: SessionLimits = SessionLimits(), keptListBytes: Int = 4 << 20
+        sessionLimits: SessionLimits = SessionLimits(), keptListBytes: Int = 4 << 20, gzipLevel: Int32 = 4
     ) {
         self.keptListBytes = keptListBytes
+        self.gzipLevel = gzipLevel
         self.events = events
         self.assetQuery = assetVersion.isEmpty ? "" : "?v=" + assetVersion
         self.platformWait = max(1, min(handlerDeadline - 3, handlerDeadline * 0.9))
