@@ -66,6 +66,7 @@ stop
 # spliced: what a request whose tag is not kept yet costs).
 start "$work/list" HAR_LIST_KEPT_BYTES=0
 count list-rendered -H "Cookie: har_session=$token" "http://127.0.0.1:$port/reports"
+count list-gzip-rendered -H "Cookie: har_session=$token" -H "Accept-Encoding: gzip" "http://127.0.0.1:$port/reports"
 count list-json-rendered -H "Cookie: har_session=$token" -H "Accept: application/json" \
     "http://127.0.0.1:$port/api/reports"
 stop

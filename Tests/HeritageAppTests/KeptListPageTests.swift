@@ -86,13 +86,17 @@ import Testing
         #expect(!after.body.contains("Renamed mill") && !after.body.contains("Queued barn"))
         #expect(after.body.contains(#"class="notice" role="status""#))
 
-        // gzip: the kept page compressed per response, the same page once decompressed.
-        let gzipped = try await client.get("/reports", ["-H", "Accept-Encoding: gzip"])
-        #expect(gzipped.headers["content-encoding"] == "gzip")
+        // gzip: a page kept by a request without it is compressed once by the first that takes it, then
+        // sent from its compressed parts; each answer decompresses to the same page.
         let plain = try await client.get("/reports")
-        let inflated = String(decoding: try #require(Compression.gunzip(gzipped.bytes)), as: UTF8.self)
-        #expect(Self.withoutTokens(inflated) == Self.withoutTokens(plain.body))
-        #expect(Self.tokens(inflated).first != Self.tokens(plain.body).first)
+        var seen: Set<String> = Set(Self.tokens(plain.body))
+        for _ in 0..<2 {
+            let gzipped = try await client.get("/reports", ["-H", "Accept-Encoding: gzip"])
+            #expect(gzipped.headers["content-encoding"] == "gzip")
+            let inflated = String(decoding: try #require(Compression.gunzip(gzipped.bytes)), as: UTF8.self)
+            #expect(Self.withoutTokens(inflated) == Self.withoutTokens(plain.body))
+            #expect(seen.insert(try #require(Self.tokens(inflated).first)).inserted)
+        }
     }
 
     /// A page first asked for with gzip is kept compressed too: every gzip answer is made of the kept

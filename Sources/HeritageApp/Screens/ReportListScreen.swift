@@ -27,7 +27,9 @@ enum ReportListScreen {
             let tag = try listTag(.page, request, context, version: context.listVersion)
             if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
             let gzip = wantsGzip(request, web)
-            if let page = kept.page(tag, userID: user.id) { return keptAnswer(page, .page, context, tag, gzip: gzip) }
+            if let page = kept.page(tag, userID: user.id) {
+                return keptAnswer(compressing(page, tag, kept, web, gzip), .page, context, tag, gzip: gzip)
+            }
             let page = try reports.page(userID: user.id, limit: shown(request))
             let outcome = request.queryValue("deleted") == "1" ? context.messages["list.deleted"] : nil
             guard kept.isOn else {
@@ -55,7 +57,9 @@ enum ReportListScreen {
             let tag = try listTag(.rows, request, context, version: context.listVersion)
             if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
             let gzip = wantsGzip(request, web)
-            if let page = kept.page(tag, userID: user.id) { return keptAnswer(page, .rows, context, tag, gzip: gzip) }
+            if let page = kept.page(tag, userID: user.id) {
+                return keptAnswer(compressing(page, tag, kept, web, gzip), .rows, context, tag, gzip: gzip)
+            }
             let response = try rowsAnswer(
                 web, context, reports.page(userID: user.id, limit: shown(request)), rendered: rendered)
             guard kept.isOn, isKeepable(request), response.status == 200, case .bytes(let body) = response.body else {
@@ -203,6 +207,16 @@ enum ReportListScreen {
         }
         response.headers.add("Cache-Control", "no-store")
         return deliver(context.finish(response), page, token: token, gzip: gzip, tag)
+    }
+
+    /// A page kept by a request without gzip, asked for with it: compressed once and kept so.
+    static func compressing(_ page: KeptPages.Page, _ tag: String, _ kept: KeptPages, _ web: Web, _ gzip: Bool)
+        -> KeptPages.Page
+    {
+        guard gzip, page.gzip == nil, page.bytes >= Compression.minimumBytes else { return page }
+        let compressed = page.withGzip(level: web.gzipLevel)
+        kept.keep(tag, compressed)
+        return compressed
     }
 
     /// The client takes gzip and pages are compressed (`gzip_level`): a kept answer goes out from its
