@@ -154,15 +154,28 @@ import Testing
         let texts: [[UInt8]] = [
             body, marker + body + marker, body + marker + marker + body + marker, marker, [],
             Array(body[0..<3]) + marker + Array(body[0..<1]),
+            // NUL bytes next to a place (the filler of the dictionaries is NULs).
+            body + [0, 0] + marker + [0, 0, 0, 0] + Array(body[0..<40]) + [0, 0, 0] + marker + [0, 0, 0] + body,
         ]
         for text in texts {
-            let page = KeptPages.Page(userID: 1, body: text, cutAt: marker).withGzip(level: 4)
-            for token in ["", "ab", String(repeating: "f0", count: 64)] {
-                let member = try #require(page.gzipBody(token: token))
+            let page = KeptPages.Page(userID: 1, body: text, cutAt: marker)
+            for token in ["", "ab", String(repeating: "f0", count: 64), String(repeating: "<li", count: 20)] {
+                let compressed = page.withGzip(level: 4, tokenLength: token.utf8.count)
+                let member = try #require(compressed.gzipBody(token: token))
                 #expect(Compression.gunzip(member) == page.body(token: token))
+                // Another token of the same length (what the next response sends) works as well; one of
+                // another length is not made from these parts.
+                let other = String(token.reversed())
+                #expect(Compression.gunzip(try #require(compressed.gzipBody(token: other))) == page.body(token: other))
+                #expect(compressed.gzipBody(token: token + "x") == nil)
             }
         }
-        let json = KeptPages.Page(userID: 1, body: body).withGzip(level: 9)
+        // With the earlier parts as dictionary, a page cut in parts compresses about as well as whole.
+        let cutUp = KeptPages.Page(userID: 1, body: body + marker + body + marker + body, cutAt: marker)
+        let joined = try #require(cutUp.withGzip(level: 4, tokenLength: 2).gzipBody(token: "ab"))
+        let whole = try #require(Compression.gzip(cutUp.body(token: "ab"), level: 4))
+        #expect(joined.count < whole.count + 64)
+        let json = KeptPages.Page(userID: 1, body: body).withGzip(level: 9, tokenLength: 0)
         #expect(Compression.gunzip(try #require(json.gzipBody(token: ""))) == body)
         #expect(try #require(json.gzipBody(token: "")).count < body.count / 4)
         #expect(KeptPages.Page(userID: 1, body: body).gzipBody(token: "") == nil)

@@ -37,17 +37,19 @@ final class KeptPages: Sendable {
         var bytes: Int { parts.reduce(0) { $0 + $1.count } + (gzip?.bytes ?? 0) }
 
         /// The page with its parts compressed at `level`; unchanged when zlib fails.
-        func withGzip(level: Int32) -> Page {
+        /// The page with its parts compressed at `level`, for tokens of `tokenLength` bytes (a session's
+        /// masked tokens all have one length); unchanged when zlib fails.
+        func withGzip(level: Int32, tokenLength: Int) -> Page {
             var page = self
-            page.gzip = GzipParts(parts, level: level)
+            page.gzip = GzipParts(parts, level: level, tokenLength: tokenLength)
             return page
         }
 
         /// The gzip member (RFC 1952) of the body with `token` in each place, made of the kept
         /// compressed parts and the token in stored blocks: no deflate per response. Nil when the parts
-        /// were not compressed.
+        /// were not compressed, or for a token of another length.
         func gzipBody(token: String) -> [UInt8]? {
-            guard let gzip else { return nil }
+            guard let gzip, token.utf8.count == gzip.tokenLength else { return nil }
             var token = token
             return token.withUTF8 { token in gzip.member(token: token) }
         }
@@ -114,19 +116,33 @@ final class KeptPages: Sendable {
     /// aligned, no final block, nothing referring back across parts), with each part's CRC-32 and
     /// length. A response's gzip member is the header, the parts with the token between them in
     /// stored blocks, an empty final block, and the CRC-32 of the whole joined by `crc32_combine`.
+    ///
+    /// Each part after the first is compressed with what precedes it as its preset dictionary (the
+    /// last 32 KB, as the decoder's window holds it), the token's places filled with NUL bytes, which a
+    /// page never holds: its back-references reach the earlier parts, as one stream's would, and never
+    /// a token's bytes, which differ per response. Without it the kept page went out 16 % larger than
+    /// compressed whole (8,977 bytes against 7,702). The token's length is therefore fixed.
     struct GzipParts: Sendable {
         let streams: [[UInt8]]
         let crcs: [UInt32]
         let lengths: [Int]
+        let tokenLength: Int
 
         var bytes: Int { streams.reduce(0) { $0 + $1.count } }
 
-        init?(_ parts: [[UInt8]], level: Int32) {
+        init?(_ parts: [[UInt8]], level: Int32, tokenLength: Int) {
             var streams: [[UInt8]] = []
-            for part in parts {
-                guard let stream = Self.deflateFlushed(part, level: level) else { return nil }
+            var before: [UInt8] = []
+            // A part holding a NUL (a name typed with one) could match into the filler: no dictionary then.
+            let dictionaries = !parts.contains { $0.contains(0) }
+            for (index, part) in parts.enumerated() {
+                if index > 0 { before.append(contentsOf: repeatElement(0, count: tokenLength)) }
+                let dictionary = dictionaries ? before.suffix(32_768) : ArraySlice()
+                guard let stream = Self.deflateFlushed(part, level: level, dictionary: dictionary) else { return nil }
                 streams.append(stream)
+                before.append(contentsOf: part)
             }
+            self.tokenLength = tokenLength
             self.streams = streams
             crcs = parts.map { part in
                 part.withUnsafeBufferPointer { UInt32(truncatingIfNeeded: crc32(0, $0.baseAddress, uInt($0.count))) }
@@ -135,11 +151,17 @@ final class KeptPages: Sendable {
         }
 
         /// Raw deflate of `bytes` ended by `Z_FULL_FLUSH`; empty for an empty part.
-        static func deflateFlushed(_ bytes: [UInt8], level: Int32) -> [UInt8]? {
+        static func deflateFlushed(_ bytes: [UInt8], level: Int32, dictionary: ArraySlice<UInt8> = []) -> [UInt8]? {
             guard !bytes.isEmpty else { return [] }
             var stream = z_stream()
             guard har_deflate_init_raw(&stream, max(1, min(9, level))) == Z_OK else { return nil }
             defer { deflateEnd(&stream) }
+            if !dictionary.isEmpty {
+                let set = dictionary.withUnsafeBufferPointer {
+                    deflateSetDictionary(&stream, $0.baseAddress, uInt($0.count))
+                }
+                guard set == Z_OK else { return nil }
+            }
             // deflateBound is for Z_FINISH; a full flush adds an empty stored block (5 bytes) and may
             // need a few bits more for the last block's end.
             let bound = Int(deflateBound(&stream, uLong(bytes.count))) + 16

@@ -28,7 +28,9 @@ enum ReportListScreen {
             if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
             let gzip = wantsGzip(request, web)
             if let page = kept.page(tag, userID: user.id) {
-                return keptAnswer(compressing(page, tag, kept, web, gzip), .page, context, tag, gzip: gzip)
+                let token = CSRFMask.mask(context.csrfToken)
+                let page = compressing(page, tag, kept, web, gzip, tokenLength: token.utf8.count)
+                return keptAnswer(page, .page, context, tag, token: token, gzip: gzip)
             }
             let page = try reports.page(userID: user.id, limit: shown(request))
             let outcome = request.queryValue("deleted") == "1" ? context.messages["list.deleted"] : nil
@@ -48,9 +50,10 @@ enum ReportListScreen {
             guard isKeepable(request) else {
                 return deliver(response, parts, token: CSRFMask.mask(context.csrfToken), gzip: false, tag)
             }
-            if gzip { parts = parts.withGzip(level: web.gzipLevel) }
+            let token = CSRFMask.mask(context.csrfToken)
+            if gzip { parts = parts.withGzip(level: web.gzipLevel, tokenLength: token.utf8.count) }
             kept.keep(tag, parts)
-            return deliver(response, parts, token: CSRFMask.mask(context.csrfToken), gzip: gzip, tag)
+            return deliver(response, parts, token: token, gzip: gzip, tag)
         }
         router.web("GET", "/api/reports", web, access: .api) { request, context in
             let user = try context.requireUser()
@@ -58,7 +61,8 @@ enum ReportListScreen {
             if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
             let gzip = wantsGzip(request, web)
             if let page = kept.page(tag, userID: user.id) {
-                return keptAnswer(compressing(page, tag, kept, web, gzip), .rows, context, tag, gzip: gzip)
+                let page = compressing(page, tag, kept, web, gzip, tokenLength: 0)
+                return keptAnswer(page, .rows, context, tag, token: "", gzip: gzip)
             }
             let response = try rowsAnswer(
                 web, context, reports.page(userID: user.id, limit: shown(request)), rendered: rendered)
@@ -66,7 +70,7 @@ enum ReportListScreen {
                 return cacheable(response, tag)
             }
             var parts = KeptPages.Page(userID: user.id, body: body)
-            if gzip { parts = parts.withGzip(level: web.gzipLevel) }
+            if gzip { parts = parts.withGzip(level: web.gzipLevel, tokenLength: 0) }
             kept.keep(tag, parts)
             return deliver(response, parts, token: "", gzip: gzip, tag)
         }
@@ -193,28 +197,23 @@ enum ReportListScreen {
 
     /// A kept answer as a response: the page with a token masked for this response in each place.
     static func keptAnswer(
-        _ page: KeptPages.Page, _ answer: Answer, _ context: WebContext, _ tag: String, gzip: Bool
+        _ page: KeptPages.Page, _ answer: Answer, _ context: WebContext, _ tag: String, token: String, gzip: Bool
     ) -> Response {
         var response: Response
-        let token: String
         switch answer {
-        case .page:
-            response = Response(contentType: "text/html; charset=utf-8", body: [])
-            token = CSRFMask.mask(context.csrfToken)
-        case .rows:
-            response = .json([])
-            token = ""
+        case .page: response = Response(contentType: "text/html; charset=utf-8", body: [])
+        case .rows: response = .json([])
         }
         response.headers.add("Cache-Control", "no-store")
         return deliver(context.finish(response), page, token: token, gzip: gzip, tag)
     }
 
     /// A page kept by a request without gzip, asked for with it: compressed once and kept so.
-    static func compressing(_ page: KeptPages.Page, _ tag: String, _ kept: KeptPages, _ web: Web, _ gzip: Bool)
-        -> KeptPages.Page
-    {
-        guard gzip, page.gzip == nil, page.bytes >= Compression.minimumBytes else { return page }
-        let compressed = page.withGzip(level: web.gzipLevel)
+    static func compressing(
+        _ page: KeptPages.Page, _ tag: String, _ kept: KeptPages, _ web: Web, _ gzip: Bool, tokenLength: Int
+    ) -> KeptPages.Page {
+        guard gzip, page.gzip?.tokenLength != tokenLength, page.bytes >= Compression.minimumBytes else { return page }
+        let compressed = page.withGzip(level: web.gzipLevel, tokenLength: tokenLength)
         kept.keep(tag, compressed)
         return compressed
     }
