@@ -33,8 +33,10 @@ final class KeptPages: Sendable {
         /// The parts compressed once (`withGzip`), for clients that take gzip; nil: compressed per response.
         private(set) var gzip: GzipParts?
 
-        /// Body bytes, without the tokens (and the compressed parts' bytes, when kept).
-        var bytes: Int { parts.reduce(0) { $0 + $1.count } + (gzip?.bytes ?? 0) }
+        /// Bytes kept: the body's without the tokens, and the compressed parts' when kept.
+        var bytes: Int { bodyBytes + (gzip?.bytes ?? 0) }
+        /// The body's bytes without the tokens.
+        var bodyBytes: Int { parts.reduce(0) { $0 + $1.count } }
 
         /// The page with its parts compressed at `level`; unchanged when zlib fails.
         /// The page with its parts compressed at `level`, for tokens of `tokenLength` bytes (a session's
@@ -59,7 +61,7 @@ final class KeptPages: Sendable {
             var token = token
             return token.withUTF8 { token in
                 var body: [UInt8] = []
-                body.reserveCapacity(bytes + token.count * (parts.count - 1))
+                body.reserveCapacity(bodyBytes + token.count * (parts.count - 1))
                 for (index, part) in parts.enumerated() {
                     if index > 0 { body.append(contentsOf: token) }
                     body.append(contentsOf: part)

@@ -45,13 +45,15 @@ enum ReportListScreen {
             let response = try self.page(
                 web, context, page, notice: outcome, failure: request.queryValue("failed") == "1",
                 rendered: rendered, csrf: csrfPlace)
-            guard response.status == 200, case .bytes(let body) = response.body else { return response }
+            guard case .bytes(let body) = response.body else { return response }
             var parts = KeptPages.Page(userID: user.id, body: body, cutAt: Array(csrfPlace.utf8))
-            guard isKeepable(request) else {
+            guard response.status == 200, isKeepable(request) else {
                 return deliver(response, parts, token: CSRFMask.mask(context.csrfToken), gzip: false, tag)
             }
             let token = CSRFMask.mask(context.csrfToken)
-            if gzip { parts = parts.withGzip(level: web.gzipLevel, tokenLength: token.utf8.count) }
+            if gzip, parts.bodyBytes >= Compression.minimumBytes {
+                parts = parts.withGzip(level: web.gzipLevel, tokenLength: token.utf8.count)
+            }
             kept.keep(tag, parts)
             return deliver(response, parts, token: token, gzip: gzip, tag)
         }
@@ -70,7 +72,9 @@ enum ReportListScreen {
                 return cacheable(response, tag)
             }
             var parts = KeptPages.Page(userID: user.id, body: body)
-            if gzip { parts = parts.withGzip(level: web.gzipLevel, tokenLength: 0) }
+            if gzip, parts.bodyBytes >= Compression.minimumBytes {
+                parts = parts.withGzip(level: web.gzipLevel, tokenLength: 0)
+            }
             kept.keep(tag, parts)
             return deliver(response, parts, token: "", gzip: gzip, tag)
         }
@@ -212,7 +216,9 @@ enum ReportListScreen {
     static func compressing(
         _ page: KeptPages.Page, _ tag: String, _ kept: KeptPages, _ web: Web, _ gzip: Bool, tokenLength: Int
     ) -> KeptPages.Page {
-        guard gzip, page.gzip?.tokenLength != tokenLength, page.bytes >= Compression.minimumBytes else { return page }
+        guard gzip, page.gzip?.tokenLength != tokenLength, page.bodyBytes >= Compression.minimumBytes else {
+            return page
+        }
         let compressed = page.withGzip(level: web.gzipLevel, tokenLength: tokenLength)
         kept.keep(tag, compressed)
         return compressed
@@ -231,7 +237,7 @@ enum ReportListScreen {
         -> Response
     {
         var response = cacheable(response, tag)
-        if gzip, page.bytes >= Compression.minimumBytes, let member = page.gzipBody(token: token) {
+        if gzip, page.bodyBytes >= Compression.minimumBytes, let member = page.gzipBody(token: token) {
             response.body = .bytes(member)
             response.headers.add("Content-Encoding", "gzip")
             response.headers.add("Vary", "Accept-Encoding")
