@@ -59,4 +59,17 @@ count list-gzip -H "Cookie: har_session=$token" -H "Accept-Encoding: gzip" "http
 tag=$(curl -fs -D - -o /dev/null -H "Cookie: har_session=$token" "http://127.0.0.1:$port/reports" \
     | awk 'tolower($1) == "etag:" { print $2 }' | tr -d '\r')
 count list-304 -H "Cookie: har_session=$token" -H "If-None-Match: $tag" "http://127.0.0.1:$port/reports"
+count list-json -H "Cookie: har_session=$token" -H "Accept: application/json" "http://127.0.0.1:$port/api/reports"
+stop
+# The list rendered on every request: with the kept answers off (list_kept_bytes 0, as before they
+# were kept), and with a bound too small to keep the page (rendered, cut where the token goes, and
+# spliced: what a request whose tag is not kept yet costs).
+start "$work/list" HAR_LIST_KEPT_BYTES=0
+count list-rendered -H "Cookie: har_session=$token" "http://127.0.0.1:$port/reports"
+count list-gzip-rendered -H "Cookie: har_session=$token" -H "Accept-Encoding: gzip" "http://127.0.0.1:$port/reports"
+count list-json-rendered -H "Cookie: har_session=$token" -H "Accept: application/json" \
+    "http://127.0.0.1:$port/api/reports"
+stop
+start "$work/list" HAR_LIST_KEPT_BYTES=100000
+count list-miss -H "Cookie: har_session=$token" "http://127.0.0.1:$port/reports"
 stop

@@ -144,7 +144,8 @@ public final class Application: Sendable {
             assetVersion: assetVersion,
             sessionLimits: SessionLimits(
                 idleSeconds: Double(configuration.sessionIdleSeconds),
-                maxSeconds: Double(configuration.sessionMaxSeconds)))
+                maxSeconds: Double(configuration.sessionMaxSeconds)),
+            keptListBytes: configuration.listKeptBytes, gzipLevel: Int32(configuration.gzipLevel))
         let drafts = Drafts(web: web, options: draftOptions)
         WebRoutes.register(on: &router, web: web, drafts: drafts)
         let reviewSettings = ReviewSettings(configuration: configuration, wakeWorker: { worker.wake() })

@@ -47,6 +47,9 @@ extension Configuration {
         .string("templates_dir", \.templatesDir, "folder of the page templates"),
         .string("public_dir", \.publicDir, "folder of the static files"),
         .int("gzip_level", \.gzipLevel, 0...9, "zlib level of pages and JSON sent gzip-compressed; 0 = not compressed"),
+        .int(
+            "list_kept_bytes", \.listKeptBytes, 0...(1 << 30),
+            "bytes of rendered report lists kept by their ETag, per process; 0 = none kept"),
         .bool("access_log", \.accessLog, "one line per request on standard output"),
         .bool("metrics_allow_remote", \.metricsAllowRemote, "serve /metrics to other than loopback"),
         .bool("benchmark_routes", \.benchmarkRoutes, "add the /bench/ routes used by bench/run"),

@@ -29,6 +29,8 @@ public struct Configuration: Sendable, Equatable {
     public var publicDir = "Public"
     /// zlib level of pages and JSON sent gzip-compressed (issue 14); 0 sends them as they are.
     public var gzipLevel = 4
+    /// Bytes of the report list's rendered answers kept by their ETag (issue 14, `KeptPages`); 0 = none.
+    public var listKeptBytes = 4 << 20
     public var accessLog = true
     public var metricsAllowRemote = false
     public var benchmarkRoutes = false

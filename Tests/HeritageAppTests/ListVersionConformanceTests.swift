@@ -157,6 +157,33 @@ import Testing
         }
     }
 
+    /// The list shows the reviewers' word on the user's reports (`ReviewNotices`: review state, message,
+    /// reason): a decision, and the reporter's reply that answers one, move the owner's version, or a 304
+    /// (and a kept page) would go on showing the notice as it was.
+    @Test(arguments: StoreBackend.all) func reviewDecisionsMoveTheOwnersVersion(backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let review = scene.stores.review
+        let userID = try scene.user("a@example.org")
+        let other = try scene.user("b@example.org", token: 2)
+        let (id, localID) = try scene.queuedReport(userID: userID, photos: 1)
+        try Self.expectBump(scene, userID, other: other, "needs_info") {
+            Self.check(
+                try review.decide(
+                    ReviewDecision(to: .needsInfo, from: [.received], message: "Which side?", action: "needs_info"),
+                    id: id, actor: "coordinator@example.org", now: scene.now) == .done)
+        }
+        try Self.expectBump(scene, userID, other: other, "the reporter's reply") {
+            Self.check(
+                try review.reply(localID: localID, userID: userID, fields: nil, note: "North", now: scene.now + 1))
+        }
+        try Self.expectBump(scene, userID, other: other, "approve") {
+            Self.check(
+                try review.decide(
+                    ReviewDecision(to: .approved, from: [.received, .needsInfo], action: "approve"), id: id,
+                    actor: "coordinator@example.org", now: scene.now + 2) == .done)
+        }
+    }
+
     /// Drafts are not listed: making, filling, cancelling and sweeping them (the creation page's and the
     /// device's alike) never move the version, whatever the backend's triggers do with their rows.
     @Test(arguments: StoreBackend.all) func draftsNeverMoveTheVersion(backend: StoreBackend) throws {

@@ -21,25 +21,62 @@ enum ReportListScreen {
     static func register(on router: inout Router, web: Web) {
         let reports = ReportList(store: web.stores.reports, files: PhotoFiles(directory: web.photosDirectory))
         let rendered = RenderedRows()
+        let kept = KeptPages(maximumBytes: web.keptListBytes)
         router.web("GET", "/reports", web, access: .page) { request, context in
             let user = try context.requireUser()
             let tag = try listTag(.page, request, context, version: context.listVersion)
             if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
+            let gzip = wantsGzip(request, web)
+            if let page = kept.page(tag, userID: user.id) {
+                let token = CSRFMask.mask(context.csrfToken)
+                let page = compressing(page, tag, kept, web, gzip, tokenLength: token.utf8.count)
+                return keptAnswer(page, .page, context, tag, token: token, gzip: gzip)
+            }
             let page = try reports.page(userID: user.id, limit: shown(request))
             let outcome = request.queryValue("deleted") == "1" ? context.messages["list.deleted"] : nil
-            return cacheable(
-                try self.page(
-                    web, context, page, notice: outcome, failure: request.queryValue("failed") == "1",
-                    rendered: rendered),
-                tag)
+            guard kept.isOn else {
+                return cacheable(
+                    try self.page(
+                        web, context, page, notice: outcome, failure: request.queryValue("failed") == "1",
+                        rendered: rendered),
+                    tag)
+            }
+            // Rendered with a placeholder where the token goes, kept in parts, answered as a kept page is.
+            let response = try self.page(
+                web, context, page, notice: outcome, failure: request.queryValue("failed") == "1",
+                rendered: rendered, csrf: csrfPlace)
+            guard case .bytes(let body) = response.body else { return response }
+            var parts = KeptPages.Page(userID: user.id, body: body, cutAt: Array(csrfPlace.utf8))
+            guard response.status == 200, isKeepable(request) else {
+                return deliver(response, parts, token: CSRFMask.mask(context.csrfToken), gzip: false, tag)
+            }
+            let token = CSRFMask.mask(context.csrfToken)
+            if gzip, parts.bodyBytes >= Compression.minimumBytes {
+                parts = parts.withGzip(level: web.gzipLevel, tokenLength: token.utf8.count)
+            }
+            kept.keep(tag, parts)
+            return deliver(response, parts, token: token, gzip: gzip, tag)
         }
         router.web("GET", "/api/reports", web, access: .api) { request, context in
             let user = try context.requireUser()
             let tag = try listTag(.rows, request, context, version: context.listVersion)
             if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
-            return cacheable(
-                try rowsAnswer(web, context, reports.page(userID: user.id, limit: shown(request)), rendered: rendered),
-                tag)
+            let gzip = wantsGzip(request, web)
+            if let page = kept.page(tag, userID: user.id) {
+                let page = compressing(page, tag, kept, web, gzip, tokenLength: 0)
+                return keptAnswer(page, .rows, context, tag, token: "", gzip: gzip)
+            }
+            let response = try rowsAnswer(
+                web, context, reports.page(userID: user.id, limit: shown(request)), rendered: rendered)
+            guard kept.isOn, isKeepable(request), response.status == 200, case .bytes(let body) = response.body else {
+                return cacheable(response, tag)
+            }
+            var parts = KeptPages.Page(userID: user.id, body: body)
+            if gzip, parts.bodyBytes >= Compression.minimumBytes {
+                parts = parts.withGzip(level: web.gzipLevel, tokenLength: 0)
+            }
+            kept.keep(tag, parts)
+            return deliver(response, parts, token: "", gzip: gzip, tag)
         }
         router.webAsync("POST", "/api/reports/refresh", web, access: .api) { request, context in
             let user = try context.requireUser()
@@ -138,6 +175,79 @@ enum ReportListScreen {
         return ListTagHash.tag(text)
     }
 
+    // MARK: - Kept answers (issue 14)
+    //
+    // `KeptPages`: the page and its JSON as rendered, kept under their tag, so that a request whose tag
+    // is kept is answered without reading the rows or rendering. The page is kept without its CSRF
+    // token, which each response gets masked afresh.
+
+    /// Where the page's token goes, as the page is rendered to be kept: random for each process, so no
+    /// text a user typed (a report's name) can hold it (32 letters of 20, 138 bits). Capitals past F:
+    /// letters a page seldom holds, so the search that cuts it moves by the marker's length at almost
+    /// every step (hex digits, common in a page, made it crawl).
+    static let csrfPlace = String(
+        decoding: Crypto.randomBytes(32).map { UInt8(ascii: "G") + $0 % 20 }, as: UTF8.self)
+
+    /// Only a query the list itself makes is kept (`show`, `deleted`, `failed`, each at most once):
+    /// any other query is answered, not kept, so that made-up queries cannot fill the store.
+    static func isKeepable(_ request: Request) -> Bool {
+        var seen: Set<String> = []
+        for (name, value) in request.query {
+            guard ["show", "deleted", "failed"].contains(name), value.utf8.count <= 9, seen.insert(name).inserted
+            else { return false }
+        }
+        return true
+    }
+
+    /// A kept answer as a response: the page with a token masked for this response in each place.
+    static func keptAnswer(
+        _ page: KeptPages.Page, _ answer: Answer, _ context: WebContext, _ tag: String, token: String, gzip: Bool
+    ) -> Response {
+        var response: Response
+        switch answer {
+        case .page: response = Response(contentType: "text/html; charset=utf-8", body: [])
+        case .rows: response = .json([])
+        }
+        response.headers.add("Cache-Control", "no-store")
+        return deliver(context.finish(response), page, token: token, gzip: gzip, tag)
+    }
+
+    /// A page kept by a request without gzip, asked for with it: compressed once and kept so.
+    static func compressing(
+        _ page: KeptPages.Page, _ tag: String, _ kept: KeptPages, _ web: Web, _ gzip: Bool, tokenLength: Int
+    ) -> KeptPages.Page {
+        guard gzip, page.gzip?.tokenLength != tokenLength, page.bodyBytes >= Compression.minimumBytes else {
+            return page
+        }
+        let compressed = page.withGzip(level: web.gzipLevel, tokenLength: tokenLength)
+        kept.keep(tag, compressed)
+        return compressed
+    }
+
+    /// The client takes gzip and pages are compressed (`gzip_level`): a kept answer goes out from its
+    /// compressed parts, as `HTTPServer.compressed` would have sent it (gzip is all it makes per request).
+    static func wantsGzip(_ request: Request, _ web: Web) -> Bool {
+        web.gzipLevel > 0 && AcceptEncoding.accepts(request.headers["Accept-Encoding"], .gzip)
+    }
+
+    /// `response` with the kept body, `token` in each place: the compressed parts when `gzip` and kept
+    /// (`Content-Encoding`, `Vary` and the gzip ETag as `HTTPServer.compressed` gives them), else the
+    /// bytes (which the server compresses per response if the client takes it).
+    static func deliver(_ response: Response, _ page: KeptPages.Page, token: String, gzip: Bool, _ tag: String)
+        -> Response
+    {
+        var response = cacheable(response, tag)
+        if gzip, page.bodyBytes >= Compression.minimumBytes, let member = page.gzipBody(token: token) {
+            response.body = .bytes(member)
+            response.headers.add("Content-Encoding", "gzip")
+            response.headers.add("Vary", "Accept-Encoding")
+            response.headers.set("ETag", ContentCoding.gzip.tag(from: tag))
+        } else {
+            response.body = .bytes(page.body(token: token))
+        }
+        return response
+    }
+
     /// A 200 gets the tag and `private, no-cache` in place of `no-store`; anything else is left alone.
     static func cacheable(_ response: Response, _ tag: String) -> Response {
         guard response.status == 200 else { return response }
@@ -203,7 +313,8 @@ enum ReportListScreen {
     }
 
     static func page(
-        _ web: Web, _ context: WebContext, _ page: ReportPage, notice: String?, failure: Bool, rendered: RenderedRows
+        _ web: Web, _ context: WebContext, _ page: ReportPage, notice: String?, failure: Bool, rendered: RenderedRows,
+        csrf: String? = nil
     ) throws -> Response {
         let values: [String: MustacheValue] = [
             "header": ["settings": true], "rows": try rowsValue(page.rows, web, context, rendered),
@@ -215,7 +326,7 @@ enum ReportListScreen {
         ]
         return try web.render(
             "list", title: context.messages["list.title"], values, context: context,
-            scripts: ["list", "held-photos", "settings"])
+            scripts: ["list", "held-photos", "settings"], csrf: csrf)
     }
 
     /// The "Show more" line, or null when every report is shown.

@@ -38,13 +38,19 @@ final class Web: Sendable {
     /// `?v=<version>` of the public folder's files (issue 14), appended to asset URLs by templates as
     /// `{{{assetQuery}}}` (hex only: left unescaped): such URLs are cached for a year; empty when there is no version.
     let assetQuery: String
+    /// The bound of the list's kept answers (`KeptPages`, `list_kept_bytes`); 0 keeps none.
+    let keptListBytes: Int
+    /// zlib level of pages sent gzip-compressed (`gzip_level`): the kept answers' compressed parts.
+    let gzipLevel: Int32
 
     init(
         stores: Stores, templates: TemplateLibrary, catalog: MessageCatalog, platform: PlatformClient, log: Log,
         secure: Bool, photosDirectory: String, handlerDeadline: Double = 30, events: WebEvents = WebEvents(),
         assetVersion: String = "",
-        sessionLimits: SessionLimits = SessionLimits()
+        sessionLimits: SessionLimits = SessionLimits(), keptListBytes: Int = 4 << 20, gzipLevel: Int32 = 4
     ) {
+        self.keptListBytes = keptListBytes
+        self.gzipLevel = gzipLevel
         self.events = events
         self.assetQuery = assetVersion.isEmpty ? "" : "?v=" + assetVersion
         self.platformWait = max(1, min(handlerDeadline - 3, handlerDeadline * 0.9))
@@ -134,14 +140,15 @@ final class Web: Sendable {
     /// `path`, `user`, `settings`, `settingsJSON`, `languages` (the switch), `scripts`, `header`.
     func render(
         _ template: String, title: String, _ values: [String: MustacheValue] = [:], context: WebContext,
-        status: Int = 200, scripts: [String] = []
+        status: Int = 200, scripts: [String] = [], csrf: String? = nil
     ) throws -> Response {
         // Fields, not a Swift dictionary: every row's `{{csrf}}` and `{{t.…}}` is found here, and a
         // compare of short keys is cheaper than hashing them each time.
         var root: MustacheFields = [
             "lang": .string(context.language.rawValue), "title": .string(title), "t": context.messages.tree,
             // Masked afresh for this response (BREACH: the page may go gzip-compressed).
-            "csrf": .string(CSRFMask.mask(context.csrfToken)), "path": .string(context.path),
+            // `csrf` given: the place a kept page's token goes (`ReportListScreen.csrfPlace`).
+            "csrf": .string(csrf ?? CSRFMask.mask(context.csrfToken)), "path": .string(context.path),
             "settings": context.settingsValue, "settingsJSON": .string(context.settingsJSON),
             "scripts": .array(scripts.map { .string($0) }), "assetQuery": .string(assetQuery),
             "languages": .array(
