@@ -31,7 +31,22 @@ enum AppMigrations {
         Migration(version: 14, name: "delivery attempts", sql: deliveryAttempts),
         Migration(version: 15, name: "listed reports index", sql: listedReportsIndex),
         Migration(version: 16, name: "create gates held by leases", sql: createGates),
+        Migration(version: 17, name: "review notices' list versions", sql: reviewListVersions),
     ]
+
+    /// The list shows the owner's review notices (`ReviewStore.reviewStates`: a report's review state,
+    /// message and reason, once submitted), which `listVersions`' triggers did not watch: a coordinator's
+    /// decision or the reporter's reply left the list's ETag unchanged, and a 304 (or a kept page) went
+    /// on showing the old notice. Bumped here, in the transaction of the change, whoever makes it.
+    static let reviewListVersions = """
+        CREATE TRIGGER reports_review_list_update AFTER UPDATE ON reports
+        WHEN NEW.review_state IS NOT OLD.review_state OR NEW.review_message IS NOT OLD.review_message
+            OR NEW.review_reason IS NOT OLD.review_reason OR NEW.submitted_at IS NOT OLD.submitted_at
+        BEGIN
+            INSERT OR IGNORE INTO list_versions (user_id, version) VALUES (NEW.user_id, 0);
+            UPDATE list_versions SET version = version + 1 WHERE user_id = NEW.user_id;
+        END;
+        """
 
     /// The report list's page and its count (`ReportStore.page`, issue 14): a partial index of the
     /// listed reports only (its WHERE is the list's, term for term, so SQLite knows the query implies

@@ -34,7 +34,27 @@ enum PostgresAppMigrations {
         Migration(version: 14, name: "delivery attempts", sql: deliveryAttempts),
         Migration(version: 15, name: "listed reports index", sql: AppMigrations.listedReportsIndex),
         Migration(version: 16, name: "create gates held by leases", sql: createGates),
+        Migration(version: 17, name: "review notices' list versions", sql: reviewListVersions),
     ]
+
+    /// `AppMigrations.reviewListVersions` in PostgreSQL's words: a report's review state, message,
+    /// reason or submission changing bumps its owner's list version.
+    static let reviewListVersions = """
+        CREATE FUNCTION reports_review_list_version() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NEW.review_state IS DISTINCT FROM OLD.review_state
+                OR NEW.review_message IS DISTINCT FROM OLD.review_message
+                OR NEW.review_reason IS DISTINCT FROM OLD.review_reason
+                OR NEW.submitted_at IS DISTINCT FROM OLD.submitted_at
+            THEN
+                PERFORM list_version_bump(NEW.user_id);
+            END IF;
+            RETURN NULL;
+        END
+        $$;
+        CREATE TRIGGER reports_review_list_version AFTER UPDATE ON reports
+        FOR EACH ROW EXECUTE FUNCTION reports_review_list_version();
+        """
 
     /// `AppMigrations.createGates` in PostgreSQL's words.
     static let createGates = """

@@ -379,7 +379,6 @@ struct SQLiteReviewStore: ReviewStore {
             decision.duplicateOf.map(SQLValue.integer) ?? .null, .text(actor), .real(now),
             .text(decision.to.rawValue), .integer(id), .text(state))
         guard changed == 1 else { throw StoreError(.invariant, "review state changed inside its transaction") }
-        try Self.moveOwnersListVersion(db, reportID: id)
         var detail = [decision.reason, decision.message].compactMap { $0 }.joined(separator: ": ")
         // Rejected once on the platform (review after upload): the worker withdraws it (soft delete there).
         if [ReviewState.rejected, .duplicate].contains(decision.to) {
@@ -397,20 +396,6 @@ struct SQLiteReviewStore: ReviewStore {
                 at: now, actor: actor, action: decision.action, reportID: id, before: state,
                 after: decision.to.rawValue, detail: detail.isEmpty ? nil : detail))
         return .done
-    }
-
-    /// The owner's list shows the review state, message and reason (`ReviewNotices`), which the list
-    /// version's triggers do not watch: a decision and a reply move it here, in their transaction, so that
-    /// the list's ETag (its 304s and kept pages, issue 14) changes with them.
-    static func moveOwnersListVersion(_ db: Database, reportID: Int64) throws {
-        _ = try db.run(
-            """
-            INSERT INTO list_versions (user_id, version) SELECT user_id, 0 FROM reports WHERE id = ?
-            ON CONFLICT (user_id) DO NOTHING
-            """, .integer(reportID))
-        _ = try db.run(
-            "UPDATE list_versions SET version = version + 1 WHERE user_id = (SELECT user_id FROM reports WHERE id = ?)",
-            .integer(reportID))
     }
 
     static let decisionActions = ["approve", "reject", "needs_info", "duplicate", "reopen"]
@@ -610,8 +595,7 @@ struct SQLiteReviewStore: ReviewStore {
                 UPDATE reports SET review_state = 'received', replied_at = ?, updated_at = ?
                 WHERE id = ? AND review_state = 'needs_info'
                 """, .real(now), .real(now), .integer(id))
-            try Self.moveOwnersListVersion(db, reportID: id)
-            try Self.insertAudit(
+                try Self.insertAudit(
                 db,
                 AuditEntry(
                     at: now, actor: try row.string("email") ?? "?", action: "reporter_reply", reportID: id,
