@@ -29,3 +29,19 @@ import Testing
         #expect(headers[String("xHostx".dropFirst().dropLast())] == "x")
     }
 }
+
+@Suite struct SameBytesTests {
+    /// `If-None-Match` against a handler's tag: the same bytes, never Unicode equivalence (the
+    /// Kelvin sign is canonically "K" to `==`).
+    @Test func comparesBytesNotCanonicalEquivalence() {
+        #expect(Request.sameBytes("\"r-1a2b\"", "\"r-1a2b\""))
+        #expect(Request.sameBytes("", ""))
+        #expect(!Request.sameBytes("\"r-1a2b\"", "\"r-1a2c\""))
+        #expect(!Request.sameBytes("\"r-1a2b\"", "\"r-1a2b"))
+        #expect("\u{212A}" == "K")
+        #expect(!Request.sameBytes("\u{212A}", "K"))
+        #expect(!Request.sameBytes("é", "e\u{301}"))
+        let built = String(decoding: Array("W/\"x\"".utf8), as: UTF8.self)
+        #expect(Request.sameBytes(built, "W/\"x\""))
+    }
+}
