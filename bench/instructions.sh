@@ -5,6 +5,10 @@
 # zero the counters, send N requests on one keep-alive connection with curl, dump, divide.
 #
 #   bench/instructions.sh [TREE]   # TREE: a checkout with a release build (default: this one)
+#   ONLY="static list-304"           # count only these routes (default: all)
+#   KEEP=DIR                         # keep each route's profile as DIR/ROUTE.callgrind, for
+#                                    # `callgrind_annotate --inclusive=yes DIR/ROUTE.callgrind`
+#   Any HAR_ variable set outside (HAR_CONNECTION_MEMORY_BYTES=16384) reaches har serve.
 #
 # Prints "route instructions-per-request" lines. Used for issue 8's before/after (docs/BENCHMARKS.md).
 set -euo pipefail
@@ -29,6 +33,7 @@ start() {  # data folder, then extra environment
 stop() { kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=""; }
 count() {  # label, then curl arguments; the URL last
     local label=$1; shift
+    if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $label "* ]]; then return 0; fi
     local url=${!#}
     local args=("${@:1:$#-1}")
     # One curl, one keep-alive connection, as wrk's connections are: per-connection costs (MHD's
@@ -40,6 +45,7 @@ count() {  # label, then curl arguments; the URL last
     callgrind_control -d "$pid" >/dev/null 2>&1
     local total
     total=$(grep -h '^summary:' "$work"/cg.$pid.* | tail -1 | awk '{print $2}')
+    if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$(ls -t "$work"/cg.$pid.* | head -1)" "$KEEP/$label.callgrind"; fi
     rm -f "$work"/cg.$pid.*
     echo "$label $((total / N))"
 }

@@ -5,6 +5,7 @@
 // between encodings) and every response that could have been encoded says `Vary: Accept-Encoding`.
 import CBrotli
 import CZlib
+import Glibc
 
 /// A content coding this server can produce (RFC 9110 §8.4.1).
 public enum ContentCoding: String, Sendable, CaseIterable {
@@ -221,7 +222,7 @@ extension Request {
         var matched: String?
         // The tag a client sends back is most often exactly the one it holds: compared as bytes first
         // (parsing the list cost a tenth of a 304's instructions).
-        if condition.utf8.elementsEqual(tag.utf8) || Conditional.noneMatchFails(condition, tag: tag) {
+        if Self.sameBytes(condition, tag) || Conditional.noneMatchFails(condition, tag: tag) {
             matched = tag
         } else if AcceptEncoding.accepts(self.headers["Accept-Encoding"], .gzip),
             Conditional.noneMatchFails(condition, tag: ContentCoding.gzip.tag(from: tag))
@@ -233,6 +234,21 @@ extension Request {
         answer.headers.add("ETag", matched)
         answer.headers.addVaryAcceptEncoding()
         return answer
+    }
+
+    /// The same UTF-8 bytes (not `==`, which compares canonical equivalence). Over both Strings' own
+    /// storage when they have it: the generic `elementsEqual` over the UTF-8 views was ~2,400
+    /// instructions of a 304 for a 40-byte tag (callgrind).
+    static func sameBytes(_ left: String, _ right: String) -> Bool {
+        guard left.utf8.count == right.utf8.count else { return false }
+        let contiguous = left.utf8.withContiguousStorageIfAvailable { leftBytes in
+            right.utf8.withContiguousStorageIfAvailable { rightBytes in
+                guard let leftBase = leftBytes.baseAddress, let rightBase = rightBytes.baseAddress else { return true }
+                return memcmp(leftBase, rightBase, leftBytes.count) == 0
+            }
+        }
+        if let contiguous, let equal = contiguous { return equal }
+        return left.utf8.elementsEqual(right.utf8)
     }
 }
 

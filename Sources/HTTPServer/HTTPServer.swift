@@ -120,6 +120,7 @@ public final class HTTPServer: @unchecked Sendable {
             har_mhd_option_value(MHD_OPTION.THREAD_POOL_SIZE, max(1, configuration.threadCount)),
             har_mhd_option_value(MHD_OPTION.CONNECTION_LIMIT, max(1, limits.maxConnections)),
             har_mhd_option_value(MHD_OPTION.CONNECTION_TIMEOUT, max(0, limits.idleTimeoutSeconds)),
+            har_mhd_option_value(MHD_OPTION.CONNECTION_MEMORY_LIMIT, max(4096, limits.connectionMemoryBytes)),
             // 0, on purpose: at 1, MHD 0.9.75 adds only its own 400 for HTTP/1.1 without Host (the skin
             // checks that and more, and counts it) and closes without any answer on a space in the
             // target (the skin answers 400). Measured; docs/HTTP.md, "libmicrohttpd's strict mode".

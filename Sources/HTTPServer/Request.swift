@@ -7,6 +7,12 @@ public struct Headers: Sendable, Sequence {
 
     public init(_ fields: [(name: String, value: String)] = []) { self.fields = fields }
 
+    /// No fields yet, with room for `capacity` of them.
+    init(capacity: Int) {
+        fields = []
+        fields.reserveCapacity(capacity)
+    }
+
     /// The first value of a header, or nil.
     public subscript(_ name: String) -> String? {
         fields.first { Headers.namesEqual($0.name, name) }?.value

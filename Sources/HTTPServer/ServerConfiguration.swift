@@ -25,6 +25,12 @@ public struct ServerLimits: Sendable {
     /// A body must arrive at this average rate or better once it has had `headerTimeoutSeconds` (10 s
     /// without one); 0 = no minimum.
     public var minimumBodyBytesPerSecond: Int
+    /// libmicrohttpd's memory pool per connection (MHD_OPTION.CONNECTION_MEMORY_LIMIT). The request
+    /// head (request line and fields) must fit in half of it less 352 bytes (measured with 0.9.75: 11,936
+    /// bytes at 24 KiB), a larger one gets 431; MHD reads a body in pieces of about half of it. MHD
+    /// zeroes the pool before every request of a kept-alive connection, so its size is paid on each
+    /// request. docs/HTTP.md, "Connection memory"; docs/BENCHMARKS.md says how the default was chosen.
+    public var connectionMemoryBytes: Int = 24 * 1024
 
     public init(
         maxBodyBytes: Int = 64 << 20, maxFileBytes: Int = 32 << 20, maxFiles: Int = 20,

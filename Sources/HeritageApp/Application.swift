@@ -229,6 +229,7 @@ extension ServerConfiguration {
     init(application configuration: Configuration, temporaryDirectory: String) {
         self.init(host: configuration.host, port: configuration.port)
         threadCount = configuration.threads
+        limits.connectionMemoryBytes = configuration.connectionMemoryBytes
         limits.maxBodyBytes = configuration.maxBodyBytes
         limits.maxFileBytes = configuration.maxFileBytes
         limits.maxFiles = configuration.maxFiles

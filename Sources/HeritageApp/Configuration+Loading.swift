@@ -26,6 +26,9 @@ extension Configuration {
         .int("port", \.port, 0...65535, "port of the web application"),
         .string("data_dir", \.dataDir, "data folder: database, photos, generated keys"),
         .int("threads", \.threads, 1...256, "HTTP server threads"),
+        .int(
+            "connection_memory_bytes", \.connectionMemoryBytes, 8192...(1 << 20),
+            "memory per connection: holds the request head (larger gets 431); bodies are read in half of it"),
         .int("max_body_bytes", \.maxBodyBytes, 1024...(1 << 40), "largest request body accepted"),
         .int("max_file_bytes", \.maxFileBytes, 1024...(1 << 40), "largest uploaded file"),
         .int("max_files", \.maxFiles, 1...1000, "most files in one request"),

@@ -11,6 +11,8 @@ public struct Configuration: Sendable, Equatable {
     public var port = 8080
     public var dataDir = "./data"
     public var threads = 4
+    /// libmicrohttpd's memory per connection: the largest request head, and the body read size.
+    public var connectionMemoryBytes = 24 * 1024
     public var maxBodyBytes = 64 * 1024 * 1024
     public var maxFileBytes = 30 * 1024 * 1024
     public var maxFiles = 21

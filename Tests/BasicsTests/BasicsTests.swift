@@ -26,6 +26,19 @@ import Testing
     }
 }
 
+@Suite struct DecimalDigitsTests {
+    /// The same digits as `String(value)`, appended after what the buffer held.
+    @Test(arguments: [0, 1, -1, 9, 10, -10, 99, 100, 1_000_000_007, Int64.max, Int64.min, Int64.min + 1])
+    func spellsAsStringDoes(value: Int64) {
+        var bytes = Array("x|".utf8)
+        DecimalDigits.append(value, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "x|" + String(value))
+        var fromInt: [UInt8] = []
+        DecimalDigits.append(Int(value), to: &fromInt)
+        #expect(fromInt == Array(String(value).utf8))
+    }
+}
+
 @Suite struct TimeFormatTests {
     @Test func utcCutsTheFractionToTheDigitsAsked() {
         // 2026-11-29T14:41:17Z is 1_795_963_277 s after the epoch (checked against ISO8601.parse below).

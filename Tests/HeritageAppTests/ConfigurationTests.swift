@@ -55,6 +55,7 @@ import Testing
         (#"{"port": "eighty"}"#, "port"), (#"{"port": 70000}"#, "port"), (#"{"port": 80.5}"#, "port"),
         (#"{"access_log": "yes"}"#, "access_log"), (#"{"host": ""}"#, "host"), (#"{"threads": 0}"#, "threads"),
         (#"{"platform_timeout": -1}"#, "platform_timeout"), (#"{"tls_cert": 3}"#, "tls_cert"),
+        (#"{"connection_memory_bytes": 4096}"#, "connection_memory_bytes"),
     ])
     func badFileValueIsNamed(json: String, key: String) throws {
         let file = try TestPaths.temporaryFile(contents: json)

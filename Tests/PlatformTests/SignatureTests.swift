@@ -81,6 +81,11 @@ struct SignatureVectors: Decodable {
         #expect(
             SHA256Stream.hash(Array("abc".utf8))
                 == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        // The digest fetched once serves every stream: empty input, and input in pieces.
+        #expect(SHA256Stream.hash([]) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        let pieces = SHA256Stream()
+        for piece in ["a", "", "bc"] { pieces.update(Array(piece.utf8)) }
+        #expect(pieces.finalize() == SHA256Stream.hash(Array("abc".utf8)))
         // RFC 7914 §11 PBKDF2-HMAC-SHA256 test vector (P="passwd", S="salt", c=1), first 32 bytes.
         let derived = Crypto.pbkdf2SHA256(password: "passwd", salt: Array("salt".utf8), iterations: 1)
         #expect(Hex.encode(derived) == "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc")

@@ -109,6 +109,35 @@ import Testing
         #expect(try database.scalar("SELECT sum(count) FROM item") == .integer(5050))
     }
 
+    /// Kept statements (`withReusableStatement`, as a pool's connections use them): the same SQL run
+    /// inside its own use gets a statement of its own; statements added while one is in use (the
+    /// table of kept ones grows) leave it intact; past the limit of kept ones everything still runs.
+    @Test func keptStatementsSurviveNestingGrowthAndTheLimit() throws {
+        let database = try open()
+        database.reusesStatements = true
+        for value in 1...5 { try database.run("INSERT INTO item (count) VALUES (?)", .integer(Int64(value))) }
+        let select = "SELECT count FROM item WHERE count >= ? ORDER BY count"
+        let outer = try database.withReusableStatement(select) { statement -> [Int64] in
+            try statement.bind([.integer(2)])
+            var seen: [Int64] = []
+            while try statement.step() {
+                seen.append(try statement.int(0) ?? -1)
+                // The same SQL, in use above: a statement of its own.
+                #expect(try database.query(select, .integer(4)).count == 2)
+                // More distinct statements than are kept, while this one is out.
+                for extra in 0..<(Database.reusableStatementLimit + 6) {
+                    #expect(try database.scalar("SELECT \(extra) + ?", .integer(1)) == .integer(Int64(extra + 1)))
+                }
+            }
+            return seen
+        }
+        #expect(outer == [2, 3, 4, 5])
+        for _ in 0..<3 {
+            #expect(try database.query(select, .integer(5)).count == 1)
+            #expect(try database.scalar("SELECT 70 + ?", .integer(1)) == .integer(71))
+        }
+    }
+
     @Test func errorsCarryCodeMessageAndSQLButNotValues() throws {
         let database = try open()
         try database.execute("CREATE TABLE account (email TEXT UNIQUE NOT NULL)")

@@ -134,7 +134,8 @@ enum ReportListScreen {
         // One call per part (a variadic array was allocated per call); the settings as their three
         // values (the JSON the page embeds is made from exactly these), not as that JSON's String.
         func add(_ part: String) { text.append(contentsOf: part.utf8) }
-        func add<Number: BinaryInteger>(_ number: Number) { text.append(contentsOf: String(number).utf8) }
+        func add(_ number: Int64) { DecimalDigits.append(number, to: &text) }
+        func add(_ number: Int) { DecimalDigits.append(number, to: &text) }
         func separator(_ byte: Unicode.Scalar) { text.append(UInt8(ascii: byte)) }
         add(answer.rawValue)
         separator("|")
