@@ -595,7 +595,7 @@ struct SQLiteReviewStore: ReviewStore {
                 UPDATE reports SET review_state = 'received', replied_at = ?, updated_at = ?
                 WHERE id = ? AND review_state = 'needs_info'
                 """, .real(now), .real(now), .integer(id))
-                try Self.insertAudit(
+            try Self.insertAudit(
                 db,
                 AuditEntry(
                     at: now, actor: try row.string("email") ?? "?", action: "reporter_reply", reportID: id,
