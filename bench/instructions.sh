@@ -24,7 +24,8 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 
 start() {  # data folder, then extra environment
     local dir=$1; shift
-    env HAR_PORT=$port HAR_DATA_DIR="$dir" HAR_ACCESS_LOG=false HAR_WORKER_ENABLED=false "$@" \
+    # static_warm off: under valgrind it would take a minute; the warm-up requests below load what is counted.
+    env HAR_PORT=$port HAR_DATA_DIR="$dir" HAR_ACCESS_LOG=false HAR_WORKER_ENABLED=false HAR_STATIC_WARM=false "$@" \
         valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" "$har" serve > "$work/serve.log" 2>&1 &
     pid=$!
     for _ in $(seq 1 600); do curl -fs -o /dev/null "http://127.0.0.1:$port/healthz" && return 0; sleep 0.2; done

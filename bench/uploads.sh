@@ -43,6 +43,8 @@ start_har() {  # data folder, then extra variables
     env HAR_PORT=$port HAR_DATA_DIR="$dir" HAR_ACCESS_LOG=false "$@" "$HAR" serve > "$dir.log" 2>&1 &
     har_pid=$!
     wait_http "http://127.0.0.1:$port/healthz"
+    # Measured once its static files are loaded and compressed (static_warm), not while that runs.
+    for _ in $(seq 1 300); do grep -q "static files loaded ahead" "$dir.log" && break; sleep 0.1; done
 }
 stop_har() { kill -TERM "$har_pid"; wait "$har_pid" 2>/dev/null || true; har_pid=""; }
 

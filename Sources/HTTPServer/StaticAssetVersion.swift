@@ -15,12 +15,11 @@ public enum StaticAssetVersion {
     /// order: CRC-32 and Adler-32 of the lot). Not a security measure: a cache key. Empty when the
     /// folder cannot be read.
     public static func of(directory: String) -> String {
-        var files: [String] = []
-        collect(directory, relative: "", into: &files)
+        let files = files(under: directory)
         guard !files.isEmpty else { return "" }
         var crc = crc32(0, nil, 0)
         var adler = adler32(0, nil, 0)
-        for relative in files.sorted() {
+        for relative in files {
             var bytes = Array(relative.utf8) + [0]
             if let content = StaticFiles.readWhole(directory + "/" + relative)?.bytes { bytes += content }
             bytes.withUnsafeBufferPointer { buffer in
@@ -33,6 +32,13 @@ public enum StaticAssetVersion {
             return String(repeating: "0", count: max(0, 8 - text.count)) + text
         }
         return hex(crc) + hex(adler)
+    }
+
+    /// The regular files under `directory` (symlinks followed), as paths relative to it, sorted.
+    static func files(under directory: String) -> [String] {
+        var files: [String] = []
+        collect(directory, relative: "", into: &files)
+        return files.sorted()
     }
 
     private static func collect(_ root: String, relative: String, into files: inout [String]) {
@@ -58,15 +64,34 @@ public enum StaticAssetVersion {
 extension Router {
     /// Serves the files under `directory` at `prefix`, as `serveStatic`, and with `immutableCacheControl`
     /// for requests whose `v` query argument is `version` (URLs made with `StaticAssetVersion.of`).
+    /// Returns what loads (and compresses) every file ahead of its first request (`StaticWarmer.warm`).
+    @discardableResult
     public mutating func serveStatic(
         prefix: String, directory: String, cacheControl: String = "public, max-age=3600", version: String
-    ) {
-        let files = StaticFiles(directory: directory, cacheControl: cacheControl)
-        let pinned = StaticFiles(directory: directory, cacheControl: StaticAssetVersion.immutableCacheControl)
+    ) -> StaticWarmer {
+        let compressed = CompressedForms()
+        let files = StaticFiles(directory: directory, cacheControl: cacheControl, compressed: compressed)
+        let pinned = StaticFiles(
+            directory: directory, cacheControl: StaticAssetVersion.immutableCacheControl, compressed: compressed)
         let trimmed = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
         getInline(trimmed + "/*path") { request in
             if !version.isEmpty, request.queryValue("v") == version { return try pinned.respond(to: request) }
             return try files.respond(to: request)
         }
+        // Pages name the versioned URLs: those are loaded ahead; a plain URL's first request then finds
+        // the file's bytes and compressed forms made (no compression), and shares them.
+        return StaticWarmer(served: [pinned], compressed: compressed)
     }
+}
+
+/// Loads the files `serveStatic` serves at their versioned URLs (the ones pages name) before anyone
+/// asks for them; the plain URLs then take the bytes and compressed forms already made.
+public struct StaticWarmer: Sendable {
+    let served: [StaticFiles]
+    /// The compressed forms both share (tests count them).
+    let compressed: CompressedForms
+
+    /// How many files were loaded, all URLs counted.
+    @discardableResult
+    public func warm() -> Int { served.reduce(0) { $0 + $1.warm() } }
 }

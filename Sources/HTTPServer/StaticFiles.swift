@@ -33,10 +33,33 @@ struct StaticFiles: Sendable {
     static let maximumCachedEntries = 1024
     static let maximumCachedBytes = 16 * 1024 * 1024
 
-    init(directory: String, cacheControl: String) {
+    private let compressed: CompressedForms
+
+    /// `compressed`: where the compressed forms of files are kept, shared by the instances that serve
+    /// one folder under different caching (`serveStatic`'s plain and versioned URLs), so that each file
+    /// is compressed once, not once per instance.
+    init(directory: String, cacheControl: String, compressed: CompressedForms = CompressedForms()) {
         root = StaticFiles.realPath(directory) ?? directory
         self.cacheControl = cacheControl
+        self.compressed = compressed
         cache = StaticFileCache(directory: root)
+    }
+
+    /// Loads every file under the folder that is not loaded yet, compressing the text files as a first
+    /// request for each would (brotli 11 costs ~1 s of CPU per MB: app.css took 34 ms). Run when the
+    /// server starts, on a thread of low priority (`Application`), so that no visitor's request, and
+    /// none of the other connections of its MHD thread, waits for a compression. Returns how many files
+    /// were loaded; a file that cannot be read is left to its first request, as before.
+    @discardableResult
+    func warm() -> Int {
+        var loaded = 0
+        for relative in StaticAssetVersion.files(under: root) where StaticFiles.isAcceptableRelativePath(relative) {
+            if let identity = cache.identity(of: relative), cache.entry(relative, matching: identity) != nil {
+                continue
+            }
+            if (try? load(relative)) != nil { loaded += 1 }
+        }
+        return loaded
     }
 
     static let contentTypes: [String: String] = [
@@ -131,23 +154,27 @@ struct StaticFiles: Sendable {
                 coding: coding, tag: codingTag, content: bytes, size: bytes?.count ?? identity.size,
                 headers: headers, notModifiedHeaders: notModified)
         }
-        var representations = [representation(.identity, content)]
-        if compressible, let content {
-            // Kept only when it saves something worth a second ETag (a tenth, at least 256 bytes).
-            func worthIt(_ packed: [UInt8]?) -> [UInt8]? {
-                guard let packed, packed.count + max(256, content.count / 10) <= content.count else { return nil }
-                return packed
-            }
+        var packed: [StaticRepresentation] = []
+        if compressible, let read = content {
             // Quality 11 costs about 1 s of CPU per MB (leaflet.js, 431 KB: 0.54 s, 86 KB; quality 9: 0.04 s,
             // 95 KB), spent on the server thread of the first request: larger files take quality 9.
-            let quality: Int32 = content.count <= StaticFiles.maximumBestBrotliBytes ? 11 : 9
-            if let brotli = worthIt(Compression.brotli(content, quality: quality)) {
-                representations.append(representation(.br, brotli))
+            let quality: Int32 = read.count <= StaticFiles.maximumBestBrotliBytes ? 11 : 9
+            let forms = compressed.forms(of: resolved, identity: identity, content: read) {
+                (Compression.brotli(read, quality: quality), Compression.gzip(read, level: 9))
             }
-            if let gzip = worthIt(Compression.gzip(content, level: 9)) {
-                representations.append(representation(.gzip, gzip))
+            // The bytes another instance kept for this very file, when it did: one copy in memory. A
+            // file over `maximumCachedFileBytes` was read only to be compressed: as it is, it is sent
+            // from disk (Leaflet's 431 KB, which browsers take compressed).
+            content = forms.content
+            // Kept only when it saves something worth a second ETag (a tenth, at least 256 bytes).
+            func worthIt(_ form: [UInt8]?) -> [UInt8]? {
+                guard let form, form.count + max(256, read.count / 10) <= read.count else { return nil }
+                return form
             }
+            if let brotli = worthIt(forms.brotli) { packed.append(representation(.br, brotli)) }
+            if let gzip = worthIt(forms.gzip) { packed.append(representation(.gzip, gzip)) }
         }
+        let representations = [representation(.identity, content)] + packed
         let entry = StaticFileEntry(identity: identity, resolvedPath: resolved, representations: representations)
         cache.store(entry, for: relative)
         return entry
@@ -226,6 +253,42 @@ struct StaticFiles: Sendable {
         guard fstat(fd, &after) == 0, FileIdentity(after) == FileIdentity(before) else { return nil }
         return (bytes, FileIdentity(before))
     }
+}
+
+/// The compressed forms of files by real path, each with the identity of the bytes it was made from:
+/// another identity (the file changed) is compressed again. Shared by the `StaticFiles` of one folder;
+/// bounded as their caches are (`maximumCachedEntries`: when full, all are dropped).
+public final class CompressedForms: Sendable {
+    struct Forms: Sendable {
+        let identity: FileIdentity
+        /// Nil over `StaticFiles.maximumCachedFileBytes`.
+        let content: [UInt8]?
+        let brotli: [UInt8]?
+        let gzip: [UInt8]?
+    }
+    private let kept = Mutex<[String: Forms]>([:])
+
+    public init() {}
+
+    /// The kept forms of `path` as of `identity` (its bytes as `content`, read with that identity), or
+    /// `make`'s, kept for next time with `content`. The bytes returned are the kept ones, so instances
+    /// share one copy. `make` runs outside the lock: two first requests at once may both compress, and
+    /// either result is right.
+    func forms(
+        of path: String, identity: FileIdentity, content: [UInt8], make: () -> (brotli: [UInt8]?, gzip: [UInt8]?)
+    ) -> Forms {
+        if let forms = kept.withLock({ $0[path] }), forms.identity == identity { return forms }
+        let made = make()
+        let kept = content.count <= StaticFiles.maximumCachedFileBytes ? content : nil
+        let forms = Forms(identity: identity, content: kept, brotli: made.brotli, gzip: made.gzip)
+        self.kept.withLock { table in
+            if table.count >= StaticFiles.maximumCachedEntries { table.removeAll() }
+            table[path] = forms
+        }
+        return forms
+    }
+
+    var count: Int { kept.withLock { $0.count } }
 }
 
 /// What tells one version of a file from another without reading it.

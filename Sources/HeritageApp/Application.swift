@@ -100,6 +100,16 @@ public final class Application: Sendable {
         let benchmarkFixtures: BenchmarkFixtures?
     }
 
+    /// Loads and compresses the static files on a thread of their own at nice +10 (`static_warm`), so
+    /// that no request waits for a file's compression (issue 14, docs/BENCHMARKS.md "Tail latency").
+    static func warmStaticFiles(_ warmer: StaticWarmer, log: Log) {
+        let work = BlockingWork(label: "static-warm", limit: 1, threads: .background(nice: 10))
+        Task.detached {
+            let loaded = try? await work.run { warmer.warm() }
+            log.info("static files loaded ahead of their first request: \(loaded ?? 0)")
+        }
+    }
+
     /// Every route: static files, health and metrics, the benchmark fixtures when enabled, the screens;
     /// and the drafts the screens share, which `start` sweeps.
     static func router(configuration: Configuration, log: Log, parts: RouterParts) -> (Router, Drafts) {
@@ -107,7 +117,8 @@ public final class Application: Sendable {
         var router = Router()
         router.errorPage = { status, request in pages.error(status: status, request: request) }
         let assetVersion = StaticAssetVersion.of(directory: configuration.publicDir)
-        router.serveStatic(prefix: "/static", directory: configuration.publicDir, version: assetVersion)
+        let warmer = router.serveStatic(prefix: "/static", directory: configuration.publicDir, version: assetVersion)
+        if configuration.staticWarm { warmStaticFiles(warmer, log: log) }
         ServiceWorkerRoute.register(on: &router, publicDir: configuration.publicDir)
         let health = Health(store: parts.stores.instance)
         router.getInline("/healthz") { _ in health.response() }

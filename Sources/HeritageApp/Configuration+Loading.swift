@@ -53,6 +53,9 @@ extension Configuration {
         .int(
             "list_kept_bytes", \.listKeptBytes, 0...(1 << 30),
             "bytes of rendered report lists kept by their ETag, per process; 0 = none kept"),
+        .bool(
+            "static_warm", \.staticWarm,
+            "load and compress every static file at start, on a low-priority thread, not at its first request"),
         .bool("access_log", \.accessLog, "one line per request on standard output"),
         .bool("metrics_allow_remote", \.metricsAllowRemote, "serve /metrics to other than loopback"),
         .bool("benchmark_routes", \.benchmarkRoutes, "add the /bench/ routes used by bench/run"),

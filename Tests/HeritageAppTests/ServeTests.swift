@@ -25,6 +25,21 @@ import Testing
         #expect(response.body.contains("--brand: #8F2227"))
     }
 
+    /// `static_warm` (on by default): the static files are loaded and compressed when the server starts,
+    /// not by the first request for each (issue 14: that held an MHD thread and its other connections).
+    @Test func staticFilesAreLoadedAtStartNotByTheirFirstRequest() async throws {
+        let server = try await ServeProcess()
+        let marker = "static files loaded ahead of their first request: "
+        try await waitUntil("har serve says it loaded the static files") { server.harProcess.errors.contains(marker) }
+        let line = server.harProcess.errors.split(separator: "\n").first { $0.contains(marker) } ?? ""
+        // Every file of Public/ (46 today), at its versioned URL.
+        #expect((Int(line.split(separator: " ").last ?? "") ?? 0) > 20)
+        let response = try await curl(server.baseURL + "/static/css/app.css", ["-H", "Accept-Encoding: br"])
+        #expect(response.status == 200)
+        #expect(response.headers["content-encoding"] == "br")
+        #expect(await server.stop().status == 0)
+    }
+
     @Test func notFoundIsTheProductsPageWithNoInternals() async throws {
         let server = try await ServeProcess()
         let response = try await curl(server.baseURL + "/no/such/page?x=1")
