@@ -76,13 +76,18 @@ public enum Compression {
     public static func brotli(_ bytes: [UInt8], quality: Int32 = 11) -> [UInt8]? {
         let bound = BrotliEncoderMaxCompressedSize(bytes.count)
         guard bound > 0 else { return nil }
+        // The smallest window that holds the input ((1 << bits) - 16 bytes, 10 to 24 bits): the same
+        // output for a file that fits, and quality 11's working memory follows the window (at the
+        // default 22 bits, compressing the static files at start raised the peak RSS by ~35 MB).
+        var windowBits: Int32 = 10
+        while windowBits < 24 && (1 << windowBits) - 16 < bytes.count { windowBits += 1 }
         var ok = false
         let output = [UInt8](unsafeUninitializedCapacity: bound) { out, count in
             var size = out.count
             ok =
                 bytes.withUnsafeBufferPointer { input in
                     BrotliEncoderCompress(
-                        max(0, min(11, quality)), 22, BROTLI_MODE_TEXT, input.count, input.baseAddress, &size,
+                        max(0, min(11, quality)), windowBits, BROTLI_MODE_TEXT, input.count, input.baseAddress, &size,
                         out.baseAddress)
                 } == 1
             count = ok ? size : 0

@@ -27,7 +27,7 @@ struct StaticFiles: Sendable {
     static let maximumCachedFileBytes = 128 * 1024
     /// Text files up to this size are compressed once and kept, in every form (Leaflet's script is 431 KB).
     static let maximumCompressedFileBytes = 2 * 1024 * 1024
-    /// Text files up to this size get brotli's best quality (11); larger ones quality 9.
+    /// Text files up to this size get brotli's best quality (11); larger ones quality 7.
     static let maximumBestBrotliBytes = 128 * 1024
     /// Bounds on the cache, so a large public folder cannot grow the process without limit.
     static let maximumCachedEntries = 1024
@@ -156,9 +156,11 @@ struct StaticFiles: Sendable {
         }
         var packed: [StaticRepresentation] = []
         if compressible, let read = content {
-            // Quality 11 costs about 1 s of CPU per MB (leaflet.js, 431 KB: 0.54 s, 86 KB; quality 9: 0.04 s,
-            // 95 KB), spent on the server thread of the first request: larger files take quality 9.
-            let quality: Int32 = read.count <= StaticFiles.maximumBestBrotliBytes ? 11 : 9
+            // Quality 11 costs about 1 s of CPU per MB (leaflet.js, 431 KB: 0.54 s, 86 KB), which a file
+            // changed while the server runs costs its first request: larger files take quality 7 (96 KB
+            // for leaflet.js, 12 MB of working memory; quality 9 gave 95 KB for 37 MB, and compressing
+            // at start raised the peak RSS by that much).
+            let quality: Int32 = read.count <= StaticFiles.maximumBestBrotliBytes ? 11 : 7
             let forms = compressed.forms(of: resolved, identity: identity, content: read) {
                 (Compression.brotli(read, quality: quality), Compression.gzip(read, level: 9))
             }
