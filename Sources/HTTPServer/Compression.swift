@@ -32,18 +32,28 @@ public enum Compression {
         guard har_deflate_init_gzip(&stream, max(1, min(9, level))) == Z_OK else { return nil }
         defer { deflateEnd(&stream) }
         let bound = Int(deflateBound(&stream, uLong(bytes.count)))
+        let (output, status) = deflateOnce(&stream, bytes, capacity: bound, flush: Z_FINISH)
+        return status == Z_STREAM_END ? output : nil
+    }
+
+    /// One `deflate` call over all of `bytes` into a buffer of `capacity` bytes: what it wrote, and
+    /// zlib's status (`Z_STREAM_END` after `Z_FINISH`, `Z_OK` after a flush). A caller that flushes
+    /// checks `stream.avail_in == 0` and `stream.avail_out > 0` too: the buffer held everything.
+    public static func deflateOnce(_ stream: inout z_stream, _ bytes: [UInt8], capacity: Int, flush: Int32) -> (
+        output: [UInt8], status: Int32
+    ) {
         var status: Int32 = Z_STREAM_ERROR
-        let output = [UInt8](unsafeUninitializedCapacity: bound) { out, count in
+        let output = [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
             bytes.withUnsafeBufferPointer { input in
                 stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
                 stream.avail_in = uInt(input.count)
                 stream.next_out = out.baseAddress
                 stream.avail_out = uInt(out.count)
-                status = deflate(&stream, Z_FINISH)
+                status = deflate(&stream, flush)
             }
-            count = status == Z_STREAM_END ? Int(stream.total_out) : 0
+            count = status == Z_OK || status == Z_STREAM_END ? out.count - Int(stream.avail_out) : 0
         }
-        return status == Z_STREAM_END ? output : nil
+        return (output, status)
     }
 
     /// The bytes inside a gzip member, at most `limit` of them; nil if it is not valid gzip or larger.

@@ -1,5 +1,6 @@
 import Basics
 import CZlib
+import HTTPServer
 import Synchronization
 
 /// The list's answers as rendered, kept by their strong ETag (`ReportListScreen.listTag`, issue 14).
@@ -167,18 +168,8 @@ final class KeptPages: Sendable {
             // deflateBound is for Z_FINISH; a full flush adds an empty stored block (5 bytes) and may
             // need a few bits more for the last block's end.
             let bound = Int(deflateBound(&stream, uLong(bytes.count))) + 16
-            var ok = false
-            let output = [UInt8](unsafeUninitializedCapacity: bound) { out, count in
-                bytes.withUnsafeBufferPointer { input in
-                    stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-                    stream.avail_in = uInt(input.count)
-                    stream.next_out = out.baseAddress
-                    stream.avail_out = uInt(out.count)
-                    ok = deflate(&stream, Z_FULL_FLUSH) == Z_OK && stream.avail_in == 0 && stream.avail_out > 0
-                }
-                count = ok ? out.count - Int(stream.avail_out) : 0
-            }
-            return ok ? output : nil
+            let (output, status) = Compression.deflateOnce(&stream, bytes, capacity: bound, flush: Z_FULL_FLUSH)
+            return status == Z_OK && stream.avail_in == 0 && stream.avail_out > 0 ? output : nil
         }
 
         func member(token: UnsafeBufferPointer<UInt8>) -> [UInt8] {
