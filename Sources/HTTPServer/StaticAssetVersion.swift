@@ -91,7 +91,7 @@ public struct StaticWarmer: Sendable {
     /// The compressed forms both share (tests count them).
     let compressed: CompressedForms
 
-    /// How many files were loaded, all URLs counted.
+    /// How many files were loaded.
     @discardableResult
     public func warm() -> Int { served.reduce(0) { $0 + $1.warm() } }
 }

@@ -259,7 +259,8 @@ struct StaticFiles: Sendable {
 
 /// The compressed forms of files by real path, each with the identity of the bytes it was made from:
 /// another identity (the file changed) is compressed again. Shared by the `StaticFiles` of one folder;
-/// bounded as their caches are (`maximumCachedEntries`: when full, all are dropped).
+/// bounded as their caches are (`maximumCachedEntries` files and `maximumCachedBytes` bytes: when
+/// either would be passed, all are dropped).
 public final class CompressedForms: Sendable {
     struct Forms: Sendable {
         let identity: FileIdentity
@@ -267,8 +268,14 @@ public final class CompressedForms: Sendable {
         let content: [UInt8]?
         let brotli: [UInt8]?
         let gzip: [UInt8]?
+
+        var bytes: Int { (content?.count ?? 0) + (brotli?.count ?? 0) + (gzip?.count ?? 0) }
     }
-    private let kept = Mutex<[String: Forms]>([:])
+    private struct Table {
+        var forms: [String: Forms] = [:]
+        var bytes = 0
+    }
+    private let kept = Mutex(Table())
 
     public init() {}
 
@@ -279,18 +286,25 @@ public final class CompressedForms: Sendable {
     func forms(
         of path: String, identity: FileIdentity, content: [UInt8], make: () -> (brotli: [UInt8]?, gzip: [UInt8]?)
     ) -> Forms {
-        if let forms = kept.withLock({ $0[path] }), forms.identity == identity { return forms }
+        if let forms = kept.withLock({ $0.forms[path] }), forms.identity == identity { return forms }
         let made = make()
         let kept = content.count <= StaticFiles.maximumCachedFileBytes ? content : nil
         let forms = Forms(identity: identity, content: kept, brotli: made.brotli, gzip: made.gzip)
         self.kept.withLock { table in
-            if table.count >= StaticFiles.maximumCachedEntries { table.removeAll() }
-            table[path] = forms
+            table.bytes -= table.forms.removeValue(forKey: path)?.bytes ?? 0
+            if table.forms.count >= StaticFiles.maximumCachedEntries
+                || table.bytes + forms.bytes > StaticFiles.maximumCachedBytes
+            {
+                table = Table()
+            }
+            table.forms[path] = forms
+            table.bytes += forms.bytes
         }
         return forms
     }
 
-    var count: Int { kept.withLock { $0.count } }
+    var count: Int { kept.withLock { $0.forms.count } }
+    var bytes: Int { kept.withLock { $0.bytes } }
 }
 
 /// What tells one version of a file from another without reading it.

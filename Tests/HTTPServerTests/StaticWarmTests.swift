@@ -80,6 +80,34 @@ import Testing
         }
     }
 
+    /// The shared forms are bounded in bytes as the caches are: when the next would pass the bound, all
+    /// are dropped, and a file changed is counted once, not twice.
+    @Test func theSharedFormsStayWithinTheirBound() {
+        let forms = CompressedForms()
+        var info = stat()
+        #expect(stat("/", &info) == 0)
+        let identity = FileIdentity(info)
+        let part = StaticFiles.maximumCachedFileBytes / 2
+        let made = forms.forms(of: "/a", identity: identity, content: [UInt8](repeating: 1, count: part)) {
+            ([UInt8](repeating: 2, count: 100), nil)
+        }
+        #expect(made.content?.count == part && forms.bytes == part + 100)
+        // The same path again, made anew (another identity): replaced, not added.
+        var changed = identity
+        changed.size += 1
+        _ = forms.forms(of: "/a", identity: changed, content: [UInt8](repeating: 1, count: part)) { (nil, nil) }
+        #expect(forms.count == 1 && forms.bytes == part)
+        // Filling past maximumCachedBytes drops what was kept before.
+        let each = StaticFiles.maximumCachedBytes / 4
+        for index in 0..<5 {
+            _ = forms.forms(of: "/big\(index)", identity: identity, content: []) {
+                ([UInt8](repeating: 3, count: each), nil)
+            }
+            #expect(forms.bytes <= StaticFiles.maximumCachedBytes)
+        }
+        #expect(forms.count < 6)
+    }
+
     @Test func aFolderThatCannotBeReadWarmsNothing() {
         var router = Router()
         let warmer = router.serveStatic(prefix: "/static", directory: "/nonexistent/har-public", version: "")
