@@ -261,9 +261,9 @@ def test_SET_01_worse_fix_is_ignored(browser, server):
 
 
 def test_SET_02_alert_after_duration(browser, server):
-    # 15 s, not 5: browser.get returns at the load event, which a map tile's failing DNS lookup (this
-    # machine resolves no outside name) once delayed past 5 s, so the alert was already due (seen
-    # failing once in a full run, 2026-12-01).
+    # 15 s, not 5: browser.get returns at the load event, which once came more than 5 s after the
+    # first fix, so the alert was already due (a full run, 2026-12-01; most likely a map tile's
+    # outside DNS lookup, which this machine cannot resolve).
     set_alert_seconds(server, SESSION["email"], 15)
     browser.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
     set_location(browser, LONDON, accuracy=300)
