@@ -22,17 +22,6 @@ import Testing
         return html
     }
 
-    static func seedReport(_ server: RunningServer, email: String, state: String, name: String) throws -> String {
-        let localID = UUID().uuidString.lowercased()
-        try sqlite(
-            server.dataDir,
-            """
-            INSERT INTO reports (user_id, local_id, state, name, creation_time, updated_at)
-            SELECT id, '\(localID)', '\(state)', '\(name)', 1767225600, 1767225600 FROM users WHERE email = '\(email)'
-            """)
-        return localID
-    }
-
     /// The list shows a change made without moving the list version only when it renders: with the
     /// trigger gone, a renamed report tells a kept page from a rendered one.
     static func renameBehindTheVersionsBack(_ server: RunningServer, _ localID: String, to name: String) throws {
@@ -46,9 +35,9 @@ import Testing
         let client = try WebClient(server)
         let email = uniqueEmail()
         _ = try await client.signIn(email)
-        for index in 0..<30 { _ = try Self.seedReport(server, email: email, state: "stored", name: "Chapel \(index)") }
-        let first = try Self.seedReport(server, email: email, state: "queued", name: "Queued mill")
-        let second = try Self.seedReport(server, email: email, state: "queued", name: "Queued barn")
+        for index in 0..<30 { _ = try seedReport(server, email: email, state: "stored", name: "Chapel \(index)") }
+        let first = try seedReport(server, email: email, state: "queued", name: "Queued mill")
+        let second = try seedReport(server, email: email, state: "queued", name: "Queued barn")
 
         let one = try await client.get("/reports")
         let two = try await client.get("/reports")
@@ -107,8 +96,8 @@ import Testing
         let client = try WebClient(server)
         let email = uniqueEmail()
         _ = try await client.signIn(email)
-        for index in 0..<70 { _ = try Self.seedReport(server, email: email, state: "stored", name: "Mill \(index)") }
-        let queued = try Self.seedReport(server, email: email, state: "queued", name: "Queued mill")
+        for index in 0..<70 { _ = try seedReport(server, email: email, state: "stored", name: "Mill \(index)") }
+        let queued = try seedReport(server, email: email, state: "queued", name: "Queued mill")
         let gzip = ["-H", "Accept-Encoding: gzip"]
 
         var tokens: [String] = []
@@ -188,7 +177,7 @@ import Testing
         let aliceEmail = uniqueEmail()
         _ = try await alice.signIn(aliceEmail)
         for index in 0..<60 {
-            _ = try Self.seedReport(server, email: aliceEmail, state: "stored", name: "Alice \(index)")
+            _ = try seedReport(server, email: aliceEmail, state: "stored", name: "Alice \(index)")
         }
         let page = try await alice.get("/reports")
         #expect(page.body.contains(aliceEmail))
@@ -251,7 +240,7 @@ import Testing
         let client = try WebClient(server)
         let email = uniqueEmail()
         _ = try await client.signIn(email)
-        let localID = try Self.seedReport(server, email: email, state: "stored", name: "Old name")
+        let localID = try seedReport(server, email: email, state: "stored", name: "Old name")
         let before = try await client.get("/reports")
         #expect(before.body.contains("Old name"))
         try Self.renameBehindTheVersionsBack(server, localID, to: "New name")

@@ -8,18 +8,6 @@ import Testing
 /// is a 304 (no rows read, nothing rendered), and a change, the upload worker's included, is never
 /// hidden by one.
 @Suite(.serialized) struct ListRevalidationTests {
-    func seedReport(_ server: RunningServer, email: String, state: String) throws -> String {
-        let localID = UUID().uuidString.lowercased()
-        try sqlite(
-            server.dataDir,
-            """
-            INSERT INTO reports (user_id, local_id, state, name, creation_time, updated_at)
-            SELECT id, '\(localID)', '\(state)', 'Chapel \(localID.prefix(4))', 1767225600, 1767225600
-            FROM users WHERE email = '\(email)'
-            """)
-        return localID
-    }
-
     @Test func anUnchangedListIsA304AndAChangeIsNot() async throws {
         // No upload worker: it would take the seeded queued report on its way at a moment of its own
         // and move the list between two requests that expect it unchanged (the test then failed now
@@ -29,8 +17,8 @@ import Testing
         let client = try WebClient(server)
         let email = uniqueEmail()
         _ = try await client.signIn(email)
-        for _ in 0..<30 { _ = try seedReport(server, email: email, state: "stored") }
-        let queued = try seedReport(server, email: email, state: "queued")
+        for _ in 0..<30 { _ = try seedReport(server, email: email, state: "stored", name: "Chapel") }
+        let queued = try seedReport(server, email: email, state: "queued", name: "Chapel")
 
         let first = try await client.get("/reports")
         #expect(first.status == 200)
@@ -100,7 +88,7 @@ import Testing
         let client = try WebClient(server)
         let email = uniqueEmail()
         _ = try await client.signIn(email)
-        _ = try seedReport(server, email: email, state: "stored")
+        _ = try seedReport(server, email: email, state: "stored", name: "Chapel")
         let tag = try #require(try await client.get("/reports").headers["etag"])
         #expect(try await client.get("/reports", ["-H", "If-None-Match: \(tag)"]).status == 304)
 

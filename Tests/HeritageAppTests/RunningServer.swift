@@ -126,3 +126,18 @@ func sqlite(_ dataDir: String, _ sql: String) throws -> String {
         }.joined(separator: "|")
     }.joined(separator: "\n")
 }
+
+/// Inserts a report as Submit would, for the user with that e-mail; returns its local id. The name has
+/// markup by default, so that a page showing it must escape it.
+func seedReport(_ server: RunningServer, email: String, state: String, name: String = "Kept <b>here</b>") throws
+    -> String
+{
+    let localID = UUID().uuidString.lowercased()
+    try sqlite(
+        server.dataDir,
+        """
+        INSERT INTO reports (user_id, local_id, state, name, creation_time, updated_at)
+        SELECT id, '\(localID)', '\(state)', '\(name)', 1767225600, 1767225600 FROM users WHERE email = '\(email)'
+        """)
+    return localID
+}

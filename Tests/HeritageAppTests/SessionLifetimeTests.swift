@@ -12,7 +12,7 @@ import Testing
         let client = try WebClient(server)
         _ = try await client.signIn(uniqueEmail())
         let email = try sqlite(server.dataDir, "SELECT email FROM users")
-        let queued = try WebSecurityTests().seedReport(server, email: email, state: "queued")
+        let queued = try seedReport(server, email: email, state: "queued")
         #expect(try await client.get("/reports").status == 200)
         // Unused for a little over the default 7 days.
         try sqlite(server.dataDir, "UPDATE web_sessions SET last_seen_at = last_seen_at - 7 * 86400 - 60")

@@ -147,15 +147,4 @@ import Testing
         }
     }
 
-    /// Inserts a report as Submit would, for the user with that e-mail; returns its local id.
-    func seedReport(_ server: RunningServer, email: String, state: String) throws -> String {
-        let localID = UUID().uuidString.lowercased()
-        try sqlite(
-            server.dataDir,
-            """
-            INSERT INTO reports (user_id, local_id, state, name, creation_time, updated_at)
-            SELECT id, '\(localID)', '\(state)', 'Kept <b>here</b>', 1767225600, 1767225600 FROM users WHERE email = '\(email)'
-            """)
-        return localID
-    }
 }
