@@ -63,3 +63,17 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Release builds carry the Swift runtime in the binary, as `swift build --static-swift-stdlib` makes it
+// (SE-0342): `har` then runs without the toolchain's libraries beside it, and at rest maps about 4 MB
+// fewer pages (docs/BENCHMARKS.md, "Resident memory at rest"). Every module is compiled with the flag too,
+// so that Foundation's modules are found with their static dependencies. Debug builds and the tests link
+// the runtime dynamically, which builds faster.
+let staticRuntime: [SwiftSetting] = [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? []) + staticRuntime
+}
+for target in package.targets where target.type == .executable {
+    target.linkerSettings =
+        (target.linkerSettings ?? []) + [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+}

@@ -8,6 +8,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+#include <malloc.h>
 
 static inline struct MHD_Daemon *har_mhd_start_daemon(unsigned int flags, uint16_t port,
                                                       MHD_AccessHandlerCallback handler, void *handler_cls,
@@ -15,6 +16,10 @@ static inline struct MHD_Daemon *har_mhd_start_daemon(unsigned int flags, uint16
     return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
                             MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
+
+/// glibc's malloc_trim and mallopt (the Swift Glibc module leaves <malloc.h> out); see ProcessMemory.swift.
+static inline int har_malloc_trim(void) { return malloc_trim(0); }
+static inline int har_malloc_fix_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 
 /// The peer address of a connection, or NULL.
 static inline const struct sockaddr *har_mhd_client_address(struct MHD_Connection *connection) {

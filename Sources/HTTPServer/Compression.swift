@@ -53,7 +53,18 @@ public enum Compression {
             }
             count = status == Z_OK || status == Z_STREAM_END ? out.count - Int(stream.avail_out) : 0
         }
-        return (output, status)
+        return (fitted(output), status)
+    }
+
+    /// `bytes` in an allocation of about their own size. An encoder writes into a buffer of its worst
+    /// case, about the input's size: kept as it is, a 61 KB page compressed to 8 KB would hold 61 KB
+    /// for as long as it is kept (the static files' forms, the kept list's parts), and bounds counted
+    /// in bytes written would be off by the ratio. A copy when that saves more than an eighth.
+    public static func fitted(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.capacity - bytes.count > max(512, bytes.count / 8) else { return bytes }
+        return [UInt8](unsafeUninitializedCapacity: bytes.count) { out, count in
+            count = bytes.withUnsafeBufferPointer { out.initialize(fromContentsOf: $0) }
+        }
     }
 
     /// The bytes inside a gzip member, at most `limit` of them; nil if it is not valid gzip or larger.
@@ -102,7 +113,7 @@ public enum Compression {
                 } == 1
             count = ok ? size : 0
         }
-        return ok ? output : nil
+        return ok ? fitted(output) : nil
     }
 
     /// The bytes inside a brotli stream of at most `limit` bytes; nil otherwise. For tests and checks.

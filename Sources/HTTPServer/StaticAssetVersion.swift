@@ -92,6 +92,13 @@ public struct StaticWarmer: Sendable {
     let compressed: CompressedForms
 
     /// How many files were loaded.
+    ///
+    /// Then gives back to the system the pages the compressors' working memory left free
+    /// (`ProcessMemory.trim`).
     @discardableResult
-    public func warm() -> Int { served.reduce(0) { $0 + $1.warm() } }
+    public func warm() -> Int {
+        let loaded = served.reduce(0) { $0 + $1.warm() }
+        ProcessMemory.trim()
+        return loaded
+    }
 }

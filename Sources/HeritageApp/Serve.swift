@@ -1,7 +1,10 @@
+import HTTPServer
+
 /// `har serve`: start the application, wait for SIGINT or SIGTERM, stop cleanly, exit 0.
 enum Serve {
     static func run(_ configuration: Configuration) -> Int32 {
         let log = Log()
+        ProcessMemory.keepLargeAllocationsApart()
         let application: Application
         do {
             application = try buildApplication(configuration: configuration, log: log)

@@ -24,6 +24,27 @@ import Testing
         #expect(Compression.gzip([], level: 6).flatMap { Compression.gunzip($0) } == [])
     }
 
+    /// What is kept compressed (the static files' forms, the kept list's parts) holds about its own
+    /// size, not the encoder's worst case of about the input's: the memory bounds counted in bytes
+    /// written hold, and 8 KB of gzip does not keep a 61 KB buffer.
+    @Test func compressedFormsAreKeptInBuffersOfTheirOwnSize() throws {
+        let bytes = Array(Self.page.utf8)
+        let gzip = try #require(Compression.gzip(bytes, level: 9))
+        let brotli = try #require(Compression.brotli(bytes, quality: 11))
+        for form in [gzip, brotli] {
+            #expect(form.count < bytes.count / 4)
+            #expect(form.capacity <= form.count + max(512, form.count / 8))
+        }
+        // Already about its size: not copied; the bytes are the same either way.
+        let small = [UInt8](repeating: 7, count: 100)
+        #expect(Compression.fitted(small) == small)
+        var roomy = [UInt8](repeating: 1, count: 3000)
+        roomy.reserveCapacity(64 * 1024)
+        let fitted = Compression.fitted(roomy)
+        #expect(fitted == roomy)
+        #expect(fitted.capacity < 4096)
+    }
+
     @Test func compressibleTypesAreRecognizedInAnyCaseWithParameters() {
         for type in [
             "text/html; charset=utf-8", "Text/CSS", " text/plain ;q=1", "application/json", "APPLICATION/JSON",
