@@ -63,12 +63,11 @@ struct Renderer: ~Copyable {
             let instruction = instructions[index]
             switch instruction.opcode {
             case .text:
-                let bytes = UnsafeRawBufferPointer(
-                    start: text + Int(instruction.operand), count: Int(instruction.count))
                 if indent.isEmpty {
-                    output.append(bytes)
+                    output.appendText(text + Int(instruction.operand), count: Int(instruction.count))
                 } else {
-                    appendIndenting(bytes)
+                    appendIndenting(
+                        UnsafeRawBufferPointer(start: text + Int(instruction.operand), count: Int(instruction.count)))
                 }
                 index += 1
             case .escapedVariable, .rawVariable:
@@ -164,28 +163,34 @@ struct Renderer: ~Copyable {
                 }
                 index += 1
             }
-            let columnCount = table.columns.count
-            var firstCell = 0
-            var row = 0
-            while row < table.rowCount {
-                index = 0
-                while index < steps.count {
-                    let step = steps[index]
-                    index &+= 1
-                    if step.column < 0 {
-                        output.append(step.text, count: step.count)
-                    } else if let cell = table.cell(at: firstCell &+ step.column) {
-                        if step.escaped {
-                            appendEscapingHTML(cell.assumingMemoryBound(to: UInt8.self), to: &output)
-                        } else {
-                            output.append(cell)
-                        }
+            renderRows(of: table, steps: UnsafeBufferPointer(steps))
+            return true
+        }
+    }
+
+    /// The rows of `table` by `steps` (see the other `renderRows`). A function of its own: inside
+    /// the closure above, the compiler stopped inlining the escaper into the loop (a call per cell).
+    private mutating func renderRows(of table: TextTable, steps: UnsafeBufferPointer<RowStep>) {
+        let columnCount = table.columns.count
+        var firstCell = 0
+        var row = 0
+        while row < table.rowCount {
+            var index = 0
+            while index < steps.count {
+                let step = steps[index]
+                index &+= 1
+                if step.column < 0 {
+                    output.appendText(step.text, count: step.count)
+                } else if let cell = table.cell(at: firstCell &+ step.column) {
+                    if step.escaped {
+                        appendEscapingHTML(cell.assumingMemoryBound(to: UInt8.self), to: &output)
+                    } else {
+                        output.append(cell)
                     }
                 }
-                firstCell &+= columnCount
-                row &+= 1
             }
-            return true
+            firstCell &+= columnCount
+            row &+= 1
         }
     }
 
