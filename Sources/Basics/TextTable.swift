@@ -54,8 +54,15 @@ public final class TextTable: @unchecked Sendable, Equatable {
     @inlinable
     public func cell(row: Int, column: Int) -> UnsafeRawBufferPointer? {
         precondition(row >= 0 && row < rowCount && column >= 0 && column < columns.count, "no such cell")
+        return cell(at: row &* columns.count &+ column)
+    }
+
+    /// The cell at `index`, counted row by row (row × `columns.count` + column), as `cell(row:column:)`:
+    /// for a reader that walks the cells in order, with one bounds check.
+    @inlinable
+    public func cell(at index: Int) -> UnsafeRawBufferPointer? {
+        precondition(index >= 0 && index < rowCount &* columns.count, "no such cell")
         guard let ends else { return nil }
-        let index = row &* columns.count &+ column
         let end = ends[index]
         guard end >= 0 else { return nil }
         let start = index == 0 ? 0 : ends[index - 1] >= 0 ? ends[index - 1] : -ends[index - 1] - 1

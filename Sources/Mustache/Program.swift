@@ -62,6 +62,7 @@ final class Program: @unchecked Sendable {
 
     let entries: [Entry]
     let instructions: UnsafeMutableBufferPointer<Instruction>
+    /// Followed by `OutputBuffer.slack` readable bytes (zeros) past its end.
     let text: UnsafeMutableBufferPointer<UInt8>
     let keys: UnsafeMutableBufferPointer<String>
     /// Each key's fingerprint (MustacheFields.fingerprint), to skip fields that cannot match.
@@ -90,7 +91,11 @@ final class Program: @unchecked Sendable {
             builder.partials[index].targetEnd = entries[builder.partials[index].target].end
         }
         instructions = Program.copy(builder.instructions)
-        text = Program.copy(builder.text)
+        // 16 bytes more, so that any text can be read 16 bytes at a time (OutputBuffer.appendText).
+        let paddedText = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: builder.text.count + OutputBuffer.slack)
+        paddedText.initialize(repeating: 0)
+        _ = paddedText.initialize(from: builder.text)
+        text = UnsafeMutableBufferPointer(rebasing: paddedText[0..<builder.text.count])
         keys = Program.copy(builder.keys)
         keyFingerprints = Program.copy(builder.keys.map(MustacheFields.fingerprint))
         hints = .allocate(capacity: max(builder.keys.count, 1))

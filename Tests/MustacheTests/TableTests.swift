@@ -43,6 +43,71 @@ import Testing
         #expect(MustacheValue.tableRow(table, 0)["missing"] == nil)
     }
 
+    /// Children that are only text and columns take the renderer's row loop (`renderRows`); what
+    /// comes out must be what the same rows as field lists give, for hostile text too.
+    @Test func aSectionOfOnlyTextAndColumnsRendersAsFieldsDo() throws {
+        var builder = TextTable.Builder(columns: ["name", "note"])
+        let hostile: [[UInt8]?] = [
+            Array("<script>alert(\"x\")</script>".utf8), Array("' onmouseover='x' a=`b`".utf8),
+            Array("a\u{0}b&amp;".utf8), nil, Array("caf\u{E9} \u{1F3DB}\u{FE0F} & more than sixteen <bytes>".utf8), [],
+        ]
+        for cell in hostile {
+            if let cell {
+                cell.withUnsafeBytes { builder.append($0) }
+            } else {
+                builder.append(nil as UnsafeRawBufferPointer?)
+            }
+        }
+        let hostileTable = TextTable(builder)
+        for source in [
+            "{{#rows}}<li title=\"{{note}}\">{{name}}</li>\n{{/rows}}", "{{#rows}}{{{name}}}|{{& note}}{{/rows}}",
+            "{{#rows}}{{name}}{{/rows}}", "{{#rows}}{{/rows}}",
+        ] {
+            for rows in [table, hostileTable] {
+                let asFields: MustacheValue = .array(
+                    (0..<rows.rowCount).map { row in
+                        .fields(
+                            MustacheFields(
+                                rows.columns.indices.map {
+                                    (rows.columns[$0], MustacheValue(rows.string(row: row, column: $0)))
+                                }
+                            ))
+                    })
+                let fromTable = try render(source, ["rows": .table(rows)])
+                #expect(fromTable == (try render(source, ["rows": asFields])), "\(source)")
+            }
+        }
+        let escaped = try render("{{#rows}}[{{name}}|{{note}}]{{/rows}}", ["rows": .table(hostileTable)])
+        #expect(
+            escaped
+                == "[&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;|&#39; onmouseover&#61;&#39;x&#39; a&#61;&#96;b&#96;]"
+                + "[a\u{FFFD}b&amp;amp;|]"
+                + "[caf\u{E9} \u{1F3DB}\u{FE0F} &amp; more than sixteen &lt;bytes&gt;|]")
+    }
+
+    /// A cell's bytes go to the page as they are in the database, but for the escaped ASCII: bytes
+    /// that are not UTF-8 stay bytes (a browser shows U+FFFD), never become `<` or `&` (an overlong
+    /// `<`, C0 BC, is two bytes no decoder reads as `<`), and never hide a `<` after them.
+    @Test func invalidUTF8InACellStaysInert() throws {
+        var builder = TextTable.Builder(columns: ["name"])
+        let invalid: [UInt8] = [0xC0, 0xBC, 0x3C, 0xFF, 0x26, 0xE2, 0x82, 0x3E, 0x80, 0x22]
+        invalid.withUnsafeBytes { builder.append($0) }
+        let library = try TemplateLibrary(sources: ["main": "{{#rows}}{{name}}{{/rows}}"])
+        let page = try library.renderBytes("main", ["rows": .table(TextTable(builder))])
+        #expect(
+            page == [0xC0, 0xBC] + Array("&lt;".utf8) + [0xFF] + Array("&amp;".utf8) + [0xE2, 0x82]
+                + Array("&gt;".utf8) + [0x80] + Array("&quot;".utf8))
+    }
+
+    /// Inside an indented partial the row loop is not used (the indent goes before each line).
+    @Test func aTableSectionInAnIndentedPartialIsIndented() throws {
+        let rows = TextTable(columns: ["name"], rows: [["a&b"], ["c"]])
+        let page = try render(
+            "<ul>\n  {{> list}}\n</ul>", ["rows": .table(rows)],
+            partials: ["list": "{{#rows}}<li>{{name}}</li>\n{{/rows}}"])
+        #expect(page == "<ul>\n  <li>a&amp;b</li>\n  <li>c</li>\n</ul>")
+    }
+
     @Test func anEmptyTableIsFalsy() throws {
         let empty = TextTable(columns: ["name"], rows: [])
         #expect(try render("{{#rows}}x{{/rows}}{{^rows}}none{{/rows}}", ["rows": .table(empty)]) == "none")

@@ -76,6 +76,12 @@ import Testing
         #expect(table.cell(row: 1, column: 1) == nil)
         #expect(table.cell(row: 1, column: 3) == nil)
         #expect(try database.queryText("SELECT name FROM item WHERE id < 0").rowCount == 0)
+        // Bytes that are not UTF-8 come as they are stored; an empty blob is an empty cell, not NULL.
+        let odd = try database.queryText("SELECT CAST(X'C0BC3CFF00' AS TEXT), X'', X'FF26', NULL")
+        #expect(odd.cell(row: 0, column: 0).map(Array.init) == [0xC0, 0xBC, 0x3C, 0xFF, 0x00])
+        #expect(odd.cell(row: 0, column: 1).map(Array.init) == [])
+        #expect(odd.cell(row: 0, column: 2).map(Array.init) == [0xFF, 0x26])
+        #expect(odd.cell(at: 3) == nil)
     }
 
     @Test func bindingByNameWithOrWithoutPrefix() throws {
