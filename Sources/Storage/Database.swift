@@ -28,8 +28,9 @@ public final class Database {
     /// probe run, SQL texts of hundreds of bytes, ~8,000 instructions per statement (callgrind).
     private var reusableStatements: [String: OpaquePointer?] = [:]
     static let reusableStatementLimit = 64
-    /// Values kept with this connection while its data version stays `memoVersion` (`withMemo`).
-    var memo: [AnyHashable: Any] = [:]
+    /// Values kept with this connection while its data version stays `memoVersion` (`withMemo`):
+    /// one typed table per key and value type.
+    var memoTables: [ObjectIdentifier: MemoTableBase] = [:]
     var memoVersion: Int64 = -1
     static let memoLimit = 1_024
 
