@@ -61,13 +61,18 @@ import Testing
     }
 
     @Test func onlyValidatorFieldsAreKeptAndTheStoreIsBounded() {
-        var plain = Response(status: 304, headers: Headers([("ETag", "\"1\""), ("Cache-Control", "no-cache")]))
-        #expect(KeptNotModified.key(plain.headers) != nil)
-        plain.headers.add("X-Other", "1")
-        #expect(KeptNotModified.key(plain.headers) == nil)
-        // Unsafe values (which would be dropped from what is sent) and NULs (which end a field in the key).
-        #expect(KeptNotModified.key(Headers([("ETag", "\"1\r\nX: y\"")])) == nil)
-        #expect(KeptNotModified.key(Headers([("ETag", "\"1\"\0Vary")])) == nil)
+        var fields = [(name: "ETag", value: "\"1\""), (name: "Cache-Control", value: "no-cache")]
+        #expect(KeptNotModified.tag(of: fields) == "\"1\"")
+        #expect(KeptNotModified.tag(of: [(name: "Cache-Control", value: "no-cache")]) == nil)  // no tag
+        fields.append((name: "X-Other", value: "1"))
+        #expect(KeptNotModified.tag(of: fields) == nil)
+        #expect(KeptNotModified.tag(of: [(name: "Set-Cookie", value: "a=b"), (name: "ETag", value: "\"1\"")]) == nil)
+        // Unsafe values would be dropped from what is sent.
+        #expect(KeptNotModified.tag(of: [(name: "ETag", value: "\"1\r\nX: y\"")]) == nil)
+        #expect(KeptNotModified.same([("ETag", "\"1\""), ("Vary", "a")], [("ETag", "\"1\""), ("Vary", "a")]))
+        #expect(!KeptNotModified.same([("ETag", "\"1\""), ("Vary", "a")], [("ETag", "\"1\""), ("Vary", "b")]))
+        #expect(!KeptNotModified.same([("ETag", "\"1\""), ("Vary", "a")], [("Vary", "a"), ("ETag", "\"1\"")]))
+        #expect(!KeptNotModified.same([("ETag", "\"1\"")], [("ETag", "\"1\""), ("Vary", "a")]))
 
         let kept = KeptNotModified(limit: 2)
         func notModified(_ tag: String) -> Response { Response(status: 304, headers: Headers([("ETag", tag)])) }
@@ -77,6 +82,10 @@ import Testing
         #expect(kept.count == 2)
         _ = kept.reusable(for: notModified("\"3\""))
         #expect(kept.count == 1)  // all dropped when full, then the new one
+        // The same tag with other fields: kept instead of the first, never given for it.
+        let vary = Response(status: 304, headers: Headers([("ETag", "\"3\""), ("Vary", "Accept-Encoding")]))
+        let withVary = kept.reusable(for: vary)
+        #expect(withVary != nil && withVary !== kept.reusable(for: notModified("\"3\"")))
         #expect(kept.reusable(for: Response(status: 200, headers: Headers([("ETag", "\"1\"")]))) == nil)
         #expect(
             kept.reusable(for: Response(status: 304, headers: Headers([("ETag", "\"1\"")]), body: .bytes([1]))) == nil)
