@@ -7,12 +7,25 @@ extension Database {
     /// on this very connection do not change it. Read inside a transaction, it is the version of that
     /// transaction's snapshot.
     public func dataVersion() throws -> Int64 {
-        try withReusableStatement("PRAGMA data_version") { statement in
-            guard try statement.step(), let version = try statement.int(0) else {
-                throw SQLiteError.misuse("PRAGMA data_version returned no row")
-            }
-            return version
+        let sql = "PRAGMA data_version"
+        let statement: Statement
+        if let kept = dataVersionStatement {
+            dataVersionStatement = nil
+            statement = Statement(database: self, sql: sql, reusing: kept)
+        } else {
+            statement = try Statement(database: self, sql: sql)
         }
+        // Kept for the next call on a connection that keeps statements (`reusesStatements`), as
+        // `withReusableStatement` keeps any other; finalized with the Statement otherwise.
+        defer {
+            if reusesStatements, isOpen, dataVersionStatement == nil {
+                dataVersionStatement = statement.detachForReuse()
+            }
+        }
+        guard try statement.step(), let version = try statement.int(0) else {
+            throw SQLiteError.misuse("PRAGMA data_version returned no row")
+        }
+        return version
     }
 
     /// Runs `body` with this connection's memo: values worked out from the database and kept with the
