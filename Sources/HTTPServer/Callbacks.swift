@@ -85,20 +85,21 @@ func harCollectHeader(
 ) -> MHD_Result {
     guard let cls, let key else { return MHD_Result.YES }
     let collector = Unmanaged<HeaderCollector>.fromOpaque(cls).takeUnretainedValue()
-    guard collector.headers.fields.count < 200 else { return MHD_Result.NO }
+    guard collector.headers.count < 200 else { return MHD_Result.NO }
     let name = UnsafeRawBufferPointer(start: key, count: keySize)
     let text = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize)
     if collector.refusal == nil { collector.refusal = RequestFraming.checkField(name: name, value: text) }
-    collector.headers.add(String(decoding: name, as: UTF8.self), String(decoding: text, as: UTF8.self))
+    collector.headers.addReceived(name: name, value: text)
     return MHD_Result.YES
 }
 
 final class HeaderCollector {
-    /// Room for a browser's usual fields made once: grown from empty, the array was reallocated at
+    /// Room for a browser's usual fields made once: grown from empty, the arrays were reallocated at
     /// 1, 2, 4, 8 and 16 fields.
-    var headers = Headers(capacity: 16)
+    /// Used by one thread, inside one call: no run-time exclusivity checks (two per field).
+    @exclusivity(unchecked) var headers = Headers(capacity: 16)
     /// The first field line that breaks RFC 9112's rules.
-    var refusal: RequestRefusal?
+    @exclusivity(unchecked) var refusal: RequestRefusal?
 }
 
 /// The peer address of a connection as text.

@@ -4,8 +4,7 @@
 // cached validators; handlers that answer with a file (photos) call `ConditionalFile.respond`.
 import Glibc
 
-/// The request fields that can change a GET of a file, found in one pass over the headers that
-/// looks at a name only when its first letter and length could match: most requests have none.
+/// The request fields that can change a GET of a file (the first of each): most requests have none.
 struct ConditionalHeaders {
     var ifMatch: String?
     var ifUnmodifiedSince: String?
@@ -15,20 +14,14 @@ struct ConditionalHeaders {
     var ifRange: String?
 
     init(_ headers: Headers) {
-        for (name, value) in headers {
-            guard let first = name.utf8.first, first | 0x20 == UInt8(ascii: "i") || first | 0x20 == UInt8(ascii: "r")
-            else { continue }
-            switch name.utf8.count {
-            case 13 where Headers.namesEqual(name, "If-None-Match"): ifNoneMatch = ifNoneMatch ?? value
-            case 17 where Headers.namesEqual(name, "If-Modified-Since"): ifModifiedSince = ifModifiedSince ?? value
-            case 5 where Headers.namesEqual(name, "Range"): range = range ?? value
-            case 8 where Headers.namesEqual(name, "If-Range"): ifRange = ifRange ?? value
-            case 8 where Headers.namesEqual(name, "If-Match"): ifMatch = ifMatch ?? value
-            case 19 where Headers.namesEqual(name, "If-Unmodified-Since"):
-                ifUnmodifiedSince = ifUnmodifiedSince ?? value
-            default: continue
-            }
-        }
+        // Looked up by name, when any name could be one of them: most requests have none.
+        guard headers.anyName(startingWith: "iIrR") else { return }
+        ifNoneMatch = headers["If-None-Match"]
+        ifModifiedSince = headers["If-Modified-Since"]
+        range = headers["Range"]
+        ifRange = headers["If-Range"]
+        ifMatch = headers["If-Match"]
+        ifUnmodifiedSince = headers["If-Unmodified-Since"]
     }
 
     var isEmpty: Bool {

@@ -210,6 +210,8 @@ extension HTTPServer {
     func queue(_ response: Response, for state: RequestState, connection: OpaquePointer) -> MHD_Result {
         // MHD closes a connection whose handler says NO, with nothing queued: the lost-answer case.
         if response.closesConnectionWithoutAnswer { return MHD_Result.NO }
+        var response = response
+        if response.status == 304, let kept = keptNotModified.reusable(for: response) { response.reusable = kept }
         if let reusable = response.reusable, (100...599).contains(response.status),
             let (kept, bytes) = reusable.response(for: instance, make: { makeMHDResponse(response, request: state) })
         {
@@ -221,7 +223,7 @@ extension HTTPServer {
             }
             return result
         }
-        let response = compressed(response, acceptEncoding: state.headers["Accept-Encoding"])
+        response = compressed(response, acceptEncoding: state.headers["Accept-Encoding"])
         guard let (mhdResponse, status, bytes) = makeMHDResponse(response, request: state) else {
             return MHD_Result.NO  // not even an error page could be built: let MHD drop the connection
         }

@@ -22,6 +22,8 @@ public final class HTTPServer: @unchecked Sendable {
     let instance = serverInstanceCounter.add(1, ordering: .relaxed).newValue
     /// The header deadline and minimum body rate (issue 9, item 2).
     let slowClients: SlowClients
+    /// Handlers' 304 answers, kept as MHD responses under their fields.
+    let keptNotModified = KeptNotModified()
 
     private struct State {
         var daemon: DaemonHandle?

@@ -176,25 +176,8 @@ enum RequestFraming {
 
     /// Host, Content-Length and Transfer-Encoding, looked at together (RFC 9112 §3.2, §6.1, §6.3).
     static func checkFields(_ headers: Headers, isHTTP10: Bool) -> RequestRefusal? {
-        var hosts = 0
-        var host: String?
-        var lengths = 0
-        var length: String?
-        var codings: [String] = []
-        for (name, value) in headers {
-            switch name.utf8.count {
-            case 4 where Headers.namesEqual(name, "Host"):
-                hosts += 1
-                host = value
-            case 14 where Headers.namesEqual(name, "Content-Length"):
-                lengths += 1
-                length = value
-            case 17 where Headers.namesEqual(name, "Transfer-Encoding"):
-                codings.append(value)
-            default:
-                continue
-            }
-        }
+        // In one pass over the received fields' bytes (going through them as Strings made two per field).
+        let (hosts, host, lengths, length, codings) = headers.framingFields()
         if hosts > 1 { return .repeatedHost }
         if let host {
             if !isValidHost(host) { return .invalidHost }

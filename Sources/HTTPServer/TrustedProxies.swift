@@ -140,7 +140,7 @@ public struct TrustedProxies: Sendable, Equatable {
 
     /// Every field of that name, in order (a proxy may add its own field rather than extend one).
     private static func values(_ headers: Headers, _ name: String) -> [String] {
-        headers.filter { Headers.namesEqual($0.name, name) }.map(\.value)
+        headers.values(name)
     }
 
     private static func trimmed(_ text: Substring) -> String {

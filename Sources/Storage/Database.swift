@@ -28,8 +28,12 @@ public final class Database {
     /// probe run, SQL texts of hundreds of bytes, ~8,000 instructions per statement (callgrind).
     private var reusableStatements: [String: OpaquePointer?] = [:]
     static let reusableStatementLimit = 64
-    /// Values kept with this connection while its data version stays `memoVersion` (`withMemo`).
-    var memo: [AnyHashable: Any] = [:]
+    /// `PRAGMA data_version`'s statement, kept apart from `reusableStatements` (`dataVersion`, once per
+    /// memoized read): through the dictionary its SQL text was hashed twice per read.
+    var dataVersionStatement: OpaquePointer?
+    /// Values kept with this connection while its data version stays `memoVersion` (`withMemo`):
+    /// one typed table per key and value type.
+    var memoTables: [ObjectIdentifier: MemoTableBase] = [:]
     var memoVersion: Int64 = -1
     static let memoLimit = 1_024
 
@@ -80,6 +84,8 @@ public final class Database {
     public func close() {
         for case let statement? in reusableStatements.values { sqlite3_finalize(statement) }
         reusableStatements.removeAll()
+        if let dataVersionStatement { sqlite3_finalize(dataVersionStatement) }
+        dataVersionStatement = nil
         if let handle {
             sqlite3_close_v2(handle)
             self.handle = nil

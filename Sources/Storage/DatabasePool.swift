@@ -104,7 +104,7 @@ public final class DatabasePool: @unchecked Sendable {
     /// any transaction: a value the memo holds costs one `PRAGMA data_version` (BEGIN and COMMIT around
     /// it were a third of a memoized read). Each statement of `body` is its own snapshot.
     @discardableResult
-    public func readMemoized<T>(_ body: (Database, inout [AnyHashable: Any]) throws -> T) throws -> T {
+    public func readMemoized<Key: Hashable, Value, T>(_ body: (Database, inout [Key: Value]) throws -> T) throws -> T {
         let reader = try checkOutReader()
         defer { checkIn(reader) }
         return try reader.withMemo { memo in try body(reader, &memo) }

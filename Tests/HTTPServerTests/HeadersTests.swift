@@ -30,6 +30,76 @@ import Testing
     }
 }
 
+/// Fields as received (`Headers.addReceived`, the header collector): kept as bytes, made Strings
+/// when looked up, in order before any added later.
+@Suite struct ReceivedHeadersTests {
+    static func received(_ fields: [(String, String)]) -> Headers {
+        var headers = Headers(capacity: 2)  // grown past its room
+        for (name, value) in fields {
+            Array(name.utf8).withUnsafeBytes { name in
+                Array(value.utf8).withUnsafeBytes { value in headers.addReceived(name: name, value: value) }
+            }
+        }
+        return headers
+    }
+
+    @Test func lookedUpAsTheStringFieldsAre() {
+        var headers = Self.received([
+            ("content-TYPE", "text/plain"), ("X-Ünïcode", "a"), ("If-None-Match", "\"1\""), ("Host", "x"),
+            ("Host", "second"), ("Empty", ""), ("Cookie", String(repeating: "c=1; ", count: 40)),
+        ])
+        #expect(headers["Content-Type"] == "text/plain")
+        #expect(headers["if-none-match"] == "\"1\"")
+        #expect(headers["HOST"] == "x")
+        #expect(headers.values("host") == ["x", "second"])
+        #expect(headers["x-Ünïcode"] == "a")
+        #expect(headers["X-ünïcode"] == nil)
+        #expect(headers["Content-Typ"] == nil)
+        #expect(headers["Empty"] == "")
+        #expect(headers["Cookie"]?.utf8.count == 200)
+        #expect(headers[String(decoding: Array("COOKIE".utf8), as: UTF8.self)] != nil)
+        #expect(headers.anyName(startingWith: "iI"))
+        #expect(!headers.anyName(startingWith: "rR"))
+        headers.add("Host", "added")
+        headers.add("Range", "bytes=0-1")
+        #expect(headers.values("Host") == ["x", "second", "added"])
+        #expect(headers["Range"] == "bytes=0-1")
+        #expect(headers.anyName(startingWith: "rR"))
+        #expect(headers.count == 9)
+        let fields = headers.fields
+        #expect(
+            fields.map(\.name) == [
+                "content-TYPE", "X-Ünïcode", "If-None-Match", "Host", "Host", "Empty", "Cookie", "Host", "Range",
+            ])
+        #expect(Array(headers).map(\.value)[3...4] == ["x", "second"])
+        let framing = headers.framingFields()
+        #expect(framing.hosts == 3 && framing.host == "added" && framing.lengths == 0 && framing.codings.isEmpty)
+    }
+
+    /// Host, Content-Length and Transfer-Encoding as `RequestFraming.checkFields` judges them, the
+    /// same whether the fields were received or given as Strings.
+    @Test func framingFieldsAsReceived() {
+        let fields = [
+            ("host", "a"), ("Content-Length", "5"), ("transfer-encoding", "gzip"), ("Transfer-Encoding", "chunked"),
+            ("Content-Length", "6"),
+        ]
+        let framing = Self.received(fields).framingFields()
+        #expect(framing.hosts == 1 && framing.host == "a")
+        #expect(framing.lengths == 2 && framing.length == "6")
+        #expect(framing.codings == ["gzip", "chunked"])
+        for isHTTP10 in [false, true] {
+            #expect(
+                RequestFraming.checkFields(Self.received(fields), isHTTP10: isHTTP10)
+                    == RequestFraming.checkFields(Headers(fields), isHTTP10: isHTTP10))
+        }
+        #expect(
+            RequestFraming.checkFields(Self.received([("Host", "a"), ("HOST", "b")]), isHTTP10: false) == .repeatedHost)
+        #expect(RequestFraming.checkFields(Self.received([("Accept", "*/*")]), isHTTP10: false) == .missingHost)
+        #expect(RequestFraming.checkFields(Self.received([("Host", "a b")]), isHTTP10: false) == .invalidHost)
+        #expect(RequestFraming.checkFields(Self.received([("Host", "a")]), isHTTP10: false) == nil)
+    }
+}
+
 @Suite struct SameBytesTests {
     /// `If-None-Match` against a handler's tag: the same bytes, never Unicode equivalence (the
     /// Kelvin sign is canonically "K" to `==`).

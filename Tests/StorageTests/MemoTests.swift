@@ -20,8 +20,8 @@ import Testing
     /// The value through the memo, in a read transaction or (`readMemoized`) outside one: the kept
     /// one when there is one, else read and kept. Returns the value and whether it was read now.
     func memoized(_ pool: DatabasePool, transaction: Bool) throws -> (value: Int64, read: Bool) {
-        func body(_ db: Database, _ memo: inout [AnyHashable: Any]) throws -> (Int64, Bool) {
-            if let kept = memo["sum"] as? Int64 { return (kept, false) }
+        func body(_ db: Database, _ memo: inout [String: Int64]) throws -> (Int64, Bool) {
+            if let kept = memo["sum"] { return (kept, false) }
             let sum = try db.scalar("SELECT COALESCE(SUM(value), 0) FROM t").int ?? 0
             memo["sum"] = sum
             return (sum, true)
@@ -58,8 +58,25 @@ import Testing
         #expect(try memoized(pool) == (12, false))
     }
 
+    /// Each key and value type has a table of its own; a commit empties them all.
+    @Test func tablesOfEachTypeAreSeparateAndAllDropped() throws {
+        let pool = try openPool()
+        try pool.readMemoized { (_, memo: inout [String: Int64]) in memo["a"] = 1 }
+        try pool.readMemoized { (_, memo: inout [String: String]) in memo["a"] = "one" }
+        try pool.readMemoized { (_, memo: inout [Int: Int64]) in memo[7] = 2 }
+        #expect(try pool.readMemoized { (_, memo: inout [String: Int64]) in memo } == ["a": 1])
+        #expect(try pool.readMemoized { (_, memo: inout [String: String]) in memo } == ["a": "one"])
+        #expect(try pool.readMemoized { (_, memo: inout [Int: Int64]) in memo } == [7: 2])
+        try pool.write { try $0.run("INSERT INTO t (value) VALUES (1)") }
+        #expect(try pool.readMemoized { (_, memo: inout [String: String]) in memo }.isEmpty)
+        #expect(try pool.readMemoized { (_, memo: inout [String: Int64]) in memo }.isEmpty)
+        #expect(try pool.readMemoized { (_, memo: inout [Int: Int64]) in memo }.isEmpty)
+    }
+
     @Test func refusedOnAConnectionThatWrites() throws {
         let pool = try openPool()
-        #expect(throws: SQLiteError.self) { try pool.write { db in try db.withMemo { _ in 0 } } }
+        #expect(throws: SQLiteError.self) {
+            try pool.write { db in try db.withMemo { (_: inout [Int: Int]) in 0 } }
+        }
     }
 }

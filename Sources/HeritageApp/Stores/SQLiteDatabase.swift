@@ -24,7 +24,7 @@ final class SQLiteDatabase: Sendable {
     }
 
     /// A read that may be answered from the reader's memo (see `DatabasePool.readMemoized`).
-    func readMemoized<T>(_ body: (Database, inout [AnyHashable: Any]) throws -> T) throws -> T {
+    func readMemoized<Key: Hashable, Value, T>(_ body: (Database, inout [Key: Value]) throws -> T) throws -> T {
         try Self.mapped { try pool.readMemoized(body) }
     }
 

@@ -52,9 +52,9 @@ struct SQLiteUserStore: UserStore {
     /// a touch, a settings change and every change of the list are commits, so a kept answer is never
     /// stale; expiry is by time and is checked here against `now` on every call.
     func session(tokenHash: [UInt8], now: Double) throws -> StoredSession? {
-        let found = try database.readMemoized { db, memo -> StoredSession? in
+        let found = try database.readMemoized { (db, memo: inout [SessionMemoKey: StoredSession]) -> StoredSession? in
             let key = SessionMemoKey(tokenHash: tokenHash)
-            if let kept = memo[key] as? StoredSession { return kept }
+            if let kept = memo[key] { return kept }
             // One statement: the session, its user and the list version in one snapshot.
             let read = try Self.readSession(db, tokenHash: tokenHash, now: now)
             if let read { memo[key] = read }
