@@ -43,9 +43,6 @@ public enum Hex {
         return out
     }
 
-    /// Whether `byte` is a hex digit of either case.
-    @inline(__always) public static func isDigit(_ byte: UInt8) -> Bool { nibble(byte) != nil }
-
     private static func nibble(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
