@@ -39,10 +39,11 @@ public struct SipHash24: Sendable {
 
         let count = message.count
         let whole = count & ~7
+        let raw = UnsafeRawBufferPointer(message)
         var offset = 0
         while offset < whole {
-            var m: UInt64 = 0
-            for byte in 0..<8 { m |= UInt64(message[offset + byte]) << (8 * UInt64(byte)) }
+            // One unaligned 8-byte load, read little-endian as the reference does.
+            let m = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             v3 ^= m
             round()
             round()

@@ -2,6 +2,10 @@
 // ourselves (MHD's copy arrives already unescaped, where "%2F" and "/" look alike and "%00" silently
 // truncates the C string).
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 enum Decoding {
     /// Bytes of `text` with "%HH" decoded (and "+" as space when asked); nil for a malformed escape.
     static func percentDecoded<S: Collection>(_ text: S, plusAsSpace: Bool) -> [UInt8]? where S.Element == UInt8 {
@@ -68,34 +72,88 @@ enum Decoding {
 
     /// Cookie header → name/value pairs; the first of a name wins (the most specific path, by RFC 6265
     /// ordering). Names must be tokens; values lose surrounding quotes; anything with control characters
-    /// is skipped rather than trusted.
-    /// Read byte by byte over the header's UTF-8 (splitting and trimming `Character`s cost a sixth of a
-    /// signed-in 304's instructions; bench/instructions.sh).
+    /// is skipped rather than trusted. Only the first 64 well-formed items are read.
     static func cookies(_ header: String?) -> [String: String] {
         guard var header else { return [:] }
         var cookies: [String: String] = [:]
         header.withUTF8 { bytes in
-            var itemStart = 0
-            while itemStart < bytes.count, cookies.count < 64 {
-                var itemEnd = itemStart
-                while itemEnd < bytes.count, bytes[itemEnd] != UInt8(ascii: ";") { itemEnd += 1 }
-                defer { itemStart = itemEnd + 1 }
-                guard let equals = bytes[itemStart..<itemEnd].firstIndex(of: UInt8(ascii: "=")) else { continue }
-                let name = trimmedSpaces(bytes, itemStart..<equals)
-                var value = trimmedSpaces(bytes, (equals + 1)..<itemEnd)
-                if value.count >= 2, bytes[value.lowerBound] == UInt8(ascii: "\""),
-                    bytes[value.upperBound - 1] == UInt8(ascii: "\"")
-                {
-                    value = (value.lowerBound + 1)..<(value.upperBound - 1)
-                }
-                guard !name.isEmpty, bytes[name].allSatisfy(isTokenByte), bytes[value].allSatisfy(isCookieValueByte)
-                else { continue }
+            forEachCookie(bytes) { name, value in
                 let nameText = String(decoding: UnsafeBufferPointer(rebasing: bytes[name]), as: UTF8.self)
-                guard cookies[nameText] == nil else { continue }
-                cookies[nameText] = String(decoding: UnsafeBufferPointer(rebasing: bytes[value]), as: UTF8.self)
+                if cookies[nameText] == nil {
+                    cookies[nameText] = String(decoding: UnsafeBufferPointer(rebasing: bytes[value]), as: UTF8.self)
+                }
+                return false
             }
         }
         return cookies
+    }
+
+    /// The value of the first well-formed cookie called `name`, found without making a dictionary or a
+    /// String of any other cookie (the dictionary cost ~3,300 instructions of every signed-in request,
+    /// for the one or two cookies a handler reads; issue 14). Each item's name is compared first and
+    /// only the item that matches is checked as `cookies(_:)` checks it; unlike that dictionary, which
+    /// keeps the first 64 items, this finds the name anywhere in the field (it keeps nothing).
+    static func cookie(_ name: String, in header: String?) -> String? {
+        guard var header else { return nil }
+        var name = name
+        return name.withUTF8 { wanted in
+            header.withUTF8 { bytes in
+                guard let base = bytes.baseAddress, !wanted.isEmpty else { return nil }
+                var itemStart = 0
+                while itemStart < bytes.count {
+                    let rest = bytes.count - itemStart
+                    let itemEnd =
+                        memchr(base + itemStart, Int32(UInt8(ascii: ";")), rest).map {
+                            UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0))
+                        } ?? bytes.count
+                    defer { itemStart = itemEnd + 1 }
+                    let item = UnsafeBufferPointer(rebasing: bytes[itemStart..<itemEnd])
+                    guard let equalsAt = item.firstIndex(of: UInt8(ascii: "=")) else { continue }
+                    let equals = itemStart + equalsAt
+                    let nameRange = trimmedSpaces(bytes, itemStart..<equals)
+                    guard nameRange.count == wanted.count, bytes[nameRange].elementsEqual(wanted),
+                        bytes[nameRange].allSatisfy(isTokenByte)
+                    else { continue }
+                    var value = trimmedSpaces(bytes, (equals + 1)..<itemEnd)
+                    if value.count >= 2, bytes[value.lowerBound] == UInt8(ascii: "\""),
+                        bytes[value.upperBound - 1] == UInt8(ascii: "\"")
+                    {
+                        value = (value.lowerBound + 1)..<(value.upperBound - 1)
+                    }
+                    guard bytes[value].allSatisfy(isCookieValueByte) else { continue }
+                    return String(decoding: UnsafeBufferPointer(rebasing: bytes[value]), as: UTF8.self)
+                }
+                return nil
+            }
+        }
+    }
+
+    /// Calls `body` with the name's and the value's bytes of each well-formed item of a Cookie header,
+    /// in order, until it returns true or 64 items were read.
+    /// Read byte by byte over the header's UTF-8 (splitting and trimming `Character`s cost a sixth of a
+    /// signed-in 304's instructions; bench/instructions.sh).
+    private static func forEachCookie(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ body: (_ name: Range<Int>, _ value: Range<Int>) -> Bool
+    ) {
+        var itemStart = 0
+        var items = 0
+        while itemStart < bytes.count, items < 64 {
+            var itemEnd = itemStart
+            while itemEnd < bytes.count, bytes[itemEnd] != UInt8(ascii: ";") { itemEnd += 1 }
+            defer { itemStart = itemEnd + 1 }
+            guard let equals = bytes[itemStart..<itemEnd].firstIndex(of: UInt8(ascii: "=")) else { continue }
+            let name = trimmedSpaces(bytes, itemStart..<equals)
+            var value = trimmedSpaces(bytes, (equals + 1)..<itemEnd)
+            if value.count >= 2, bytes[value.lowerBound] == UInt8(ascii: "\""),
+                bytes[value.upperBound - 1] == UInt8(ascii: "\"")
+            {
+                value = (value.lowerBound + 1)..<(value.upperBound - 1)
+            }
+            guard !name.isEmpty, bytes[name].allSatisfy(isTokenByte), bytes[value].allSatisfy(isCookieValueByte)
+            else { continue }
+            items += 1
+            if body(name, value) { return }
+        }
     }
 
     /// `range` without the spaces and tabs at either end.

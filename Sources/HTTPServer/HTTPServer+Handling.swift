@@ -152,8 +152,7 @@ extension HTTPServer {
         let reader = state.body
         return Request(
             method: state.method, path: state.path, rawPath: state.rawPath, query: Decoding.query(state.query),
-            headers: state.headers, cookies: Decoding.cookies(state.headers["Cookie"]),
-            remoteAddress: state.remoteAddress,
+            headers: state.headers, remoteAddress: state.remoteAddress,
             formFields: reader?.fields.map { ($0.name, String(decoding: $0.value, as: UTF8.self)) } ?? [],
             files: reader?.uploadedFiles ?? [], body: reader?.rawBody ?? [], rawBodyPath: reader?.spool?.path,
             parameters: state.parameters, peerAddress: state.peerAddress)

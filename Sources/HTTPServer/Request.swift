@@ -207,7 +207,11 @@ public struct Request: Sendable {
     /// Query arguments, percent-decoded, in order.
     public var query: [(name: String, value: String)]
     public var headers: Headers
-    public var cookies: [String: String]
+    /// The Cookie field as received (nil without one): read by `cookie(_:)` and `cookies`.
+    public let cookieHeader: String?
+    /// Every well-formed cookie, the first of a name winning (`Decoding.cookies`). A handler that reads
+    /// one or two cookies asks `cookie(_:)`, which makes no dictionary.
+    public var cookies: [String: String] { Decoding.cookies(cookieHeader) }
     /// The client's IP address as text ("127.0.0.1", "::1"): the peer's, or, when the peer is a trusted
     /// proxy, the one its forwarding fields name (`TrustedProxies`). For limits and logs.
     public var remoteAddress: String
@@ -228,7 +232,7 @@ public struct Request: Sendable {
 
     public init(
         method: String, path: String, rawPath: String? = nil, query: [(name: String, value: String)] = [],
-        headers: Headers = Headers(), cookies: [String: String] = [:], remoteAddress: String = "127.0.0.1",
+        headers: Headers = Headers(), remoteAddress: String = "127.0.0.1",
         formFields: [(name: String, value: String)] = [], files: [UploadedFile] = [], body: [UInt8] = [],
         rawBodyPath: String? = nil, parameters: [String: String] = [:], peerAddress: String? = nil
     ) {
@@ -238,7 +242,7 @@ public struct Request: Sendable {
         self.rawPath = rawPath ?? path
         self.query = query
         self.headers = headers
-        self.cookies = cookies
+        self.cookieHeader = headers["Cookie"]
         self.remoteAddress = remoteAddress
         self.formFields = formFields
         self.files = files
@@ -246,6 +250,9 @@ public struct Request: Sendable {
         self.rawBodyPath = rawBodyPath
         self.parameters = parameters
     }
+
+    /// The value of the first well-formed cookie of that name (`Decoding.cookie`).
+    public func cookie(_ name: String) -> String? { Decoding.cookie(name, in: cookieHeader) }
 
     /// The first form field of that name.
     public func formValue(_ name: String) -> String? { formFields.first { $0.name == name }?.value }

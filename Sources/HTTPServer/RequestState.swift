@@ -100,7 +100,7 @@ final class RequestState: @unchecked Sendable {
         // which may be chosen by cookie.
         Request(
             method: method, path: path.isEmpty ? "/" : path, rawPath: rawPath, headers: headers,
-            cookies: Decoding.cookies(headers["Cookie"]), remoteAddress: remoteAddress, peerAddress: peerAddress)
+            remoteAddress: remoteAddress, peerAddress: peerAddress)
     }
 }
 

@@ -9,7 +9,7 @@ struct Pages: Sendable {
 
     func error(status: Int, request: Request) -> Response {
         let language = Language.negotiate(
-            cookie: request.cookies[Web.languageCookieName], acceptLanguage: request.headers["Accept-Language"])
+            cookie: request.cookie(Web.languageCookieName), acceptLanguage: request.headers["Accept-Language"])
         let messages = catalog.messages(for: language)
         let key = [400, 403, 404, 405, 413, 503].contains(status) ? String(status) : "other"
         let context: MustacheValue = [

@@ -84,6 +84,16 @@ import Testing
     @Test func givesThePapersTestVectors() {
         #expect(sip.hash([]) == 0x726f_db47_dd0e_0e31)
         #expect(sip.hash(Array(0..<15)) == 0xa129_ca61_49be_45e5)
+        // The reference's vectors.h around the word boundaries (its bytes read little-endian).
+        #expect(sip.hash(Array(0..<7)) == 0xab02_00f5_8b01_d137)
+        #expect(sip.hash(Array(0..<8)) == 0x93f5_f579_9a93_2462)
+        #expect(sip.hash(Array(0..<16)) == 0x3f2a_cc7f_57c2_9bdb)
+        #expect(sip.hash(Array(0..<63)) == 0x958a_324c_eb06_4572)
+        // Read from a buffer that does not start on a word boundary.
+        let shifted: [UInt8] = [0xFF] + Array(0..<16)
+        #expect(
+            shifted.withUnsafeBufferPointer { sip.hash(buffer: UnsafeBufferPointer(rebasing: $0[1...])) }
+                == sip.hash(Array(0..<16)))
     }
 
     @Test func dependsOnTheKeyAndEveryByte() {

@@ -60,6 +60,24 @@ import Testing
         #expect(Decoding.cookies("bad name=1; ok=2") == ["ok": "2"])
         #expect(Decoding.cookies("=1; ;; =; x") == [:])
         #expect(Decoding.cookies(String(repeating: ";=", count: 10000)).isEmpty)
+        // One cookie found without the dictionary gives what the dictionary has, for each name.
+        let headers = [
+            "a=1; b=2", "a=1; a=2", "a=\"q\"", "a=x\r\ny=1", "bad name=1; ok=2", "=1; ;; =; x", " a = 1 ;b=\"\"",
+            "session=x y; session=ok", "ab=1; a=2", "a=1;" + String(repeating: "z=2;", count: 70) + "late=3",
+        ]
+        for header in headers {
+            let all = Decoding.cookies(header)
+            for name in ["a", "b", "ok", "bad name", "session", "ab", "z", "y", ""] {
+                #expect(Decoding.cookie(name, in: header) == all[name], "\(name) in \(header)")
+            }
+        }
+        // The dictionary keeps the first 64 items; one cookie is found anywhere.
+        let long = "a=1;" + String(repeating: "z=2;", count: 70) + "late=3"
+        #expect(Decoding.cookies(long)["late"] == nil && Decoding.cookie("late", in: long) == "3")
+        #expect(Decoding.cookie("a", in: nil) == nil)
+        let request = Request(method: "GET", path: "/", headers: Headers([("Cookie", "har_session=abc; lang=fr")]))
+        #expect(request.cookie("lang") == "fr" && request.cookie("har_session") == "abc" && request.cookie("x") == nil)
+        #expect(request.cookies == ["har_session": "abc", "lang": "fr"])
         #expect(!Decoding.isSafeHeaderValue("a\rb"))
         #expect(!Decoding.isSafeHeaderValue("a\nb"))
         #expect(Decoding.isSafeHeaderValue("a\tb ü"))

@@ -86,8 +86,30 @@ struct SignatureVectors: Decodable {
         let pieces = SHA256Stream()
         for piece in ["a", "", "bc"] { pieces.update(Array(piece.utf8)) }
         #expect(pieces.finalize() == SHA256Stream.hash(Array("abc".utf8)))
+        // The one-call digest, through each thread's own context: the same bytes on every thread and
+        // on every call (the context is initialised afresh each time).
+        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        #expect(Hex.encode(SHA256Stream.digest(Array("abc".utf8))) == abc)
+        #expect(Hex.encode(SHA256Stream.digest([])) == SHA256Stream.hash([]))
+        let results = ThreadResults()
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            for _ in 0..<50 {
+                results.add(Hex.encode(Array("abc".utf8).withUnsafeBufferPointer { SHA256Stream.digest(buffer: $0) }))
+            }
+        }
+        #expect(results.count == 200)
+        #expect(results.all.allSatisfy { $0 == abc })
         // RFC 7914 §11 PBKDF2-HMAC-SHA256 test vector (P="passwd", S="salt", c=1), first 32 bytes.
         let derived = Crypto.pbkdf2SHA256(password: "passwd", salt: Array("salt".utf8), iterations: 1)
         #expect(Hex.encode(derived) == "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc")
     }
+}
+
+/// Digests handed back from other threads.
+private final class ThreadResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [String] = []
+    func add(_ value: String) { lock.withLock { values.append(value) } }
+    var count: Int { lock.withLock { values.count } }
+    var all: [String] { lock.withLock { values } }
 }

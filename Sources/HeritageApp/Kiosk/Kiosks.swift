@@ -38,7 +38,7 @@ struct Kiosks: Sendable {
 
     /// The kiosk of the request's credential: live, or nil (none, unknown, revoked: not enrolled).
     func kiosk(of request: Request) throws -> Kiosk? {
-        guard let token = request.cookies[web.kioskCookieName], let hash = WebSessions.hash(token: token) else {
+        guard let token = request.cookie(web.kioskCookieName), let hash = WebSessions.hash(token: token) else {
             return nil
         }
         guard let kiosk = try store.kiosk(credentialHash: hash), !kiosk.isRevoked else { return nil }
@@ -83,7 +83,7 @@ extension Web {
     /// Any screen but the kiosk's refuses a tablet that carries a kiosk credential: a live one is told to
     /// use a personal device (no personal sign-in on a kiosk, KIO-02), a dead one that it is not enrolled.
     func kioskRefusal(_ request: Request, _ context: WebContext) -> Response? {
-        guard let token = request.cookies[kioskCookieName] else { return nil }
+        guard let token = request.cookie(kioskCookieName) else { return nil }
         let live = WebSessions.hash(token: token).flatMap { try? stores.kiosks.kiosk(credentialHash: $0) }
         log.security(
             "kiosk.refused", ["path": request.path, "method": request.method, "client": request.remoteAddress])
@@ -136,7 +136,7 @@ extension Kiosks {
             context.user = nil
             context.session = nil
             context.cookies.append(web.expiredCookie(web.sessionCookieName))
-            let token = request.cookies[web.csrfCookieName].flatMap { $0.utf8.count == 64 ? $0 : nil }
+            let token = request.cookie(web.csrfCookieName).flatMap { $0.utf8.count == 64 ? $0 : nil }
             context.csrfToken = token ?? Crypto.randomHex(bytes: 32)
             if token == nil {
                 context.cookies.append(web.cookie(web.csrfCookieName, context.csrfToken, maxAge: nil))

@@ -20,16 +20,25 @@ import PlatformClient
 enum ListTagHash {
     private static let keys = (SipHash24(key: Crypto.randomBytes(16)), SipHash24(key: Crypto.randomBytes(16)))
 
-    /// The quoted tag: 32 hex digits.
+    /// The quoted tag: 32 hex digits, each word's most significant first, written straight into the
+    /// String (the words as a byte array, its hex and two concatenations cost ~3,000 instructions per
+    /// 304 where the two hashes cost ~1,500; issue 14).
     static func tag(_ text: [UInt8]) -> String {
         let (first, second) = text.withUnsafeBufferPointer { (keys.0.hash(buffer: $0), keys.1.hash(buffer: $0)) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        for word in [first, second] {
-            for shift in stride(from: 56, through: 0, by: -8) {
-                bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 34) { out in
+            digits.withUTF8Buffer { digits in
+                func put(_ word: UInt64, at start: Int) {
+                    for index in 0..<16 {
+                        out[start + index] = digits[Int(truncatingIfNeeded: (word >> UInt64(60 - 4 * index)) & 0xF)]
+                    }
+                }
+                out[0] = UInt8(ascii: "\"")
+                put(first, at: 1)
+                put(second, at: 17)
+                out[33] = UInt8(ascii: "\"")
             }
+            return 34
         }
-        return "\"" + Hex.encode(bytes) + "\""
     }
 }

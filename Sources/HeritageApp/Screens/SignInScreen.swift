@@ -76,7 +76,7 @@ enum SignInScreen {
         let made: (token: String, session: WebSession)
         do {
             made = try web.sessions.signIn(
-                email: checked.email, platform: platformSession, replacing: request.cookies[web.sessionCookieName],
+                email: checked.email, platform: platformSession, replacing: request.cookie(web.sessionCookieName),
                 userAgent: request.headers["User-Agent"], clientAddress: request.remoteAddress, now: now)
         } catch is AccountMismatch {
             // Identity is the platform's account: another account's drafts and list are never handed over.

@@ -83,14 +83,14 @@ final class Web: Sendable {
     /// Reads the session (one indexed read of the store), the language and the CSRF token of a request.
     func context(for request: Request) throws -> WebContext {
         let language = Language.negotiate(
-            cookie: request.cookies[Self.languageCookieName], acceptLanguage: request.headers["Accept-Language"])
+            cookie: request.cookie(Self.languageCookieName), acceptLanguage: request.headers["Accept-Language"])
         let contentType = request.headers["Content-Type"]?.lowercased() ?? ""
         let accept = request.headers["Accept"]?.lowercased() ?? ""
         let wantsJSON = contentType.hasPrefix("application/json") || accept.hasPrefix("application/json")
         var context = WebContext(
             user: nil, session: nil, csrfToken: "", messages: catalog.messages(for: language), path: request.path,
             wantsJSON: wantsJSON)
-        let lookup = try request.cookies[sessionCookieName].map { try sessions.lookup(token: $0, now: WallClock.now()) }
+        let lookup = try request.cookie(sessionCookieName).map { try sessions.lookup(token: $0, now: WallClock.now()) }
         if case .live(let session, let user, let listVersion) = lookup {
             context.user = user
             context.session = session
@@ -103,7 +103,7 @@ final class Web: Sendable {
         }
         if context.session != nil {
             // Signed in: the session's own CSRF token.
-        } else if let anonymous = request.cookies[csrfCookieName], anonymous.utf8.count == 64,
+        } else if let anonymous = request.cookie(csrfCookieName), anonymous.utf8.count == 64,
             Hex.decode(anonymous) != nil
         {
             context.csrfToken = anonymous

@@ -1,6 +1,10 @@
 import Basics
 import COpenSSL
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The few other primitives the platform needs from libcrypto: SHA-256, PBKDF2, random bytes.
 public enum Crypto {
     /// Cryptographically random bytes (session ids, salts, multipart boundaries).
@@ -95,8 +99,45 @@ public final class SHA256Stream {
 
     /// SHA-256 of `bytes` as its 32 bytes (no hex on the way).
     public static func digest(_ bytes: [UInt8]) -> [UInt8] {
-        let stream = SHA256Stream()
-        stream.update(bytes)
-        return stream.finalizeBytes()
+        bytes.withUnsafeBufferPointer { digest(buffer: $0) }
+    }
+
+    /// SHA-256 of `bytes` as its 32 bytes, through the calling thread's own context (`ThreadDigestContext`)
+    /// instead of a context made and freed per call: the session token's digest on every signed-in
+    /// request (issue 14).
+    public static func digest(buffer bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        let context = ThreadDigestContext.current()
+        let algorithm = FetchedDigest.sha256?.pointer ?? EVP_sha256()
+        return [UInt8](unsafeUninitializedCapacity: 32) { out, count in
+            var length: UInt32 = 0
+            guard EVP_DigestInit_ex(context, algorithm, nil) == 1,
+                EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1,
+                EVP_DigestFinal_ex(context, out.baseAddress, &length) == 1, length == 32
+            else { preconditionFailure("libcrypto's SHA-256 failed") }
+            count = 32
+        }
+    }
+}
+
+/// One SHA-256 context per thread, made at the thread's first digest, initialised afresh for each
+/// digest and freed when the thread ends (a thread-specific key's destructor). Never shared: a context
+/// is used by one call at a time, on the thread that owns it. What it holds between calls is the last
+/// digest's state, which is that digest (the store keeps token digests, never tokens).
+private enum ThreadDigestContext {
+    static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        guard pthread_key_create(&key, { EVP_MD_CTX_free(OpaquePointer($0)) }) == 0 else {
+            preconditionFailure("no thread-specific key for SHA-256 contexts")
+        }
+        return key
+    }()
+
+    static func current() -> OpaquePointer {
+        if let existing = pthread_getspecific(key) { return OpaquePointer(existing) }
+        guard let made = EVP_MD_CTX_new() else { preconditionFailure("libcrypto cannot create a SHA-256 context") }
+        guard pthread_setspecific(key, UnsafeRawPointer(made)) == 0 else {
+            preconditionFailure("cannot keep a thread's SHA-256 context")
+        }
+        return made
     }
 }
