@@ -59,7 +59,7 @@ public struct Headers: Sendable, Sequence {
         return added.contains { field in field.name.utf8.first.map { wanted.contains($0) } ?? false }
     }
 
-    /// Every value of a header, in order.
+    /// Every value of a header, in order (a proxy may add its own field rather than extend one).
     func values(_ name: String) -> [String] {
         var found: [String] = []
         var next = firstReceived(name, from: 0)

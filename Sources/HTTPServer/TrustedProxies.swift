@@ -69,8 +69,8 @@ public struct TrustedProxies: Sendable, Equatable {
     public func clientAddress(peer: String, headers: Headers) -> String {
         guard contains(peer) else { return peer }
         let chain: [String]
-        let forwarded = Self.values(headers, "Forwarded")
-        let forwardedFor = Self.values(headers, "X-Forwarded-For")
+        let forwarded = headers.values("Forwarded")
+        let forwardedFor = headers.values("X-Forwarded-For")
         if !forwarded.isEmpty {
             chain = Self.forwardedFor(forwarded)
         } else if !forwardedFor.isEmpty {
@@ -136,11 +136,6 @@ public struct TrustedProxies: Sendable, Equatable {
             return Array(bytes[12..<16])
         }
         return bytes
-    }
-
-    /// Every field of that name, in order (a proxy may add its own field rather than extend one).
-    private static func values(_ headers: Headers, _ name: String) -> [String] {
-        headers.values(name)
     }
 
     private static func trimmed(_ text: Substring) -> String {
