@@ -107,18 +107,21 @@ public struct Headers: Sendable, Sequence {
     private func firstReceived(_ key: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         bytes.withUnsafeBufferPointer { all in
             spans.withUnsafeBufferPointer { spans in
-                for index in start..<spans.count {
-                    let span = spans[index]
-                    guard span.valueStart - span.nameStart == key.count else { continue }
-                    var offset = 0
-                    while offset < key.count, Headers.sameLetter(all[span.nameStart + offset], key[offset]) {
-                        offset += 1
-                    }
-                    if offset == key.count { return index }
-                }
+                for index in start..<spans.count where Headers.isNamed(spans[index], key, in: all) { return index }
                 return nil
             }
         }
+    }
+
+    /// Whether the received field at `span` (in `all`, the received bytes) is named `key`, in any ASCII case.
+    @inline(__always)
+    private static func isNamed(_ span: Span, _ key: UnsafeBufferPointer<UInt8>, in all: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
+        guard span.valueStart - span.nameStart == key.count else { return false }
+        var offset = 0
+        while offset < key.count, sameLetter(all[span.nameStart + offset], key[offset]) { offset += 1 }
+        return offset == key.count
     }
 
     /// Host, Content-Length and Transfer-Encoding in one pass (`RequestFraming.checkFields`): how many
@@ -131,12 +134,7 @@ public struct Headers: Sendable, Sequence {
         var codings: [String] = []
         bytes.withUnsafeBufferPointer { all in
             func named(_ span: Span, _ key: StaticString) -> Bool {
-                let keyBytes = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
-                for offset in keyBytes.indices where !Headers.sameLetter(all[span.nameStart + offset], keyBytes[offset])
-                {
-                    return false
-                }
-                return true
+                Headers.isNamed(span, UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount), in: all)
             }
             for index in spans.indices {
                 let span = spans[index]
