@@ -182,11 +182,7 @@ struct Renderer: ~Copyable {
                 if step.column < 0 {
                     output.appendText(step.text, count: step.count)
                 } else if let cell = table.cell(at: firstCell &+ step.column) {
-                    if step.escaped {
-                        appendEscapingHTML(cell.assumingMemoryBound(to: UInt8.self), to: &output)
-                    } else {
-                        output.append(cell)
-                    }
+                    append(cell, escaped: step.escaped)
                 }
             }
             firstCell &+= columnCount
