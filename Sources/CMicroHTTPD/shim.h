@@ -21,19 +21,29 @@ static inline struct MHD_Daemon *har_mhd_start_daemon(unsigned int flags, uint16
 static inline int har_malloc_trim(void) { return malloc_trim(0); }
 static inline int har_malloc_fix_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 
+/// accept4 and pipe2 are GNU extensions that glibc declares only under _GNU_SOURCE, which the Swift
+/// Glibc module is built without: declared here as glibc defines them (accept4(2), pipe2(2)), for
+/// Listener.swift, which sets close-on-exec and non-blocking in the same call as MHD's own accept did.
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+extern int pipe2(int fds[2], int flags);
+static inline int har_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags) {
+    return accept4(fd, address, length, flags);
+}
+static inline int har_pipe2(int fds[2], int flags) { return pipe2(fds, flags); }
+
 /// The peer address of a connection, or NULL.
 static inline const struct sockaddr *har_mhd_client_address(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info ? info->client_addr : NULL;
 }
 
-/// The port a daemon listens on (useful after binding port 0).
-static inline uint16_t har_mhd_bound_port(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    return info ? info->port : 0;
+/// The listening socket MHD owns, or -1 (MHD_USE_NO_LISTEN_SOCKET).
+static inline int har_mhd_listen_fd(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_LISTEN_FD);
+    return info ? info->listen_fd : -1;
 }
 
-/// The number of open connections of a daemon.
+/// The number of open connections of a daemon (with a thread pool, the sum over its threads).
 static inline unsigned int har_mhd_connection_count(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
     return info ? info->num_connections : 0;

@@ -1,5 +1,6 @@
 // The server: starts an MHD daemon (internal polling threads with epoll, a thread pool,
-// suspend/resume), counts requests in flight, and stops gracefully.
+// suspend/resume) fed by a listening socket of our own (Listener.swift says why), counts requests in
+// flight, and stops gracefully.
 import CMicroHTTPD
 import Glibc
 import Synchronization
@@ -27,20 +28,21 @@ public final class HTTPServer: @unchecked Sendable {
 
     private struct State {
         var daemon: DaemonHandle?
+        var listener: Listener?
         var port = 0
         var stopping = false
         var listenerClosed = false
         var refusesSuspension = false
         var suspended: [ObjectIdentifier: RequestState] = [:]
         var lastMHDMessage = ""
-        /// Memory MHD points into for the daemon's lifetime (address, PEM text).
+        /// Memory MHD points into for the daemon's lifetime (PEM text).
         var resources = DaemonMemory()
     }
 
     /// malloc'ed blocks handed to MHD. @unchecked Sendable: only `start` and `stop` touch them, under
     /// the state lock, and nothing reads through them in Swift.
     /// The MHD daemon. @unchecked Sendable: MHD's daemon API is thread-safe for what we call on it
-    /// (info, quiesce, stop), and `stop` makes sure only one caller stops it.
+    /// (info, add a connection, stop), and `stop` makes sure only one caller stops it.
     struct DaemonHandle: @unchecked Sendable {
         let pointer: OpaquePointer
     }
@@ -83,6 +85,11 @@ public final class HTTPServer: @unchecked Sendable {
     /// False from the moment `stop` closes the listening socket.
     public var isAcceptingConnections: Bool { state.withLock { $0.daemon != nil && !$0.listenerClosed } }
 
+    /// The listening socket MHD itself holds while running: none (-1), by design (Listener.swift).
+    var libraryListeningSocket: Int32? {
+        state.withLock { $0.daemon.map { har_mhd_listen_fd($0.pointer) } }
+    }
+
     /// Address text for messages.
     private var address: String {
         configuration.host.contains(":")
@@ -107,18 +114,27 @@ public final class HTTPServer: @unchecked Sendable {
         guard let (socketAddress, isIPv6) = makeSocketAddress() else {
             throw HTTPServerError.invalidHost(configuration.host)
         }
-        resources.append(socketAddress)
+        let listener: Listener
+        do {
+            defer { free(socketAddress) }
+            listener = try Listener(address: socketAddress, isIPv6: isIPv6)
+        } catch {
+            throw HTTPServerError.cannotStart(address: address, reason: error.reason)
+        }
+        defer {
+            if !started { listener.close() }
+        }
 
+        // No listening socket of MHD's: the Listener's thread hands connections over (MHD_USE_ITC
+        // wakes the pool thread that gets each one).
         var flags =
-            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+            MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_NO_LISTEN_SOCKET.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue | MHD_USE_ERROR_LOG.rawValue
-        if isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let limits = configuration.limits
         let me = Unmanaged.passRetained(self)
         var options: [MHD_OptionItem] = [
             // First, so MHD routes even its option-parsing messages to us.
             har_mhd_option_logger(harMHDLog, me.toOpaque()),
-            har_mhd_option_pointer(MHD_OPTION.SOCK_ADDR, socketAddress),
             har_mhd_option_value(MHD_OPTION.THREAD_POOL_SIZE, max(1, configuration.threadCount)),
             har_mhd_option_value(MHD_OPTION.CONNECTION_LIMIT, max(1, limits.maxConnections)),
             har_mhd_option_value(MHD_OPTION.CONNECTION_TIMEOUT, max(0, limits.idleTimeoutSeconds)),
@@ -162,31 +178,41 @@ public final class HTTPServer: @unchecked Sendable {
             throw HTTPServerError.cannotStart(
                 address: address, reason: reason.isEmpty ? "microhttpd refused to start" : reason)
         }
+        let errorLog = self.errorLog
+        guard listener.start(daemon: daemon, connectionLimit: limits.maxConnections, log: { errorLog($0) }) else {
+            MHD_stop_daemon(daemon)
+            me.release()
+            throw HTTPServerError.cannotStart(address: address, reason: "no thread to accept connections")
+        }
         started = true
         slowClients.start()
-        let boundPort = Int(har_mhd_bound_port(daemon))
         let handle = DaemonHandle(pointer: daemon)
         let memory = DaemonMemory(pointers: resources)
         state.withLock {
             $0.daemon = handle
-            $0.port = boundPort
+            $0.listener = listener
+            $0.port = listener.port
             $0.resources = memory
         }
     }
 
-    /// Stops accepting (the listening socket closes at once, so new connections are refused), lets
+    /// Stops accepting (our listening socket closes at once, so new connections are refused), lets
     /// requests in flight finish for up to `gracePeriod` seconds, answers any still-suspended request
     /// 503, then stops the daemon. Safe to call more than once.
     public func stop(gracePeriod: Double = 10) {
-        let handle = state.withLock { state -> DaemonHandle? in
+        let running = state.withLock { state -> (DaemonHandle, Listener?)? in
             guard !state.stopping, let daemon = state.daemon else { return nil }
             state.stopping = true
-            return daemon
+            return (daemon, state.listener)
         }
-        guard let daemon = handle?.pointer else { return }
-        let listener = MHD_quiesce_daemon(daemon)
-        if listener >= 0 { close(listener) }
-        state.withLock { $0.listenerClosed = true }
+        guard let (handle, listener) = running else { return }
+        let daemon = handle.pointer
+        // No MHD_quiesce_daemon: in 0.9.75 it races the epoll pool threads and can abort (Listener.swift).
+        listener?.close()
+        state.withLock {
+            $0.listenerClosed = true
+            $0.listener = nil
+        }
 
         waitForRequests(until: monotonicSeconds() + max(0, gracePeriod))
         // From here no request may suspend (it could outlive the daemon): late ones are answered 503.
@@ -267,7 +293,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     // MARK: Setup helpers
 
-    /// A sockaddr_in or sockaddr_in6 for the configured host and port, malloc'ed (MHD keeps the pointer).
+    /// A sockaddr_in or sockaddr_in6 for the configured host and port, malloc'ed (the caller frees it).
     private func makeSocketAddress() -> (UnsafeMutableRawPointer, Bool)? {
         guard (0...65535).contains(configuration.port),
             let memory = calloc(1, MemoryLayout<sockaddr_storage>.size)

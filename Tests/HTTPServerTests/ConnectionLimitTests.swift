@@ -45,6 +45,29 @@ import Testing
         #expect(try extra.readResponse().status == 200)
     }
 
+    /// With a pool of four threads MHD divides the limit among them (2 each here); the thread that
+    /// accepts hands each connection to a pool thread with room, and at the total stops accepting.
+    @Test func theTotalLimitHoldsAcrossAPoolOfThreads() throws {
+        let server = try TestServer(limits: ServerLimits(maxConnections: 8, maxConnectionsPerIP: 0), threadCount: 4) {
+            router, _ in router.getInline("/ping") { _ in .text("pong") }
+        }
+        defer { server.stop() }
+        var held: [RawConnection] = []
+        for _ in 0..<8 {
+            let connection = try RawConnection(port: server.port, timeoutSeconds: 5)
+            #expect(try connection.request("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n").status == 200)
+            held.append(connection)
+        }
+        let extra = try RawConnection(port: server.port, timeoutSeconds: 2)
+        try extra.send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(throws: TestError.self) { try extra.readResponse() }  // waits in the backlog
+        held.removeFirst()
+        #expect(try extra.readResponse().status == 200)
+        for connection in held {
+            #expect(try connection.request("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n").status == 200)
+        }
+    }
+
     @Test func anIdleConnectionIsClosedAfterTheTimeout() throws {
         let server = try Self.server(ServerLimits(idleTimeoutSeconds: 1))
         defer { server.stop() }
