@@ -46,7 +46,7 @@ final class Listener: @unchecked Sendable {
             family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .system("socket", errno) }
         var pipeEnds: [Int32] = [-1, -1]
-        do {
+        do throws(Failure) {
             var on: Int32 = 1
             _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
             if isIPv6 {
@@ -64,12 +64,9 @@ final class Listener: @unchecked Sendable {
             guard named == 0 else { throw Failure.system("getsockname", errno) }
             guard har_pipe2(&pipeEnds, O_CLOEXEC | O_NONBLOCK) == 0 else { throw Failure.system("pipe2", errno) }
             port = Listener.port(of: bound)
-        } catch let failure as Failure {
-            Glibc.close(fd)
-            throw failure
         } catch {
             Glibc.close(fd)
-            throw .system("socket", EINVAL)  // nothing else is thrown above
+            throw error
         }
         socket = fd
         wakeRead = pipeEnds[0]
@@ -141,9 +138,17 @@ final class Listener: @unchecked Sendable {
             if ready < 0 && errno != EINTR { return }
             if fds[1].revents != 0 { return }
             guard ready > 0, fds[0].revents != 0 else { continue }
-            // Connections may have been handed over since the count above (poll can wait for long).
-            guard Int(har_mhd_connection_count(daemon)) < connectionLimit else { continue }
+            pause = !acceptWaiting(daemon, complaint: &lastResourceComplaint)
+        }
+    }
 
+    /// Accepts what waits in the backlog, up to 64 at a time (one `poll` for a burst, and `close`
+    /// is never kept waiting long), and hands each to MHD. False when the system is out of
+    /// descriptors or memory: the caller waits a little before trying again.
+    private func acceptWaiting(_ daemon: OpaquePointer, complaint lastComplaint: inout Double) -> Bool {
+        for _ in 0..<64 {
+            // Connections may have been handed over since the caller looked (poll can wait for long).
+            guard Int(har_mhd_connection_count(daemon)) < connectionLimit else { return true }
             var address = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let client = withUnsafeMutablePointer(to: &address) {
@@ -154,18 +159,19 @@ final class Listener: @unchecked Sendable {
             if client < 0 {
                 let code = errno
                 switch code {
-                case EAGAIN, EWOULDBLOCK, EINTR, ECONNABORTED, EPROTO, EPERM:
-                    continue  // gone before we took it, or nothing there after all
+                case EAGAIN, EWOULDBLOCK:
+                    return true  // the backlog is empty
+                case EINTR, ECONNABORTED, EPROTO, EPERM:
+                    continue  // that one left before we took it
                 default:
                     // Out of descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM): the connection
-                    // stays in the backlog; say so at most once a second and try again shortly.
+                    // stays in the backlog; say so at most once a second.
                     let now = monotonicSeconds()
-                    if now - lastResourceComplaint >= 1 {
-                        lastResourceComplaint = now
+                    if now - lastComplaint >= 1 {
+                        lastComplaint = now
                         log?("cannot accept a connection: \(String(cString: strerror(code)))")
                     }
-                    pause = true
-                    continue
+                    return false
                 }
             }
             // MHD takes the socket in every case: on refusal (per-address or total limit, no memory)
@@ -176,6 +182,7 @@ final class Listener: @unchecked Sendable {
                 }
             }
         }
+        return true
     }
 }
 
