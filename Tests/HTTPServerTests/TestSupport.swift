@@ -103,7 +103,9 @@ final class RawConnection {
     private var buffer: [UInt8] = []
 
     init(port: Int, timeoutSeconds: Int = 15) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // A local until connected: once every stored property is set, a throwing init runs deinit,
+        // which would close the descriptor a second time (by then perhaps another thread's).
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestError("socket failed") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -120,6 +122,7 @@ final class RawConnection {
             Glibc.close(fd)
             throw TestError("connect failed: errno \(errno)")
         }
+        self.fd = fd
     }
 
     deinit { Glibc.close(fd) }

@@ -11,7 +11,9 @@ final class RawSocket: @unchecked Sendable {
     private var buffer: [UInt8] = []
 
     init(port: Int, from source: String? = nil, timeoutSeconds: Int = 15) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // A local until connected: once every stored property is set, a throwing init runs deinit,
+        // which would close the descriptor a second time (by then perhaps another thread's).
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestFailure("socket failed") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -42,6 +44,7 @@ final class RawSocket: @unchecked Sendable {
             Glibc.close(fd)
             throw TestFailure("connect failed: errno \(errno)")
         }
+        self.fd = fd
     }
 
     deinit { Glibc.close(fd) }
