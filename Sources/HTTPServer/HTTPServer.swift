@@ -178,8 +178,7 @@ public final class HTTPServer: @unchecked Sendable {
             throw HTTPServerError.cannotStart(
                 address: address, reason: reason.isEmpty ? "microhttpd refused to start" : reason)
         }
-        let errorLog = self.errorLog
-        guard listener.start(daemon: daemon, connectionLimit: limits.maxConnections, log: { errorLog($0) }) else {
+        guard listener.start(daemon: daemon, connectionLimit: limits.maxConnections, log: errorLog) else {
             MHD_stop_daemon(daemon)
             me.release()
             throw HTTPServerError.cannotStart(address: address, reason: "no thread to accept connections")

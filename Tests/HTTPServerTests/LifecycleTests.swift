@@ -65,7 +65,9 @@ import Testing
                     }
                 }
             }
-            while answered.withLock({ $0 }) < 200 { usleep(1000) }
+            let deadline = Date().addingTimeInterval(30)
+            while answered.withLock({ $0 }) < 200 && Date() < deadline { usleep(1000) }
+            #expect(answered.withLock { $0 } >= 200)
             server.server.stop(gracePeriod: 0.2)
             #expect(!server.server.isAcceptingConnections)
             #expect((try? RawConnection(port: port)) == nil)
