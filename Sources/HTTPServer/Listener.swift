@@ -135,7 +135,14 @@ final class Listener: @unchecked Sendable {
             fds[0].revents = 0
             fds[1].revents = 0
             let ready = poll(&fds, nfds_t(fds.count), waiting ? (atLimit ? 20 : 50) : -1)
-            if ready < 0 && errno != EINTR { return }
+            if ready < 0 {
+                // Only `close` ends this thread: a server that silently stopped accepting would be worse.
+                if errno != EINTR {
+                    complain(about: errno, since: &lastResourceComplaint)
+                    pause = true
+                }
+                continue
+            }
             if fds[1].revents != 0 { return }
             guard ready > 0, fds[0].revents != 0 else { continue }
             pause = !acceptWaiting(daemon, complaint: &lastResourceComplaint)
@@ -165,12 +172,8 @@ final class Listener: @unchecked Sendable {
                     continue  // that one left before we took it
                 default:
                     // Out of descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM): the connection
-                    // stays in the backlog; say so at most once a second.
-                    let now = monotonicSeconds()
-                    if now - lastComplaint >= 1 {
-                        lastComplaint = now
-                        log?("cannot accept a connection: \(String(cString: strerror(code)))")
-                    }
+                    // stays in the backlog.
+                    complain(about: code, since: &lastComplaint)
                     return false
                 }
             }
@@ -183,6 +186,15 @@ final class Listener: @unchecked Sendable {
             }
         }
         return true
+    }
+
+    /// Logs a system error of accepting, at most once a second.
+    private func complain(about code: Int32, since last: inout Double) {
+        let now = monotonicSeconds()
+        if now - last >= 1 {
+            last = now
+            log?("cannot accept a connection: \(String(cString: strerror(code)))")
+        }
     }
 }
 
