@@ -28,10 +28,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     private struct State {
         var daemon: DaemonHandle?
+        /// From `start` until `stop` closes it.
         var listener: Listener?
         var port = 0
         var stopping = false
-        var listenerClosed = false
         var refusesSuspension = false
         var suspended: [ObjectIdentifier: RequestState] = [:]
         var lastMHDMessage = ""
@@ -83,7 +83,7 @@ public final class HTTPServer: @unchecked Sendable {
     public var slowClientsCut: Int { slowClients.cutCount.load(ordering: .relaxed) }
 
     /// False from the moment `stop` closes the listening socket.
-    public var isAcceptingConnections: Bool { state.withLock { $0.daemon != nil && !$0.listenerClosed } }
+    public var isAcceptingConnections: Bool { state.withLock { $0.listener != nil } }
 
     /// The listening socket MHD itself holds while running: none (-1), by design (Listener.swift).
     var libraryListeningSocket: Int32? {
@@ -208,10 +208,7 @@ public final class HTTPServer: @unchecked Sendable {
         let daemon = handle.pointer
         // No MHD_quiesce_daemon: in 0.9.75 it races the epoll pool threads and can abort (Listener.swift).
         listener?.close()
-        state.withLock {
-            $0.listenerClosed = true
-            $0.listener = nil
-        }
+        state.withLock { $0.listener = nil }
 
         waitForRequests(until: monotonicSeconds() + max(0, gracePeriod))
         // From here no request may suspend (it could outlive the daemon): late ones are answered 503.
