@@ -26,11 +26,10 @@ final class KeptNotModified: Sendable {
         guard response.status == 304, response.reusable == nil, !response.closesConnectionWithoutAnswer,
             case .bytes(let body) = response.body, body.isEmpty
         else { return nil }
-        let fields = response.headers.fields
         // Found by its ETag and compared byte for byte; checked (`tag(of:)`) only when first kept:
         // checking every 304's names and values was a third of what the lookup cost.
-        guard let tag = fields.first(where: { $0.name.utf8.count == 4 && Headers.namesEqual($0.name, "ETag") })?.value
-        else { return nil }
+        guard let tag = response.headers["ETag"] else { return nil }
+        let fields = response.headers.fields
         if let found = kept.withLock({ kept in kept[tag].flatMap { Self.same($0.fields, fields) ? $0.response : nil } })
         {
             return found
