@@ -43,6 +43,12 @@ public enum Hex {
         return out
     }
 
+    /// Whether `byte` is a hex digit in either case (what `decode` accepts), by two range checks:
+    /// for checking a token without decoding it.
+    @inlinable public static func isDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10 || (byte | 0x20) &- UInt8(ascii: "a") < 6
+    }
+
     private static func nibble(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")

@@ -20,6 +20,14 @@ import Testing
         }
     }
 
+    /// `isDigit` accepts exactly the bytes `decode` does, of all 256.
+    @Test func isDigitAgreesWithDecodeOnEveryByte() {
+        for byte in UInt8.min...UInt8.max {
+            let decodable = Hex.decode(String(decoding: [byte, byte], as: UTF8.self)) != nil
+            #expect(Hex.isDigit(byte) == decodable, "\(byte)")
+        }
+    }
+
     @Test func roundTripsEveryByte() {
         let all = (0...255).map(UInt8.init)
         #expect(Hex.decode(Hex.encode(all)) == all)

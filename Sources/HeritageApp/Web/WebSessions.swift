@@ -73,14 +73,9 @@ struct WebSessions: Sendable {
     static func hash(token: String) -> [UInt8]? {
         var token = token
         return token.withUTF8 { bytes in
-            guard bytes.count == 64, bytes.allSatisfy(isHexDigit) else { return nil }
+            guard bytes.count == 64, bytes.allSatisfy(Hex.isDigit) else { return nil }
             return SHA256Stream.digest(buffer: bytes)
         }
-    }
-
-    /// 0-9, a-f or A-F, by two range checks (what `Hex.decode` accepts).
-    @inline(__always) private static func isHexDigit(_ byte: UInt8) -> Bool {
-        byte &- UInt8(ascii: "0") < 10 || (byte | 0x20) &- UInt8(ascii: "a") < 6
     }
 
     /// Signs `email` in: upserts the user with the platform session, deletes the session the browser
