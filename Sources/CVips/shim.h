@@ -12,6 +12,7 @@
 #define HAR_CVIPS_SHIM_H
 #include <dlfcn.h>
 #include <stddef.h>
+#include <string.h>
 
 typedef struct _VipsImage VipsImage;
 typedef struct _VipsSource VipsSource;
@@ -43,6 +44,68 @@ static inline void *har_vips_library(void) {
 // Whether libvips could be opened (Debian's libvips42, installed with libvips-dev).
 static inline int har_vips_available(void) { return har_vips_library() != NULL; }
 
+// libjpeg's warnings (damaged data: "Corrupt JPEG data: premature end of data segment", ...) during a
+// JPEG decode on this thread. libvips 8.14 fails a read on a warning only when it starts the next
+// 8-row strip (jpeg2vips.c, read_jpeg_generate), so a warning raised while the last strip is decoded
+// fails nothing: it is only reported when the image is closed, as the GLib warning "read gave N
+// warnings" followed by one with the error text. At full size the last strip holds no entropy-coded
+// data of its own (a 4:2:0 MCU row is 16 rows), but at 1/8 it holds the last 64 rows' worth, where a
+// desynchronised decoder hits its end. So har watches for that report: the image is closed (its last
+// reference dropped) on the thread that decoded it, and the handler notes it there, with its text.
+struct har_vips_jpeg_state {
+    int warned;
+    int text_next;
+    char text[256];
+};
+
+// This thread's state (a function's static: Swift's importer emits no file-scope static of a header).
+static inline struct har_vips_jpeg_state *har_vips_jpeg_state(void) {
+    static _Thread_local struct har_vips_jpeg_state state;
+    return &state;
+}
+
+static inline void har_vips_log(const char *domain, int level, const char *message, void *data) {
+    struct har_vips_jpeg_state *state = har_vips_jpeg_state();
+    if (message && strncmp(message, "read gave ", 10) == 0) {
+        state->warned = 1;
+        state->text_next = 1;
+        return;
+    }
+    if (state->text_next && message) {
+        // The error buffer, process-wide: its last line is this decode's first warning.
+        state->text_next = 0;
+        size_t end = strlen(message);
+        while (end > 0 && message[end - 1] == '\n') end--;
+        size_t start = end;
+        while (start > 0 && message[start - 1] != '\n') start--;
+        size_t length = end - start < sizeof state->text - 1 ? end - start : sizeof state->text - 1;
+        memcpy(state->text, message + start, length);
+        state->text[length] = 0;
+        return;
+    }
+    HAR_VIPS(void (*)(const char *, int, const char *, void *), g_log_default_handler)(domain, level, message, data);
+}
+
+// Starts watching this thread's next JPEG decode.
+static inline void har_vips_jpeg_watch(void) {
+    struct har_vips_jpeg_state *state = har_vips_jpeg_state();
+    state->warned = 0;
+    state->text_next = 0;
+    state->text[0] = 0;
+}
+
+// Whether libjpeg warned since har_vips_jpeg_watch on this thread; its text in buf (may be empty).
+static inline int har_vips_jpeg_warned_since_watch(char *buf, size_t len) {
+    struct har_vips_jpeg_state *state = har_vips_jpeg_state();
+    if (len > 0) {
+        size_t length = strlen(state->text);
+        if (length >= len) length = len - 1;
+        memcpy(buf, state->text, length);
+        buf[length] = 0;
+    }
+    return state->warned;
+}
+
 // Once per process: no operation cache (uploads are one-shot; the cache would pin decoded images),
 // one worker thread per pipeline (two shared cores, many requests), loaders of untrusted formats blocked.
 static inline int har_vips_init(void) {
@@ -51,6 +114,9 @@ static inline int har_vips_init(void) {
     HAR_VIPS(void (*)(int), vips_cache_set_max)(0);
     HAR_VIPS(void (*)(int), vips_concurrency_set)(1);
     HAR_VIPS(void (*)(har_gboolean), vips_block_untrusted_set)(1);
+    // G_LOG_LEVEL_WARNING (1 << 4): libvips's other warnings still reach GLib's default handler.
+    HAR_VIPS(unsigned (*)(const char *, int, void (*)(const char *, int, const char *, void *), void *),
+        g_log_set_handler)("VIPS", 1 << 4, har_vips_log, NULL);
     return 0;
 }
 
@@ -130,6 +196,31 @@ static inline int har_vips_thumbnail(const char *path, VipsImage **out, int widt
         har_vips_fail_on_option(fail_on), NULL);
     har_vips_unref_object(source);
     return result;
+}
+
+// A JPEG opened lazily at 1/shrink of its size (1, 2, 4 or 8), sequential: libjpeg scales in its
+// inverse DCT, so every block's entropy-coded data is still read and checked ("fail_on" is the
+// loader's own argument here), at a fraction of a full decode's cost.
+static inline int har_vips_jpeg_open_shrunk(const char *path, VipsImage **out, int shrink, int fail_on) {
+    VipsSource *source = har_vips_source(path);
+    if (!source) return -1;
+    *out = NULL;
+    int result = HAR_VIPS(int (*)(VipsSource *, VipsImage **, ...), vips_jpegload_source)(
+        source, out, "shrink", shrink, "fail_on", fail_on, "access", HAR_VIPS_ACCESS_SEQUENTIAL, NULL);
+    har_vips_unref_object(source);
+    return result == 0 && *out ? 0 : -1;
+}
+
+// Every pixel of the image decoded into memory (NULL when decoding failed), its metadata kept.
+static inline VipsImage *har_vips_copy_memory(VipsImage *in) {
+    return HAR_VIPS(VipsImage *(*)(VipsImage *), vips_image_copy_memory)(in);
+}
+
+// vips_thumbnail's resize of an image already in hand (no shrink-on-load): fits width x height, never
+// enlarged, rotated upright by the image's "orientation" field.
+static inline int har_vips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height) {
+    return HAR_VIPS(int (*)(VipsImage *, VipsImage **, int, ...), vips_thumbnail_image)(
+        in, out, width, "height", height, "size", HAR_VIPS_SIZE_DOWN, NULL);
 }
 
 // Baseline JPEG, no metadata at all; an alpha channel is flattened onto white first.

@@ -41,15 +41,10 @@ public enum Imaging {
     /// returns its displayed size (after EXIF orientation). Every pixel is decoded, streaming.
     public static func inspect(path: String) throws(ImageError) -> ImageInfo {
         let (format, image) = try header(path: path)
-        defer { har_vips_unref(image) }
         let width = Int(har_vips_width(image))
         let height = Int(har_vips_height(image))
-        guard har_vips_decode_all(image) == 0 else { throw decodeFailure() }
-        let orientation = orientation(path: path)
-        let swapped = orientation >= 5
-        return ImageInfo(
-            format: format, width: swapped ? height : width, height: swapped ? width : height,
-            orientation: orientation)
+        try decodeAndClose(image)
+        return displayed(format, width: width, height: height, path: path)
     }
 
     /// Writes a JPEG thumbnail fitting `maxSide` x `maxSide` (never enlarged), upright by the EXIF
@@ -60,24 +55,64 @@ public enum Imaging {
     ) throws(ImageError) {
         let (format, opened) = try header(path: source)
         har_vips_unref(opened)
-        let side = Int32(clamping: min(max(maxSide, 1), 10_000))
+        let side = thumbnailSide(maxSide)
         var thumbnail: OpaquePointer?
         guard har_vips_thumbnail(source, &thumbnail, side, side, strictness(format)) == 0, let thumbnail else {
             throw decodeFailure()
         }
         defer { har_vips_unref(thumbnail) }
-        let number = temporaryCounter.add(1, ordering: .relaxed).newValue
-        let temporary = "\(destination).tmp-\(getpid())-\(number)"
-        guard har_vips_jpegsave(thumbnail, temporary, Int32(min(max(quality, 1), 100))) == 0 else {
-            let failure = decodeFailure()
-            unlink(temporary)
-            throw failure
+        try save(thumbnail, to: destination, quality: quality)
+    }
+
+    /// `inspect` and `makeThumbnail` at once, for an upload: the same checks, the same answer, the same
+    /// thumbnail at `destination` (complete or not at all), in one decode where the format allows.
+    ///
+    /// A JPEG is decoded once, at the scale its thumbnail is made from (`jpegShrink`, 1/8 for a phone's
+    /// photo): libjpeg scales in its inverse DCT, so every block's entropy-coded data is still read and
+    /// every libjpeg warning still raised, at a fraction of a full decode's cost (docs/BENCHMARKS.md).
+    /// The scaled pixels are kept in memory (at most about 1.6 megapixels by `jpegShrink`'s rule) so
+    /// that every row is decoded even where the thumbnail's resampling would not pull the last ones, and
+    /// a warning libvips only reports when the loader closes is caught too (`har_vips_jpeg_watch`). A
+    /// PNG or WebP is decoded in full, then thumbnailed.
+    public static func inspect(
+        path: String, thumbnailTo destination: String, maxSide: Int = 320, quality: Int = 80
+    ) throws(ImageError) -> ImageInfo {
+        let (format, opened) = try header(path: path)
+        let width = Int(har_vips_width(opened))
+        let height = Int(har_vips_height(opened))
+        guard format == .jpeg else {
+            try decodeAndClose(opened)
+            try makeThumbnail(from: path, to: destination, maxSide: maxSide, quality: quality)
+            return displayed(format, width: width, height: height, path: path)
         }
-        guard rename(temporary, destination) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw .decodeFailed("cannot write \(destination): \(reason)")
+        har_vips_unref(opened)
+        let side = thumbnailSide(maxSide)
+        let shrink = jpegShrink(longSide: max(width, height), side: Int(side))
+        var scaled: OpaquePointer?
+        har_vips_jpeg_watch()
+        guard har_vips_jpeg_open_shrunk(path, &scaled, shrink, strictness(format)) == 0, let scaled else {
+            throw decodeFailure()
         }
+        let decoded = har_vips_copy_memory(scaled)
+        har_vips_unref(scaled)  // the loader closes: a warning from the last strip is reported now
+        guard let decoded else { throw decodeFailure() }
+        defer { har_vips_unref(decoded) }
+        try checkHeldBackWarning()
+        var thumbnail: OpaquePointer?
+        guard har_vips_thumbnail_image(decoded, &thumbnail, side, side) == 0, let thumbnail else {
+            throw decodeFailure()
+        }
+        defer { har_vips_unref(thumbnail) }
+        try save(thumbnail, to: destination, quality: quality)
+        return displayed(format, width: width, height: height, path: path)
+    }
+
+    /// The shrink-on-load factor libvips's own thumbnail picks for a JPEG whose longer side is
+    /// `longSide`, fitting `side`: the largest of 8, 4, 2, 1 that leaves at least twice the target,
+    /// the resampler doing the rest. (`ImagingTests` checks that both ways give the same bytes.)
+    static func jpegShrink(longSide: Int, side: Int) -> Int32 {
+        let ratio = Double(longSide) / Double(max(side, 1))
+        return ratio >= 16 ? 8 : ratio >= 8 ? 4 : ratio >= 4 ? 2 : 1
     }
 
     /// The EXIF GPS position of a JPEG (APP1), PNG (eXIf) or WebP (EXIF chunk), if it has a valid one.
@@ -91,6 +126,54 @@ public enum Imaging {
     }
 
     // MARK: - Internals
+
+    /// Pulls every pixel of an opened image, then closes it: the first failure, a libjpeg warning that
+    /// libvips reports only at the close included.
+    private static func decodeAndClose(_ image: OpaquePointer) throws(ImageError) {
+        har_vips_jpeg_watch()
+        let decoded = har_vips_decode_all(image) == 0
+        har_vips_unref(image)
+        guard decoded else { throw decodeFailure() }
+        try checkHeldBackWarning()
+    }
+
+    /// A libjpeg warning raised while libvips decoded the last strip of a JPEG since `har_vips_jpeg_watch`
+    /// on this thread: libvips fails nothing for it, only reports it when the loader closes (shim.h).
+    private static func checkHeldBackWarning() throws(ImageError) {
+        var warning = [CChar](repeating: 0, count: 256)
+        guard har_vips_jpeg_warned_since_watch(&warning, warning.count) != 0 else { return }
+        let text = String(decoding: warning.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw .decodeFailed(text.isEmpty ? "VipsJpeg: damaged data" : text)
+    }
+
+    /// The size as shown: width and height swapped by an EXIF orientation of 5 to 8.
+    private static func displayed(_ format: ImageFormat, width: Int, height: Int, path: String) -> ImageInfo {
+        let orientation = orientation(path: path)
+        let swapped = orientation >= 5
+        return ImageInfo(
+            format: format, width: swapped ? height : width, height: swapped ? width : height,
+            orientation: orientation)
+    }
+
+    private static func thumbnailSide(_ maxSide: Int) -> Int32 {
+        Int32(clamping: min(max(maxSide, 1), 10_000))
+    }
+
+    /// The thumbnail as a JPEG at `destination`: written beside it, then renamed.
+    private static func save(_ thumbnail: OpaquePointer, to destination: String, quality: Int) throws(ImageError) {
+        let number = temporaryCounter.add(1, ordering: .relaxed).newValue
+        let temporary = "\(destination).tmp-\(getpid())-\(number)"
+        guard har_vips_jpegsave(thumbnail, temporary, Int32(min(max(quality, 1), 100))) == 0 else {
+            let failure = decodeFailure()
+            unlink(temporary)
+            throw failure
+        }
+        guard rename(temporary, destination) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw .decodeFailed("cannot write \(destination): \(reason)")
+        }
+    }
 
     private static func metadata(path: String) -> ExifMetadata? {
         guard let reader = FileReader(path: path), let tiff = Containers.exif(of: reader) else { return nil }

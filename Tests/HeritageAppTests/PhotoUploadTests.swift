@@ -56,6 +56,35 @@ import Testing
         #expect(try scalarValue(server, "SELECT count(*) FROM photos").int == 0)
     }
 
+    /// A phone-sized photo is checked in the decode that makes its thumbnail (at 1/8: every block's
+    /// entropy-coded data still read): whole, it is kept at its full size with a 320-pixel thumbnail;
+    /// damaged in its scan, it is refused with 415 and leaves no file.
+    @Test func aPhoneSizedJpegIsKeptWholeAndRefusedDamaged() async throws {
+        let server = try RunningServer()
+        let client = try await SignedInClient(server)
+        let draft = try await client.openDraft()
+        let whole = try TestImages.jpeg(width: 5200, height: 3900)
+        let kept = try await client.upload(draft, file: whole)
+        #expect(kept.status == 201, "\(kept.body)")
+        let id = try client.photoID(kept)
+        let row = try queryRows(server, "SELECT width, height FROM photos WHERE local_id = '\(id)'").first
+        #expect(row?[0].int == 5200 && row?[1].int == 3900)
+        #expect(
+            try Imaging.inspect(path: server.dataDir + "/photos/\(id).thumb.jpg")
+                == ImageInfo(format: .jpeg, width: 320, height: 240, orientation: 1))
+
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: whole)))
+        for index in [bytes.count / 3, bytes.count / 2, bytes.count * 2 / 3] { bytes[index] = 0xFF }
+        let damaged = try TestPaths.temporaryDirectory() + "/damaged.jpg"
+        try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+        #expect(throws: ImageError.self) { try Imaging.inspect(path: damaged) }  // a full decode refuses it too
+        let refused = try await client.upload(draft, file: damaged)
+        #expect(refused.status == 415, "\(refused.body)")
+        try await waitUntilEmpty(server, "tmp")
+        #expect(files(in: server, "photos") == [id, id + ".thumb.jpg"].sorted())
+        #expect(try scalarValue(server, "SELECT count(*) FROM photos").int == 1)
+    }
+
     @Test func oversizedIsRefusedWith413AndLeavesNoFile() async throws {
         let server = try RunningServer(environment: ["HAR_MAX_FILE_BYTES": "20000"])
         let client = try await SignedInClient(server)

@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 
 @testable import Imaging
@@ -24,6 +25,19 @@ import Testing
         }
     }
 
+    /// The upload's single decode: its refusal, and that it left no thumbnail behind.
+    func keptRefusal(_ path: String) -> ImageError? {
+        do {
+            _ = try Imaging.inspect(path: path, thumbnailTo: directory.file("kept.jpg"))
+            #expect(listing(directory.path).contains("kept.jpg"))
+            unlink(directory.file("kept.jpg"))
+            return nil
+        } catch {
+            #expect(!listing(directory.path).contains { $0.hasPrefix("kept.jpg") }, "\(path)")
+            return error
+        }
+    }
+
     func isDecodeFailure(_ error: ImageError?) -> Bool {
         if case .decodeFailed = error { true } else { false }
     }
@@ -40,6 +54,7 @@ import Testing
         for path in files {
             #expect(refusal(path) == .notAnImage, "\(path)")
             #expect(thumbnailRefusal(path) == .notAnImage, "\(path)")
+            #expect(keptRefusal(path) == .notAnImage, "\(path)")
             #expect(Imaging.gpsFix(path: path) == nil)
             #expect(Imaging.orientation(path: path) == 1)
         }
@@ -71,10 +86,52 @@ import Testing
         for path in files {
             #expect(isDecodeFailure(refusal(path)), "\(path): \(String(describing: refusal(path)))")
             #expect(thumbnailRefusal(path) != nil, "\(path)")
+            #expect(isDecodeFailure(keptRefusal(path)), "\(path)")
             _ = Imaging.gpsFix(path: path)
             _ = Imaging.orientation(path: path)
         }
         #expect(listing(directory.path).allSatisfy { !$0.hasPrefix("thumb.jpg") })
+    }
+
+    /// A JPEG large enough to be decoded at 1/4 or 1/8 by the upload's single decode is refused exactly
+    /// when a full decode refuses it: cut short anywhere (the last rows included) or with bytes
+    /// overwritten anywhere in its scan.
+    @Test(arguments: [(2600, 1300), (5200, 3900), (5200, 3897)])
+    func aShrunkDecodeRefusesWhatAFullDecodeRefuses(width: Int, height: Int) {
+        directory.image("large.jpg", width: width, height: height, format: .jpeg)
+        let jpeg = directory.read("large.jpg")
+        #expect(Imaging.jpegShrink(longSide: width, side: 320) >= 4)
+        #expect(keptRefusal(directory.file("large.jpg")) == nil)
+        var random = SeededGenerator(state: UInt64(width * height))
+        var variants: [(String, [UInt8])] = [2, 3, 16, 200, 2_000, jpeg.count / 3].map {
+            ("cut \($0) bytes short", Array(jpeg.prefix(jpeg.count - $0)))
+        }
+        for round in 0..<24 {
+            // Anywhere past the headers (the first 1,000 bytes), the last hundred bytes more often.
+            let index =
+                round % 3 == 0
+                ? Int.random(in: jpeg.count - 100..<jpeg.count - 2, using: &random)
+                : Int.random(in: 1_000..<jpeg.count - 2, using: &random)
+            var changed = jpeg
+            changed[index] = round % 2 == 0 ? 0xFF : UInt8.random(in: 0...255, using: &random)
+            variants.append(("byte \(index) = \(changed[index])", changed))
+        }
+        var refused = 0
+        var namedTheDamage = 0
+        for (name, bytes) in variants {
+            let path = directory.write(bytes, to: "variant.jpg")
+            let full = refusal(path)
+            let kept = keptRefusal(path)
+            // Never laxer than a full decode. (It may be stricter: a full decode misses a warning raised
+            // in its own last strip, which the single decode catches at the loader's close.)
+            #expect(
+                full == nil || isDecodeFailure(kept),
+                "\(name): full decode \(String(describing: full)), kept \(String(describing: kept))")
+            if full != nil { refused += 1 }
+            if case .decodeFailed(let text) = kept, text.contains("Corrupt JPEG data") { namedTheDamage += 1 }
+        }
+        #expect(refused >= 6 + 8)  // every cut, and most of the overwritten bytes
+        #expect(namedTheDamage > 0)  // libjpeg's own words reach the log
     }
 
     @Test func decompressionBombIsRefusedFromItsHeader() throws {
@@ -88,6 +145,7 @@ import Testing
         #expect(Imaging.sniff(path: path) == .png)
         #expect(refusal(path) == .tooLarge(pixels: 10_000_000_000))
         #expect(thumbnailRefusal(path) == .tooLarge(pixels: 10_000_000_000))
+        #expect(keptRefusal(path) == .tooLarge(pixels: 10_000_000_000))
         #expect(ImageError.tooLarge(pixels: 10_000_000_000).description.contains("too large"))
     }
 

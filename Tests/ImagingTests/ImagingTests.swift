@@ -72,6 +72,11 @@ import Testing
         let thumbnail = try Imaging.inspect(path: directory.file("thumb.jpg"))
         #expect(thumbnail.height > thumbnail.width)
         #expect(thumbnail == ImageInfo(format: .jpeg, width: 160, height: 320, orientation: 1))
+        // The upload's single decode rotates the same way and answers the same size.
+        #expect(
+            try Imaging.inspect(path: path, thumbnailTo: directory.file("kept.jpg"))
+                == ImageInfo(format: .jpeg, width: 200, height: 400, orientation: 6))
+        #expect(directory.read("kept.jpg") == directory.read("thumb.jpg"))
         // Metadata stripped: no orientation left to apply twice, no location.
         #expect(Imaging.gpsFix(path: path) != nil)
         #expect(Imaging.gpsFix(path: directory.file("thumb.jpg")) == nil)
@@ -89,6 +94,33 @@ import Testing
         #expect(directory.read("thumb.jpg").count > 100)
         let leftovers = listing(directory.path).filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty)
+    }
+
+    /// The upload's single decode (`inspect(path:thumbnailTo:)`) gives `inspect`'s answer and, byte for
+    /// byte, `makeThumbnail`'s thumbnail, at every shrink-on-load factor (so `jpegShrink` picks what
+    /// libvips's own thumbnail picks) and for every format.
+    @Test(arguments: [
+        (ImageFormat.jpeg, 400, 200), (.jpeg, 64, 48), (.jpeg, 1400, 900), (.jpeg, 2600, 1300), (.jpeg, 5119, 300),
+        (.jpeg, 300, 5120), (.jpeg, 5200, 3900), (.png, 1400, 900), (.webp, 1400, 900),
+    ])
+    func oneDecodeGivesInspectsAnswerAndTheSameThumbnail(format: ImageFormat, width: Int, height: Int) throws {
+        let path = directory.image("photo.\(format.rawValue)", width: width, height: height, format: format)
+        try Imaging.makeThumbnail(from: path, to: directory.file("expected.jpg"))
+        let info = try Imaging.inspect(path: path, thumbnailTo: directory.file("thumb.jpg"))
+        #expect(info == (try Imaging.inspect(path: path)))
+        #expect(info == ImageInfo(format: format, width: width, height: height, orientation: 1))
+        #expect(directory.read("thumb.jpg") == directory.read("expected.jpg"))
+        #expect(listing(directory.path).filter { $0.contains(".tmp-") }.isEmpty)
+    }
+
+    @Test func jpegShrinkLeavesAtLeastTwiceTheTarget() {
+        let cases: [(Int, Int32)] = [
+            (1, 1), (640, 1), (1279, 1), (1280, 2), (2559, 2), (2560, 4), (5119, 4), (5120, 8), (100_000, 8),
+        ]
+        for (longSide, factor) in cases {
+            #expect(Imaging.jpegShrink(longSide: longSide, side: 320) == factor, "\(longSide)")
+        }
+        #expect(Imaging.jpegShrink(longSide: 10, side: 0) == 4)  // a side of 0 counts as 1: no division by 0
     }
 
     @Test func concurrentCallsFromManyThreads() throws {

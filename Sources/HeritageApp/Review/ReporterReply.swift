@@ -169,17 +169,12 @@ struct ReplyPhotoUpload {
         guard case .success(let sent) = DraftPhotoUpload.fix(from: request) else {
             return refuse("bad_location", "photos.errors.badLocation", 400, context)
         }
+        let photoID = UUID().uuidString.lowercased()
         let inspected: DraftPhotoUpload.Inspected
-        switch try await DraftPhotoUpload.inspectFile(file.path, work: work) {
+        switch try await DraftPhotoUpload.keepFile(file.path, as: photoID, files: drafts.files, work: work) {
         case .success(let value): inspected = value
         case .failure(.tooLarge): return refuse("too_many_pixels", "photos.errors.tooManyPixels", 415, context)
         case .failure: return refuse("not_image", "photos.errors.notImage", 415, context)
-        }
-        let photoID = UUID().uuidString.lowercased()
-        if let refused = try await DraftPhotoUpload.installFile(file.path, as: photoID, files: drafts.files, work: work)
-        {
-            review.web.log.info("reply photo refused at thumbnail: \(refused)")
-            return refuse("not_image", "photos.errors.notImage", 415, context)
         }
         let now = WallClock.now()
         let fix =

@@ -25,10 +25,11 @@ struct PhotoFiles: Sendable {
 
     func prepare() throws { try DataFolder.prepare(directory) }
 
-    /// Makes the thumbnail (EXIF orientation applied) and moves the upload into place. Both files are
-    /// flushed, and the folder too, before this returns: an acknowledged photo survives a power cut.
-    func install(upload path: String, as localID: String) throws {
-        try Imaging.makeThumbnail(from: path, to: thumbnailPath(localID), maxSide: 320, quality: 80)
+    /// Checks the upload by decoding it while its thumbnail is made (EXIF orientation applied), then
+    /// moves it into place; its size as shown. Both files are flushed, and the folder too, before this
+    /// returns: an acknowledged photo survives a power cut. An `ImageError` leaves no file behind.
+    func install(upload path: String, as localID: String) throws -> ImageInfo {
+        let info = try Imaging.inspect(path: path, thumbnailTo: thumbnailPath(localID), maxSide: 320, quality: 80)
         guard rename(path, originalPath(localID)) == 0 else {
             let reason = String(cString: strerror(errno))
             remove(localID)
@@ -38,6 +39,7 @@ struct PhotoFiles: Sendable {
             remove(localID)
             throw PhotoFileError(message: "cannot flush the photo to disk")
         }
+        return info
     }
 
     /// Deletes both files of a photo (missing ones are fine: a crash may have left only one).

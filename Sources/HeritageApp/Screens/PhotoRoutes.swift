@@ -133,10 +133,11 @@ enum PhotoRoutes {
     }
 }
 
-/// One photo upload, in four steps: validate (the draft, a replayed photo id, the file, the fix),
-/// inspect (type, size, hash, EXIF position), install (thumbnail, files into place, fsync) and record
-/// (the row). Runs in the async handler's Task, never on an MHD poll thread; inspect and install block
-/// (decoding, hashing, fsync), so they run on `work`'s threads, off the Swift concurrency pool.
+/// One photo upload, in three steps: validate (the draft, a replayed photo id, the file, the fix),
+/// keep (hash, EXIF position, type and size checked by decoding once while the thumbnail is made,
+/// files into place, fsync) and record (the row). Runs in the async handler's Task, never on an MHD
+/// poll thread; keeping blocks (decoding, hashing, fsync), so it runs on `work`'s threads, off the
+/// Swift concurrency pool.
 struct DraftPhotoUpload {
     let web: Web
     let drafts: Drafts
@@ -184,8 +185,9 @@ struct DraftPhotoUpload {
         case .done(let response): return response
         case .next(let value): upload = value
         }
+        let localID = upload.requestedID ?? UUID().uuidString.lowercased()
         let inspected: Inspected
-        switch try await inspect(upload, context) {
+        switch try await keep(upload, as: localID, context) {
         case .done(let response): return response
         case .next(let value): inspected = value
         }
@@ -196,8 +198,6 @@ struct DraftPhotoUpload {
             } ?? upload.sent
         let now = WallClock.now()
         let capturedAt = inspected.exif?.capturedAt ?? Self.clientTime(request) ?? ISO8601.utc(seconds: now)
-        let localID = upload.requestedID ?? UUID().uuidString.lowercased()
-        if let refused = try await install(upload, as: localID, context) { return refused }
         let photo = NewPhoto(
             localID: localID, contentType: "image/" + inspected.info.format.rawValue, size: upload.file.size,
             sha256: inspected.sha256, width: inspected.info.width, height: inspected.info.height, fix: fix,
@@ -261,23 +261,15 @@ struct DraftPhotoUpload {
         }
     }
 
-    /// What libvips recognises (JPEG, PNG or WebP within the pixel limit), the SHA-256 of the bytes and
-    /// the EXIF position; off the concurrency pool.
-    func inspect(_ upload: Validated, _ context: WebContext) async throws -> Step<Inspected> {
-        switch try await Self.inspectFile(upload.file.path, work: work) {
+    /// The upload kept as `localID` when libvips recognises it (JPEG, PNG or WebP within the pixel
+    /// limit, decoded to its end), with its SHA-256 and EXIF position; else the refusal. Off the
+    /// concurrency pool.
+    func keep(_ upload: Validated, as localID: String, _ context: WebContext) async throws -> Step<Inspected> {
+        switch try await Self.keepFile(upload.file.path, as: localID, files: drafts.files, work: work) {
         case .success(let value): return .next(value)
         case .failure(.tooLarge): return .done(refuse("too_many_pixels", "tooManyPixels", 415, context))
         case .failure: return .done(refuse("not_image", "notImage", 415, context))
         }
-    }
-
-    /// The thumbnail made and both files moved into place and flushed; off the concurrency pool. Nil
-    /// when installed, else the refusal.
-    func install(_ upload: Validated, as localID: String, _ context: WebContext) async throws -> Response? {
-        guard let refused = try await Self.installFile(upload.file.path, as: localID, files: drafts.files, work: work)
-        else { return nil }
-        web.log.info("photo refused at thumbnail: \(refused)")
-        return refuse("not_image", "notImage", 415, context)
     }
 
     /// The row, at the next position of the draft (its files removed again when there is none); off
@@ -321,32 +313,20 @@ struct DraftPhotoUpload {
         }
     }
 
-    /// The file at `path` as libvips recognises it, its SHA-256 and EXIF position, on `work`'s threads
-    /// (also the needs-info answer's uploads, `ReplyPhotoUpload`).
-    static func inspectFile(_ path: String, work: BlockingWork) async throws -> Result<Inspected, ImageError> {
+    /// The upload at `path` hashed, its EXIF position read, checked and thumbnailed in one decode, and
+    /// moved into place as `localID`, flushed; on `work`'s threads (also the needs-info answer's
+    /// uploads, `ReplyPhotoUpload`). What libvips refused is the failure, with nothing left behind.
+    static func keepFile(_ path: String, as localID: String, files: PhotoFiles, work: BlockingWork) async throws
+        -> Result<Inspected, ImageError>
+    {
         try await work.run { () throws -> Result<Inspected, ImageError> in
-            let info: ImageInfo
+            let sha256 = try SHA256Stream.hashFile(at: path)
+            let exif = Imaging.gpsFix(path: path)
             do {
-                info = try Imaging.inspect(path: path)
+                let info = try files.install(upload: path, as: localID)
+                return .success(Inspected(info: info, sha256: sha256, exif: exif))
             } catch let error as ImageError {
                 return .failure(error)
-            }
-            let sha256 = try SHA256Stream.hashFile(at: path)
-            return .success(Inspected(info: info, sha256: sha256, exif: Imaging.gpsFix(path: path)))
-        }
-    }
-
-    /// The thumbnail made and the files of the upload at `path` moved into place as `localID` and
-    /// flushed, on `work`'s threads; nil when installed, else why not.
-    static func installFile(_ path: String, as localID: String, files: PhotoFiles, work: BlockingWork) async throws
-        -> ImageError?
-    {
-        try await work.run { () throws -> ImageError? in
-            do {
-                try files.install(upload: path, as: localID)
-                return nil
-            } catch let error as ImageError {
-                return error
             }
         }
     }
