@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Two parts of bench/run alone, with their steps as bench/run takes them, repeated so that a shared
+# Three parts of bench/run alone, with their steps as bench/run takes them, repeated so that a shared
 # machine's noise shows as a range: the 200 MB upload against dd (part 4), run alternately (dd, upload,
-# dd, upload, …), and /healthz's latency while 4 clients upload 10 MB photos (part 9). Prints one line
-# per measurement; writes nothing else.
+# dd, upload, …), /healthz's latency while 4 clients upload 10 MB photos (part 9), and a busy day's
+# volunteers filing at once (part 10). Prints one line per measurement; writes nothing else.
 #
 #   bench/uploads.sh upload 3     # three dd/upload pairs
 #   bench/uploads.sh healthz 3    # three /healthz runs, a fresh server for each
+#   bench/uploads.sh busy 2 40    # two busy days of 40 volunteers (default 40), a fresh server for each
 #   HAR=path/to/har bench/uploads.sh …   # another build (default: .build/release/har, built if missing)
 #
 # STRACE=1 also counts the server's system calls during each upload (strace -f -c, slower: its times
@@ -17,6 +18,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 part=${1:-upload}
 rounds=${2:-3}
+volunteers=${3:-40}
 HAR=${HAR:-$root/.build/release/har}
 [ -x "$HAR" ] || { PATH="/opt/swift/usr/bin:$PATH" swift build -c release --product har >/dev/null; }
 work=$(mktemp -d /tmp/har-uploads.XXXXXX)
@@ -107,6 +109,24 @@ print("    uploaders at nice %d used %.2f s CPU; server %s" % (s["uploaders_nice
     rm -rf "$work/healthz-$n"
 }
 
+busy_round() {
+    local n=$1
+    start_har "$work/busy-$n"
+    python3 bench/load.py "http://127.0.0.1:$port" "$work/busy-$n" "$har_pid" "$work/photo-1.5mb.jpg" \
+        "$volunteers" --timeout 300 > "$work/busy-$n.out"
+    stop_har
+    tail -1 "$work/busy-$n.out" | python3 -c '
+import json, sys
+s = json.loads(sys.stdin.read())
+cpu = s["serve_cpu"]
+print("run %s: %d volunteers, errors %d, all submitted in %.1f s, at the platform in %.1f s, exactly once: %s, "
+      "peak RSS %.1f MB, server CPU %.1f s (libvips workers %.1f s)" % (sys.argv[1], s["volunteers"], s["errors"],
+      s["submitted_seconds"], s["delivered_seconds"] or -1, s["exactly_once"], s["serve_peak_rss_mb"],
+      cpu.get("total", 0), cpu.get("thread libvips worker", 0)))' "$n"
+    grep -E "^\| (POST /api/drafts/:id/photos|POST /signin) " "$work/busy-$n.out" | sed 's/^/    /'
+    rm -rf "$work/busy-$n"
+}
+
 case "$part" in
 upload)
     head -c $((200 * 1024 * 1024)) /dev/urandom > "$work/upload.bin"
@@ -116,8 +136,12 @@ healthz)
     python3 bench/make-jpeg.py "$work/photo-10mb.jpg" 5200 3900
     for n in $(seq 1 "$rounds"); do healthz_round "$n"; done
     ;;
+busy)
+    python3 bench/make-jpeg.py "$work/photo-1.5mb.jpg" 2000 1500
+    for n in $(seq 1 "$rounds"); do busy_round "$n"; done
+    ;;
 *)
-    echo "usage: bench/uploads.sh upload|healthz [ROUNDS]" >&2
+    echo "usage: bench/uploads.sh upload|healthz|busy [ROUNDS] [VOLUNTEERS]" >&2
     exit 2
     ;;
 esac
