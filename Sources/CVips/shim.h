@@ -48,10 +48,13 @@ static inline int har_vips_available(void) { return har_vips_library() != NULL; 
 // JPEG decode on this thread. libvips 8.14 fails a read on a warning only when it starts the next
 // 8-row strip (jpeg2vips.c, read_jpeg_generate), so a warning raised while the last strip is decoded
 // fails nothing: it is only reported when the image is closed, as the GLib warning "read gave N
-// warnings" followed by one with the error text. At full size the last strip holds no entropy-coded
-// data of its own (a 4:2:0 MCU row is 16 rows), but at 1/8 it holds the last 64 rows' worth, where a
-// desynchronised decoder hits its end. So har watches for that report: the image is closed (its last
-// reference dropped) on the thread that decoded it, and the handler notes it there, with its text.
+// warnings" followed by one with the error text. At full size the last strip of a 4:2:0 JPEG mostly
+// decodes no data of its own (an MCU row is 16 rows), but at 1/8 it holds the last 64 rows' worth,
+// where a desynchronised decoder runs into the end of the data. So har watches for that report: the
+// image is closed (its last reference dropped) on the thread that decoded it, and the handler notes it
+// there, with its text. (har never calls setlocale, so the text is libvips's untranslated English;
+// HostileInputTests would fail if it changed.) A static inline function's static is one per object
+// file: call these from one Swift file (Imaging.swift), or each file would watch a state of its own.
 struct har_vips_jpeg_state {
     int warned;
     int text_next;

@@ -60,7 +60,7 @@ import Testing
     /// entropy-coded data still read): whole, it is kept at its full size with a 320-pixel thumbnail;
     /// damaged in its scan, it is refused with 415 and leaves no file.
     @Test func aPhoneSizedJpegIsKeptWholeAndRefusedDamaged() async throws {
-        let server = try RunningServer()
+        let server = try await ServeProcess()
         let client = try await SignedInClient(server)
         let draft = try await client.openDraft()
         let whole = try TestImages.jpeg(width: 5200, height: 3900)
@@ -83,6 +83,9 @@ import Testing
         try await waitUntilEmpty(server, "tmp")
         #expect(files(in: server, "photos") == [id, id + ".thumb.jpg"].sorted())
         #expect(try scalarValue(server, "SELECT count(*) FROM photos").int == 1)
+        // The operator reads why, in libjpeg's words.
+        let log = await server.stop().stderr
+        #expect(log.contains("photo refused: the image cannot be decoded: VipsJpeg: Corrupt JPEG data"), "\(log)")
     }
 
     @Test func oversizedIsRefusedWith413AndLeavesNoFile() async throws {

@@ -173,8 +173,10 @@ struct ReplyPhotoUpload {
         let inspected: DraftPhotoUpload.Inspected
         switch try await DraftPhotoUpload.keepFile(file.path, as: photoID, files: drafts.files, work: work) {
         case .success(let value): inspected = value
-        case .failure(.tooLarge): return refuse("too_many_pixels", "photos.errors.tooManyPixels", 415, context)
-        case .failure: return refuse("not_image", "photos.errors.notImage", 415, context)
+        case .failure(let error):
+            review.web.log.info("reply photo refused: \(error)")
+            if case .tooLarge = error { return refuse("too_many_pixels", "photos.errors.tooManyPixels", 415, context) }
+            return refuse("not_image", "photos.errors.notImage", 415, context)
         }
         let now = WallClock.now()
         let fix =

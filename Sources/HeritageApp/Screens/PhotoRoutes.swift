@@ -267,8 +267,10 @@ struct DraftPhotoUpload {
     func keep(_ upload: Validated, as localID: String, _ context: WebContext) async throws -> Step<Inspected> {
         switch try await Self.keepFile(upload.file.path, as: localID, files: drafts.files, work: work) {
         case .success(let value): return .next(value)
-        case .failure(.tooLarge): return .done(refuse("too_many_pixels", "tooManyPixels", 415, context))
-        case .failure: return .done(refuse("not_image", "notImage", 415, context))
+        case .failure(let error):
+            web.log.info("photo refused: \(error)")
+            if case .tooLarge = error { return .done(refuse("too_many_pixels", "tooManyPixels", 415, context)) }
+            return .done(refuse("not_image", "notImage", 415, context))
         }
     }
 
