@@ -56,6 +56,7 @@ static inline int har_vips_available(void) { return har_vips_library() != NULL; 
 // HostileInputTests would fail if it changed.) A static inline function's static is one per object
 // file: call these from one Swift file (Imaging.swift), or each file would watch a state of its own.
 struct har_vips_jpeg_state {
+    int watching;
     int warned;
     int text_next;
     char text[256];
@@ -67,45 +68,66 @@ static inline struct har_vips_jpeg_state *har_vips_jpeg_state(void) {
     return &state;
 }
 
+// Whether message is libvips's "read gave %ld warnings", in English or in the translation gettext
+// would give it (libvips's catalogue is "vips8.14"): the check must not depend on the locale.
+static inline int har_vips_is_read_gave(const char *message) {
+    if (strncmp(message, "read gave ", 10) == 0) return 1;
+    const char *translated = HAR_VIPS(const char *(*)(const char *, const char *), g_dgettext)(
+        "vips8.14", "read gave %ld warnings");
+    if (!translated) return 0;
+    const char *cut = strchr(translated, '%');
+    size_t length = cut ? (size_t)(cut - translated) : strlen(translated);
+    return length > 0 && strncmp(message, translated, length) == 0;
+}
+
+// libvips's warnings on a thread that watches a decode are taken in; any other reaches GLib's default
+// handler as before.
 static inline void har_vips_log(const char *domain, int level, const char *message, void *data) {
     struct har_vips_jpeg_state *state = har_vips_jpeg_state();
-    if (message && strncmp(message, "read gave ", 10) == 0) {
-        state->warned = 1;
-        state->text_next = 1;
-        return;
-    }
-    if (state->text_next && message) {
-        // The error buffer, process-wide: its last line is this decode's first warning.
-        state->text_next = 0;
-        size_t end = strlen(message);
-        while (end > 0 && message[end - 1] == '\n') end--;
-        size_t start = end;
-        while (start > 0 && message[start - 1] != '\n') start--;
-        size_t length = end - start < sizeof state->text - 1 ? end - start : sizeof state->text - 1;
-        memcpy(state->text, message + start, length);
-        state->text[length] = 0;
-        return;
+    if (state->watching && message) {
+        if (har_vips_is_read_gave(message)) {
+            state->warned = 1;
+            state->text_next = 1;
+            return;
+        }
+        if (state->text_next) {
+            // The error buffer, process-wide: its last line is this decode's first warning.
+            state->text_next = 0;
+            size_t end = strlen(message);
+            while (end > 0 && message[end - 1] == '\n') end--;
+            size_t start = end;
+            while (start > 0 && message[start - 1] != '\n') start--;
+            size_t length = end - start < sizeof state->text - 1 ? end - start : sizeof state->text - 1;
+            memcpy(state->text, message + start, length);
+            state->text[length] = 0;
+            return;
+        }
     }
     HAR_VIPS(void (*)(const char *, int, const char *, void *), g_log_default_handler)(domain, level, message, data);
 }
 
-// Starts watching this thread's next JPEG decode.
+// Starts watching this thread's next decode.
 static inline void har_vips_jpeg_watch(void) {
     struct har_vips_jpeg_state *state = har_vips_jpeg_state();
+    state->watching = 1;
     state->warned = 0;
     state->text_next = 0;
     state->text[0] = 0;
 }
 
-// Whether libjpeg warned since har_vips_jpeg_watch on this thread; its text in buf (may be empty).
-static inline int har_vips_jpeg_warned_since_watch(char *buf, size_t len) {
+// Ends the watch: whether libjpeg warned since har_vips_jpeg_watch on this thread, its text in buf
+// (may be empty). A warning found, its text is also cleared from libvips's shared error buffer, where
+// it would otherwise be read as the reason of the next failure on any thread.
+static inline int har_vips_jpeg_watch_end(char *buf, size_t len) {
     struct har_vips_jpeg_state *state = har_vips_jpeg_state();
+    state->watching = 0;
     if (len > 0) {
         size_t length = strlen(state->text);
         if (length >= len) length = len - 1;
         memcpy(buf, state->text, length);
         buf[length] = 0;
     }
+    if (state->warned) HAR_VIPS(void (*)(void), vips_error_clear)();
     return state->warned;
 }
 

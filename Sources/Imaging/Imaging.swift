@@ -67,8 +67,8 @@ public enum Imaging {
     /// `inspect` and `makeThumbnail` at once, for an upload: the same checks, the same answer, the same
     /// thumbnail at `destination` (complete or not at all), in one decode where the format allows.
     ///
-    /// A JPEG is decoded once, at the scale its thumbnail is made from (`jpegShrink`, 1/8 for a phone's
-    /// photo): libjpeg scales in its inverse DCT, so every block's entropy-coded data is still read and
+    /// A JPEG is decoded once, at the scale its thumbnail is made from (`jpegShrink`: 1/8 for a
+    /// 20-megapixel photo, 1/4 for a 12-megapixel one): libjpeg scales in its inverse DCT, so every block's entropy-coded data is still read and
     /// every libjpeg warning still raised, at a fraction of a full decode's cost (docs/BENCHMARKS.md).
     /// The scaled pixels are kept in memory (at most about 1.6 megapixels by `jpegShrink`'s rule) so
     /// that every row is decoded even where the thumbnail's resampling would not pull the last ones, and
@@ -87,17 +87,19 @@ public enum Imaging {
         }
         har_vips_unref(opened)
         let side = thumbnailSide(maxSide)
-        let shrink = jpegShrink(longSide: max(width, height), side: Int(side))
-        var scaled: OpaquePointer?
-        har_vips_jpeg_watch()
-        guard har_vips_jpeg_open_shrunk(path, &scaled, shrink, strictness(format)) == 0, let scaled else {
-            throw decodeFailure()
+        let shrink = jpegShrink(width: width, height: height, side: Int(side))
+        var pixels: OpaquePointer?
+        defer { if let pixels { har_vips_unref(pixels) } }
+        try watchingLateWarnings { () throws(ImageError) in
+            var scaled: OpaquePointer?
+            guard har_vips_jpeg_open_shrunk(path, &scaled, shrink, strictness(format)) == 0, let scaled else {
+                throw decodeFailure()
+            }
+            pixels = har_vips_copy_memory(scaled)
+            har_vips_unref(scaled)  // the loader closes: a warning from its last strip is reported now
+            guard pixels != nil else { throw decodeFailure() }
         }
-        let decoded = har_vips_copy_memory(scaled)
-        har_vips_unref(scaled)  // the loader closes: a warning from the last strip is reported now
-        guard let decoded else { throw decodeFailure() }
-        defer { har_vips_unref(decoded) }
-        try checkHeldBackWarning()
+        guard let decoded = pixels else { throw .decodeFailed("no pixels") }
         var thumbnail: OpaquePointer?
         guard har_vips_thumbnail_image(decoded, &thumbnail, side, side) == 0, let thumbnail else {
             throw decodeFailure()
@@ -107,11 +109,12 @@ public enum Imaging {
         return displayed(format, width: width, height: height, path: path)
     }
 
-    /// The shrink-on-load factor libvips's own thumbnail picks for a JPEG whose longer side is
-    /// `longSide`, fitting `side`: the largest of 8, 4, 2, 1 that leaves at least twice the target,
-    /// the resampler doing the rest. (`ImagingTests` checks that both ways give the same bytes.)
-    static func jpegShrink(longSide: Int, side: Int) -> Int32 {
-        let ratio = Double(longSide) / Double(max(side, 1))
+    /// The shrink-on-load factor libvips's own thumbnail picks for a JPEG of `width` x `height` fitting
+    /// `side` x `side` (`vips_thumbnail_find_jpegshrink`, 8.14): the largest of 8, 4, 2, 1 that leaves
+    /// at least twice the target, the resampler doing the rest, and never more than the short side (no
+    /// axis shrunk to nothing). `ImagingTests` checks that both ways give the same bytes.
+    static func jpegShrink(width: Int, height: Int, side: Int) -> Int32 {
+        let ratio = min(Double(max(width, height)) / Double(max(side, 1)), Double(min(width, height)))
         return ratio >= 16 ? 8 : ratio >= 8 ? 4 : ratio >= 4 ? 2 : 1
     }
 
@@ -130,18 +133,29 @@ public enum Imaging {
     /// Pulls every pixel of an opened image, then closes it: the first failure, a libjpeg warning that
     /// libvips reports only at the close included.
     private static func decodeAndClose(_ image: OpaquePointer) throws(ImageError) {
-        har_vips_jpeg_watch()
-        let decoded = har_vips_decode_all(image) == 0
-        har_vips_unref(image)
-        guard decoded else { throw decodeFailure() }
-        try checkHeldBackWarning()
+        try watchingLateWarnings { () throws(ImageError) in
+            let decoded = har_vips_decode_all(image) == 0
+            har_vips_unref(image)
+            guard decoded else { throw decodeFailure() }
+        }
     }
 
-    /// A libjpeg warning raised while libvips decoded the last strip of a JPEG since `har_vips_jpeg_watch`
-    /// on this thread: libvips fails nothing for it, only reports it when the loader closes (shim.h).
-    private static func checkHeldBackWarning() throws(ImageError) {
+    /// Runs `decode`, which must drop its last reference to the loader's image, with this thread
+    /// watching for a libjpeg warning raised while libvips decoded a JPEG's last strip: libvips fails
+    /// nothing for it, only reports it when the loader closes (shim.h). `decode`'s own failure first;
+    /// else that warning, when there was one, is the failure.
+    private static func watchingLateWarnings(_ decode: () throws(ImageError) -> Void) throws(ImageError) {
+        har_vips_jpeg_watch()
+        var failure: ImageError?
+        do {
+            try decode()
+        } catch {
+            failure = error
+        }
         var warning = [CChar](repeating: 0, count: 256)
-        guard har_vips_jpeg_warned_since_watch(&warning, warning.count) != 0 else { return }
+        let warned = har_vips_jpeg_watch_end(&warning, warning.count) != 0
+        if let failure { throw failure }
+        guard warned else { return }
         let text = String(decoding: warning.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         throw .decodeFailed(text.isEmpty ? "VipsJpeg: damaged data" : text)
     }

@@ -101,7 +101,8 @@ import Testing
     /// libvips's own thumbnail picks) and for every format.
     @Test(arguments: [
         (ImageFormat.jpeg, 400, 200), (.jpeg, 64, 48), (.jpeg, 1400, 900), (.jpeg, 2600, 1300), (.jpeg, 5119, 300),
-        (.jpeg, 300, 5120), (.jpeg, 5200, 3900), (.png, 1400, 900), (.webp, 1400, 900),
+        (.jpeg, 300, 5120), (.jpeg, 5200, 3900), (.jpeg, 6000, 5), (.jpeg, 3, 6000), (.png, 1400, 900),
+        (.webp, 1400, 900),
     ])
     func oneDecodeGivesInspectsAnswerAndTheSameThumbnail(format: ImageFormat, width: Int, height: Int) throws {
         let path = directory.image("photo.\(format.rawValue)", width: width, height: height, format: format)
@@ -118,9 +119,13 @@ import Testing
             (1, 1), (640, 1), (1279, 1), (1280, 2), (2559, 2), (2560, 4), (5119, 4), (5120, 8), (100_000, 8),
         ]
         for (longSide, factor) in cases {
-            #expect(Imaging.jpegShrink(longSide: longSide, side: 320) == factor, "\(longSide)")
+            #expect(Imaging.jpegShrink(width: longSide, height: longSide / 2 + 1, side: 320) == factor, "\(longSide)")
+            #expect(Imaging.jpegShrink(width: longSide / 2 + 1, height: longSide, side: 320) == factor, "\(longSide)")
         }
-        #expect(Imaging.jpegShrink(longSide: 10, side: 0) == 4)  // a side of 0 counts as 1: no division by 0
+        // Never more than the short side: a sliver keeps at least one row.
+        #expect(Imaging.jpegShrink(width: 6000, height: 5, side: 320) == 2)
+        #expect(Imaging.jpegShrink(width: 1, height: 100_000, side: 320) == 1)
+        #expect(Imaging.jpegShrink(width: 10, height: 10, side: 0) == 4)  // a side of 0 counts as 1
     }
 
     @Test func concurrentCallsFromManyThreads() throws {
