@@ -52,9 +52,10 @@ static inline int har_vips_available(void) { return har_vips_library() != NULL; 
 // decodes no data of its own (an MCU row is 16 rows), but at 1/8 it holds the last 64 rows' worth,
 // where a desynchronised decoder runs into the end of the data. So har watches for that report: the
 // image is closed (its last reference dropped) on the thread that decoded it, and the handler notes it
-// there, with its text. (har never calls setlocale, so the text is libvips's untranslated English;
-// HostileInputTests would fail if it changed.) A static inline function's static is one per object
-// file: call these from one Swift file (Imaging.swift), or each file would watch a state of its own.
+// there, with its text. The report is matched in English and as gettext would translate it (har never
+// calls setlocale today; HostileInputTests fails if libvips's words change). A static inline
+// function's static is one per object file: call these from one Swift file (Imaging.swift), or each
+// file would watch a state of its own.
 struct har_vips_jpeg_state {
     int watching;
     int warned;
