@@ -68,12 +68,12 @@ public enum Imaging {
     /// thumbnail at `destination` (complete or not at all), in one decode where the format allows.
     ///
     /// A JPEG is decoded once, at the scale its thumbnail is made from (`jpegShrink`: 1/8 for a
-    /// 20-megapixel photo, 1/4 for a 12-megapixel one): libjpeg scales in its inverse DCT, so every block's entropy-coded data is still read and
-    /// every libjpeg warning still raised, at a fraction of a full decode's cost (docs/BENCHMARKS.md).
-    /// The scaled pixels are kept in memory (at most about 1.6 megapixels by `jpegShrink`'s rule) so
-    /// that every row is decoded even where the thumbnail's resampling would not pull the last ones, and
-    /// a warning libvips only reports when the loader closes is caught too (`har_vips_jpeg_watch`). A
-    /// PNG or WebP is decoded in full, then thumbnailed.
+    /// 20-megapixel photo, 1/4 for a 12-megapixel one): libjpeg scales in its inverse DCT, so every
+    /// block's entropy-coded data is still read and every libjpeg warning still raised, at a fraction of
+    /// a full decode's cost (docs/BENCHMARKS.md). The scaled pixels are kept in memory (at most about
+    /// 1.6 megapixels by `jpegShrink`'s rule) so that every row is decoded even where the thumbnail's
+    /// resampling would not pull the last ones, and a warning libvips only reports when the loader
+    /// closes is caught too (`watchingLateWarnings`). A PNG or WebP is decoded in full, then thumbnailed.
     public static func inspect(
         path: String, thumbnailTo destination: String, maxSide: Int = 320, quality: Int = 80
     ) throws(ImageError) -> ImageInfo {
