@@ -55,13 +55,7 @@ public enum Imaging {
     ) throws(ImageError) {
         let (format, opened) = try header(path: source)
         har_vips_unref(opened)
-        let side = thumbnailSide(maxSide)
-        var thumbnail: OpaquePointer?
-        guard har_vips_thumbnail(source, &thumbnail, side, side, strictness(format)) == 0, let thumbnail else {
-            throw decodeFailure()
-        }
-        defer { har_vips_unref(thumbnail) }
-        try save(thumbnail, to: destination, quality: quality)
+        try thumbnail(of: source, format: format, to: destination, maxSide: maxSide, quality: quality)
     }
 
     /// `inspect` and `makeThumbnail` at once, for an upload: the same checks, the same answer, the same
@@ -82,7 +76,7 @@ public enum Imaging {
         let height = Int(har_vips_height(opened))
         guard format == .jpeg else {
             try decodeAndClose(opened)
-            try makeThumbnail(from: path, to: destination, maxSide: maxSide, quality: quality)
+            try thumbnail(of: path, format: format, to: destination, maxSide: maxSide, quality: quality)
             return displayed(format, width: width, height: height, path: path)
         }
         har_vips_unref(opened)
@@ -129,6 +123,19 @@ public enum Imaging {
     }
 
     // MARK: - Internals
+
+    /// `makeThumbnail` for a file whose header `header(path:)` has already checked.
+    private static func thumbnail(
+        of source: String, format: ImageFormat, to destination: String, maxSide: Int, quality: Int
+    ) throws(ImageError) {
+        let side = thumbnailSide(maxSide)
+        var thumbnail: OpaquePointer?
+        guard har_vips_thumbnail(source, &thumbnail, side, side, strictness(format)) == 0, let thumbnail else {
+            throw decodeFailure()
+        }
+        defer { har_vips_unref(thumbnail) }
+        try save(thumbnail, to: destination, quality: quality)
+    }
 
     /// Pulls every pixel of an opened image, then closes it: the first failure, a libjpeg warning that
     /// libvips reports only at the close included.
