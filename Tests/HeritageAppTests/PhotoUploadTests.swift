@@ -58,7 +58,8 @@ import Testing
 
     /// A phone-sized photo is checked in the decode that makes its thumbnail (at 1/8: every block's
     /// entropy-coded data still read): whole, it is kept at its full size with a 320-pixel thumbnail;
-    /// damaged in its scan, it is refused with 415 and leaves no file.
+    /// damaged in its scan, or only where libvips reports the damage when its loader closes, it is
+    /// refused with 415, leaves no file, and the log says why in libjpeg's words.
     @Test func aPhoneSizedJpegIsKeptWholeAndRefusedDamaged() async throws {
         let server = try await ServeProcess()
         let client = try await SignedInClient(server)
@@ -83,9 +84,30 @@ import Testing
         try await waitUntilEmpty(server, "tmp")
         #expect(files(in: server, "photos") == [id, id + ".thumb.jpg"].sorted())
         #expect(try scalarValue(server, "SELECT count(*) FROM photos").int == 1)
-        // The operator reads why, in libjpeg's words.
+
+        // Damage that libvips alone lets through (its thumbnail, unwatched, is made), found by trying.
+        let source = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try TestImages.jpeg(width: 2600, height: 1300))))
+        let folder = try TestPaths.temporaryDirectory()
+        var late: String?
+        for index in stride(from: 1_000, to: source.count - 2, by: 97) where late == nil {
+            var changed = source
+            changed[index] = 0xFF
+            let path = folder + "/late-\(index).jpg"
+            try Data(changed).write(to: URL(fileURLWithPath: path))
+            let unwatched = (try? Imaging.makeThumbnail(from: path, to: folder + "/thumb.jpg")) != nil
+            let watched = (try? Imaging.inspect(path: path, thumbnailTo: folder + "/kept.jpg")) != nil
+            if unwatched && !watched { late = path }
+        }
+        let lateRefused = try await client.upload(draft, file: try #require(late))
+        #expect(lateRefused.status == 415, "\(lateRefused.body)")
+        try await waitUntilEmpty(server, "tmp")
+        #expect(files(in: server, "photos") == [id, id + ".thumb.jpg"].sorted())
+        // The operator reads why, in libjpeg's words, for both (the server decodes one photo here, so
+        // no other decode takes libvips's shared error text first).
         let log = await server.stop().stderr
-        #expect(log.contains("photo refused: the image cannot be decoded: VipsJpeg: Corrupt JPEG data"), "\(log)")
+        let reasons = log.components(
+            separatedBy: "photo refused: the image cannot be decoded: VipsJpeg: Corrupt JPEG data")
+        #expect(reasons.count - 1 == 2, "\(log)")
     }
 
     @Test func oversizedIsRefusedWith413AndLeavesNoFile() async throws {

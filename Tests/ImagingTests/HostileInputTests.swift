@@ -129,11 +129,10 @@ import Testing
                 "\(name): full decode \(String(describing: full)), kept \(String(describing: kept))")
             if full != nil { refused += 1 }
             // libvips alone, shrunk on load and unwatched (`makeThumbnail`), lets this one through: only
-            // the warning reported at the loader's close refuses it, in libjpeg's own words.
-            if thumbnailRefusal(path) == nil, case .decodeFailed(let text) = kept {
-                #expect(text.contains("Corrupt JPEG data"), "\(name): \(text)")
-                caughtAtClose += 1
-            }
+            // the warning reported at the loader's close refuses it. (Its text travels through libvips's
+            // process-wide error buffer, which tests running beside this one take from: the reason
+            // given is checked in a server of its own, `PhotoUploadTests`.)
+            if thumbnailRefusal(path) == nil, isDecodeFailure(kept) { caughtAtClose += 1 }
         }
         #expect(refused >= 6 + 8)  // every cut, and most of the overwritten bytes
         #expect(caughtAtClose > 0)  // the close's report is what catches some of them
