@@ -45,8 +45,11 @@ enum Decoding {
     /// The decoded path, or nil when it must be refused with 400 (bad escape, NUL, invalid UTF-8).
     static func path(_ rawPath: Substring) -> String? {
         // The first byte: String.hasPrefix("/") is false for "/" followed by a combining mark.
-        guard rawPath.utf8.first == UInt8(ascii: "/"), let bytes = percentDecoded(rawPath.utf8, plusAsSpace: false)
-        else { return nil }
+        guard rawPath.utf8.first == UInt8(ascii: "/") else { return nil }
+        // Nothing to decode (visible ASCII, no "%"): the path is its own decoding, valid and without NUL.
+        // Most requests; the copy and the validation below were ~1,200 instructions of each.
+        if rawPath.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") }) { return String(rawPath) }
+        guard let bytes = percentDecoded(rawPath.utf8, plusAsSpace: false) else { return nil }
         return strictString(bytes)
     }
 

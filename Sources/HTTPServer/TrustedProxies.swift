@@ -67,7 +67,8 @@ public struct TrustedProxies: Sendable, Equatable {
 
     /// The client's address for a request from `peer` with these headers.
     public func clientAddress(peer: String, headers: Headers) -> String {
-        guard contains(peer) else { return peer }
+        // No proxy trusted (the default): nothing to parse, on every request.
+        guard !ranges.isEmpty, contains(peer) else { return peer }
         let chain: [String]
         let forwarded = headers.values("Forwarded")
         let forwardedFor = headers.values("X-Forwarded-For")

@@ -90,4 +90,46 @@ import Testing
         }
         #expect(HostAllowlist([]).allows(nil))
     }
+
+    /// The quick reading of the usual fields (issue 14) never allows what the full reading refuses, and
+    /// takes the usual forms itself; everything else is left to the full reading.
+    @Test func theQuickReadingOfHostAgreesWithTheFullOne() {
+        let lists = [HostAllowlist([]), HostAllowlist(["har.example.org", ".lan.example.org", "tablet-1", "10.0.0.1"])]
+        var fields = [
+            "127.0.0.1", "127.0.0.1:8080", "0.0.0.0", "255.255.255.255", "256.1.1.1", "01.2.3.4", "1.2.3", "1.2.3.4.5",
+            "1..3.4", ".1.2.3", "1.2.3.", "1.2.3.4:", "1.2.3.4:123456", "1.2.3.4:8a", "1.2.3.4:80:80", "0.0.0.00",
+            "localhost", "LOCALHOST:1", "localhost.", "localhost:", "localhos", "localhostt", "har.example.org",
+            "Har.Example.Org:443", "har.example.org.", "a.lan.example.org", "lan.example.org", ".lan.example.org",
+            "tablet-1", "TABLET-1:8080", "tablet_1", "[::1]", "[::1]:80", "::1", ":80", "", ":", "\u{212A}",
+            "har.example.org\u{0}", "l\u{0130}calhost", "10.0.0.1", "1.2.3.4 ",
+        ]
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789.:[]-aLhoOstcl".utf8)
+        for _ in 0..<3000 {
+            let length = Int.random(in: 0...16, using: &generator)
+            fields.append(String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self))
+        }
+        for list in lists {
+            for field in fields where list.plainlyAllows(field) {
+                #expect(list.checkedAllows(field), "\(field) allowed by the quick reading only")
+            }
+        }
+        for field in ["127.0.0.1", "192.168.1.20:8080", "0.0.0.0", "localhost", "LocalHost:80"] {
+            #expect(lists[0].plainlyAllows(field), "\(field)")
+        }
+        for field in ["har.example.org", "HAR.example.org:443", "tablet-1:8080"] {
+            #expect(lists[1].plainlyAllows(field), "\(field)")
+        }
+        // Read in full: brackets, a trailing dot, names under a dotted entry, and every refusal.
+        for field in ["[::1]:8080", "har.example.org.", "a.lan.example.org", "01.2.3.4", "1.2.3.4:", "example.org"] {
+            #expect(!lists[1].plainlyAllows(field), "\(field)")
+        }
+    }
+
+    /// With no proxy trusted (the default), the peer is the client whatever the fields say.
+    @Test func withNoProxyTrustedForwardingFieldsAreNotRead() {
+        let fields = Headers([("X-Forwarded-For", "203.0.113.9"), ("Forwarded", "for=192.0.2.60")])
+        #expect(TrustedProxies.none.clientAddress(peer: "127.0.0.1", headers: fields) == "127.0.0.1")
+        #expect(TrustedProxies.none.clientAddress(peer: "::1", headers: fields) == "::1")
+    }
 }
