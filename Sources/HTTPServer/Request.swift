@@ -226,13 +226,13 @@ public struct Request: Sendable {
     /// With `RouteOptions.spoolRawBody`, the whole body exactly as received, in a temporary file.
     public var rawBodyPath: String?
     /// Path parameters captured by the router (":id" in "/report/:id").
-    public var parameters: [String: String]
+    public var parameters: PathParameters
 
     public init(
         method: String, path: String, rawPath: String? = nil, query: [(name: String, value: String)] = [],
         headers: Headers = Headers(), remoteAddress: String = "127.0.0.1",
         formFields: [(name: String, value: String)] = [], files: [UploadedFile] = [], body: [UInt8] = [],
-        rawBodyPath: String? = nil, parameters: [String: String] = [:], peerAddress: String? = nil
+        rawBodyPath: String? = nil, parameters: PathParameters = [:], peerAddress: String? = nil
     ) {
         self.peerAddress = peerAddress ?? remoteAddress
         self.method = method

@@ -31,7 +31,7 @@ final class RequestState: @unchecked Sendable {
     var peerAddress = ""
     var headers = Headers()
     var route: Router.Route?
-    var parameters: [String: String] = [:]
+    var parameters = PathParameters()
     /// Answer with this error page (and extra headers, like Allow) instead of calling a handler.
     var failure: Int?
     var failureHeaders = Headers()

@@ -25,7 +25,7 @@ public struct Router: Sendable {
     }
 
     enum Match {
-        case found(Route, parameters: [String: String])
+        case found(Route, parameters: PathParameters)
         case methodNotAllowed(allowed: [String])
         case notFound
     }
@@ -39,7 +39,7 @@ public struct Router: Sendable {
     /// 15,000 instructions of a 304; issue 14) with the very result the walk gives: an earlier
     /// ":parameter" or "*rest" route still wins over a later literal one, and 405's Allow still names
     /// every method of every matching route.
-    private var literalPaths: [String: [(route: Int, parameters: [String: String])]] = [:]
+    private var literalPaths: [String: [(route: Int, parameters: PathParameters)]] = [:]
     /// The routes with a parameter or rest segment: the only ones a path outside `literalPaths` can match.
     private var patternRoutes: [Int] = []
 
@@ -215,8 +215,8 @@ public struct Router: Sendable {
 
     /// Walks the path's segments (empty ones skipped, as "//" and a trailing "/" always were) in place:
     /// splitting it into an array of Strings for every route cost more than the rest of routing.
-    private static func match(_ segments: [Segment], _ path: Substring) -> [String: String]? {
-        var parameters: [String: String] = [:]
+    private static func match(_ segments: [Segment], _ path: Substring) -> PathParameters? {
+        var parameters = PathParameters()
         var rest = path
         for segment in segments {
             while rest.utf8.first == UInt8(ascii: "/") { rest = Substring(rest.utf8.dropFirst()) }

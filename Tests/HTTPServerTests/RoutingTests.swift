@@ -146,7 +146,7 @@ import Testing
         router.getInline("/c") { _ in .text("") }
         router.put("/*any") { _ in .text("") }
         router.getInline("/") { _ in .text("") }
-        func found(_ method: String, _ path: String) -> (pattern: String, parameters: [String: String])? {
+        func found(_ method: String, _ path: String) -> (pattern: String, parameters: PathParameters)? {
             if case .found(let route, let parameters) = router.match(method: method, path: path) {
                 return (route.pattern, parameters)
             }
@@ -178,5 +178,44 @@ import Testing
         // Not ASCII: walked as before (and canonically equivalent spellings still match).
         router.getInline("/caf\u{E9}") { _ in .text("") }
         #expect(found("GET", "/cafe\u{301}")?.pattern == "/caf\u{E9}")
+    }
+
+    /// A route's parameters read and written as a dictionary's (issue 14 keeps them as pairs).
+    @Test func pathParametersBehaveAsADictionary() {
+        var parameters = PathParameters()
+        #expect(parameters.isEmpty && parameters["id"] == nil)
+        parameters["id"] = "r1"
+        parameters["photo"] = "p1"
+        parameters["id"] = "r2"  // replaced, not added
+        #expect(parameters.count == 2 && parameters["id"] == "r2" && parameters["photo"] == "p1")
+        #expect(parameters == ["photo": "p1", "id": "r2"])  // in any order
+        #expect(parameters != ["photo": "p1", "id": "r1"] && parameters != ["id": "r2"])
+        parameters["photo"] = nil
+        #expect(parameters == ["id": "r2"] && parameters.count == 1)
+        // A pattern naming one parameter twice keeps the last, as the dictionary did.
+        var router = Router()
+        router.getInline("/a/:x/:x") { _ in .text("") }
+        if case .found(_, let found) = router.match(method: "GET", path: "/a/1/2") {
+            #expect(found == ["x": "2"])
+        } else {
+            Issue.record("expected a match")
+        }
+    }
+
+    /// A path with nothing to decode is taken as it is (issue 14); the answer is the full decoding's.
+    @Test func aPathWithoutEscapesDecodesAsTheFullDecodingDoes() {
+        var paths = ["/", "/static/css/app.css", "/a%2Fb", "/a%zz", "/%00", "/a b", "/\u{7F}", "/caf\u{E9}", "/+", "/~!$&'()*,;="]
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [UInt8] = Array("/aZ9.%2fF0+ ~".utf8) + [0, 0x09, 0x7F, 0xC3, 0xA9, 0xFF]
+        for _ in 0..<3000 {
+            let bytes = [UInt8(ascii: "/")] + (0..<Int.random(in: 0...12, using: &generator)).map { _ in
+                alphabet.randomElement(using: &generator)!
+            }
+            paths.append(String(decoding: bytes, as: UTF8.self))
+        }
+        for path in paths {
+            let full = Decoding.percentDecoded(path.utf8, plusAsSpace: false).flatMap(Decoding.strictString)
+            #expect(Decoding.path(Substring(path)) == full, "\(Array(path.utf8))")
+        }
     }
 }
