@@ -38,7 +38,9 @@ public struct HostAllowlist: Sendable, Equatable {
             let colon = field.firstIndex(of: UInt8(ascii: ":")) ?? field.count
             if colon < field.count {
                 let port = field[(colon + 1)...]
-                guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
+                guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                    return false
+                }
             }
             let name = UnsafeBufferPointer(rebasing: field[..<colon])
             guard name.last != UInt8(ascii: ".") else { return false }  // "example.org.": read in full

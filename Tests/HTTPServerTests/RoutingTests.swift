@@ -204,13 +204,18 @@ import Testing
 
     /// A path with nothing to decode is taken as it is (issue 14); the answer is the full decoding's.
     @Test func aPathWithoutEscapesDecodesAsTheFullDecodingDoes() {
-        var paths = ["/", "/static/css/app.css", "/a%2Fb", "/a%zz", "/%00", "/a b", "/\u{7F}", "/caf\u{E9}", "/+", "/~!$&'()*,;="]
+        var paths = [
+            "/", "/static/css/app.css", "/a%2Fb", "/a%zz", "/%00", "/a b", "/\u{7F}", "/caf\u{E9}", "/+",
+            "/~!$&'()*,;=",
+        ]
         var generator = SystemRandomNumberGenerator()
         let alphabet: [UInt8] = Array("/aZ9.%2fF0+ ~".utf8) + [0, 0x09, 0x7F, 0xC3, 0xA9, 0xFF]
         for _ in 0..<3000 {
-            let bytes = [UInt8(ascii: "/")] + (0..<Int.random(in: 0...12, using: &generator)).map { _ in
-                alphabet.randomElement(using: &generator)!
-            }
+            let bytes =
+                [UInt8(ascii: "/")]
+                + (0..<Int.random(in: 0...12, using: &generator)).map { _ in
+                    alphabet.randomElement(using: &generator)!
+                }
             paths.append(String(decoding: bytes, as: UTF8.self))
         }
         for path in paths {

@@ -94,7 +94,9 @@ import Testing
     /// The quick reading of the usual fields (issue 14) never allows what the full reading refuses, and
     /// takes the usual forms itself; everything else is left to the full reading.
     @Test func theQuickReadingOfHostAgreesWithTheFullOne() {
-        let lists = [HostAllowlist([]), HostAllowlist(["har.example.org", ".lan.example.org", "tablet-1", "10.0.0.1"])]
+        let lists = [
+            HostAllowlist([]), HostAllowlist(["har.example.org", ".lan.example.org", "tablet-1", "10.0.0.1"]),
+        ]
         var fields = [
             "127.0.0.1", "127.0.0.1:8080", "0.0.0.0", "255.255.255.255", "256.1.1.1", "01.2.3.4", "1.2.3", "1.2.3.4.5",
             "1..3.4", ".1.2.3", "1.2.3.", "1.2.3.4:", "1.2.3.4:123456", "1.2.3.4:8a", "1.2.3.4:80:80", "0.0.0.00",
@@ -107,7 +109,8 @@ import Testing
         let alphabet = Array("0123456789.:[]-aLhoOstcl".utf8)
         for _ in 0..<3000 {
             let length = Int.random(in: 0...16, using: &generator)
-            fields.append(String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self))
+            fields.append(
+                String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self))
         }
         for list in lists {
             for field in fields where list.plainlyAllows(field) {
