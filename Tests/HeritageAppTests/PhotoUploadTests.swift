@@ -135,6 +135,41 @@ import Testing
         #expect(files(in: server, "photos").count == 40)
     }
 
+    /// OFF-02: one named photo sent three times at once (retries after a lost answer) into the draft's
+    /// last free place. The copies are kept one at a time: the later ones are answered as replays, not
+    /// refused as "full", and the kept photo's files stay. Before, a copy refused late removed them.
+    @Test func copiesOfANamedPhotoSentAtOnceLeaveTheKeptPhotosFiles() async throws {
+        let server = try RunningServer()
+        let client = try await SignedInClient(server)
+        let draft = try await client.openDraft()
+        let small = try TestImages.jpeg()
+        for _ in 0..<19 { #expect(try await client.upload(draft, file: small).status == 201) }
+        // Large enough that the copies are still being decoded when the others arrive.
+        let big = try TestImages.jpeg(width: 4000, height: 3000)
+        let photo = UUID().uuidString.lowercased()
+        let csrf = client.csrf
+        let answers = try await withThrowingTaskGroup(of: CurlResponse.self) { group in
+            for twin in try DeviceReportTests.twins(of: client, 3) {
+                group.addTask {
+                    try await twin.curl(
+                        "/api/drafts/\(draft)/photos",
+                        [
+                            "-X", "POST", "-H", "X-CSRF-Token: \(csrf)", "-H", "Accept: application/json", "-F",
+                            "photo=@\(big);type=image/jpeg", "-F", "photo_id=\(photo)",
+                        ])
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers.map(\.status).sorted() == [200, 200, 201], "\(answers.map(\.status)) \(answers.map(\.body))")
+        #expect(try answers.allSatisfy { try client.photoID($0) == photo })
+        #expect(try scalarValue(server, "SELECT count(*) FROM photos").int == 20)
+        let kept = files(in: server, "photos")
+        #expect(kept.contains(photo) && kept.contains(photo + ".thumb.jpg"), "\(kept)")
+        #expect(kept.count == 40)
+        #expect(try Imaging.inspect(path: server.dataDir + "/photos/" + photo).width == 4000)
+    }
+
     @Test func exifGpsWinsElseTheFormFixIsUsed() async throws {
         let server = try RunningServer()
         let client = try await SignedInClient(server)

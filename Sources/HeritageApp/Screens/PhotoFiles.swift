@@ -10,6 +10,10 @@ import Imaging
 struct PhotoFiles: Sendable {
     let directory: String
 
+    /// Uploads keeping a photo the page named, by its file's path: one at a time per photo
+    /// (`DraftPhotoUpload.answer`).
+    static let keeping = KeyedGate()
+
     func originalPath(_ localID: String) -> String { directory + "/" + localID }
     func thumbnailPath(_ localID: String) -> String { directory + "/" + localID + ".thumb.jpg" }
 

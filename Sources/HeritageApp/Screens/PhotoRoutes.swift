@@ -180,6 +180,19 @@ struct DraftPhotoUpload {
     }
 
     func answer(_ request: Request, _ context: WebContext) async throws -> Response {
+        // A photo the page named (`photo_id`) is kept by one upload at a time. A retry sent while the
+        // first is still being kept waits for it, then is answered as a replay. Before, both wrote the
+        // same two files, and one refused late (the draft filled, or submitted, by the other) removed
+        // the files of the photo the other had just kept.
+        if let named = request.formValue("photo_id"), PhotoFiles.isValidID(named) {
+            return try await PhotoFiles.keeping.withExclusive(drafts.files.originalPath(named)) {
+                try await answerAlone(request, context)
+            }
+        }
+        return try await answerAlone(request, context)
+    }
+
+    private func answerAlone(_ request: Request, _ context: WebContext) async throws -> Response {
         let upload: Validated
         switch try validate(request, context) {
         case .done(let response): return response
