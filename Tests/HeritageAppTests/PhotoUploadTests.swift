@@ -136,8 +136,11 @@ import Testing
     }
 
     /// OFF-02: one named photo sent three times at once (retries after a lost answer) into the draft's
-    /// last free place. The copies are kept one at a time: the later ones are answered as replays, not
-    /// refused as "full", and the kept photo's files stay. Before, a copy refused late removed them.
+    /// last free place. The later copies are answered as replays, not refused as "full", and the kept
+    /// photo's files stay. Before, a copy refused late removed them ([201, 409, 409], files gone). On one
+    /// node the copies wait for each other (`PhotoFiles.keeping`); a copy refused late is answered as the
+    /// kept one's replay (another node's copy): each alone passes this test, checked by turning the
+    /// other off.
     @Test func copiesOfANamedPhotoSentAtOnceLeaveTheKeptPhotosFiles() async throws {
         let server = try RunningServer()
         let client = try await SignedInClient(server)

@@ -249,13 +249,7 @@ struct DraftPhotoUpload {
             guard PhotoFiles.isValidID(requestedID) else { return .done(refuse("bad_id", "badID", 400, context)) }
             let existing = try drafts.store.photo(localID: requestedID, draft: draft)
             if existing.ownedElsewhere { return .done(refuse("bad_id", "badID", 409, context)) }
-            if let photo = existing.photo {
-                let answer = Answer(
-                    id: photo.localID, position: photo.position, thumb: "/photos/\(photo.localID)/thumb",
-                    latitude: photo.latitude, longitude: photo.longitude, accuracy: photo.accuracy,
-                    count: try drafts.store.photoCount(reportID: draft.id), locationSource: "kept", replayed: true)
-                return .done(web.json(answer, status: 200, context: context))
-            }
+            if let photo = existing.photo { return .done(try replayAnswer(photo, draft, context)) }
         }
         guard request.files.count == 1, let file = request.files.first else {
             return .done(refuse("no_file", "noFile", 400, context))
@@ -297,26 +291,22 @@ struct DraftPhotoUpload {
         do {
             result = try await work.run { try store.addPhoto(photo, to: draft, now: now) }
         } catch let error as StoreError where error.isConflict {
-            // The same photo id raced in twice: the first one is kept; this copy's files are its files, so
-            // nothing is removed, and the answer is the replay's.
-            if let kept = try store.photo(localID: localID, draft: draft).photo {
-                let answer = Answer(
-                    id: kept.localID, position: kept.position, thumb: "/photos/\(kept.localID)/thumb",
-                    latitude: kept.latitude, longitude: kept.longitude, accuracy: kept.accuracy,
-                    count: try store.photoCount(reportID: draft.id), locationSource: "kept", replayed: true)
-                return web.json(answer, status: 200, context: context)
-            }
+            // The same photo id raced in twice (from two nodes: on one, copies wait for each other): the
+            // first one is kept; this copy's files are its files, so nothing is removed, and the answer is
+            // the replay's.
+            if let replay = try replay(localID, draft, context) { return replay }
             return refuse("busy", "failed", 503, context)
         } catch {
-            files.remove(localID)
+            removeUnlessKept(localID, draft)
             throw error
         }
         switch result {
-        case .full:
-            files.remove(localID)
-            return refuse("full", "full", 409, context)
-        case .gone:
-            files.remove(localID)
+        case .full, .gone:
+            // A copy of this photo kept meanwhile by another node may be what filled the draft, or it
+            // went with the draft when it was submitted: that copy is the answer, and its files stay.
+            if let replay = try replay(localID, draft, context) { return replay }
+            removeUnlessKept(localID, draft)
+            if case .full = result { return refuse("full", "full", 409, context) }
             return try missing(draft.localID, userID: upload.userID, context)
         case .added(let position):
             let count = try store.photoCount(reportID: draft.id)
@@ -326,6 +316,30 @@ struct DraftPhotoUpload {
                 locationSource: locationSource)
             return web.json(answer, status: 201, context: context)
         }
+    }
+
+    /// The answer to a photo already kept in this draft under `localID` (a retry's), if one is.
+    private func replay(_ localID: String, _ draft: Draft, _ context: WebContext) throws -> Response? {
+        try drafts.store.photo(localID: localID, draft: draft).photo.map { try replayAnswer($0, draft, context) }
+    }
+
+    /// A kept photo's answer to a retry of its upload: 200, "kept", `replayed`.
+    private func replayAnswer(_ kept: DraftPhoto, _ draft: Draft, _ context: WebContext) throws -> Response {
+        let answer = Answer(
+            id: kept.localID, position: kept.position, thumb: "/photos/\(kept.localID)/thumb",
+            latitude: kept.latitude, longitude: kept.longitude, accuracy: kept.accuracy,
+            count: try drafts.store.photoCount(reportID: draft.id), locationSource: "kept", replayed: true)
+        return web.json(answer, status: 200, context: context)
+    }
+
+    /// Removes this upload's files unless a row names them (a copy kept by another node, which shares
+    /// the photo folder). When the store cannot say, they stay: a file no row names loses nothing, a
+    /// kept photo without its file is lost.
+    private func removeUnlessKept(_ localID: String, _ draft: Draft) {
+        guard let found = try? drafts.store.photo(localID: localID, draft: draft), found.photo == nil,
+            !found.ownedElsewhere
+        else { return }
+        drafts.files.remove(localID)
     }
 
     /// The upload at `path` hashed, its EXIF position read, checked and thumbnailed in one decode, and
