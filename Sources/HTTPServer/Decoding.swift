@@ -48,7 +48,9 @@ enum Decoding {
         guard rawPath.utf8.first == UInt8(ascii: "/") else { return nil }
         // Nothing to decode (visible ASCII, no "%"): the path is its own decoding, valid and without NUL.
         // Most requests; the copy and the validation below were ~1,200 instructions of each.
-        if rawPath.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") }) { return String(rawPath) }
+        if rawPath.withUTF8Bytes({ $0.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") } }) {
+            return String(rawPath)
+        }
         guard let bytes = percentDecoded(rawPath.utf8, plusAsSpace: false) else { return nil }
         return strictString(bytes)
     }

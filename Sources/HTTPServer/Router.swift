@@ -198,19 +198,15 @@ public struct Router: Sendable {
     /// "/" or "/a/b": ASCII, starting with a slash, no empty segment, no trailing slash; written as
     /// the keys of `literalPaths` are.
     private static func isNormalisedASCII(_ path: String) -> Bool {
-        var previous: UInt8 = 0
-        var first = true
-        for byte in path.utf8 {
-            if byte >= 0x80 { return false }
-            if first {
-                guard byte == UInt8(ascii: "/") else { return false }
-                first = false
-            } else if byte == UInt8(ascii: "/") && previous == byte {
-                return false
+        path.withUTF8Bytes { bytes in
+            guard bytes.first == UInt8(ascii: "/") else { return false }
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte >= 0x80 || (byte == UInt8(ascii: "/") && previous == byte) { return false }
+                previous = byte
             }
-            previous = byte
+            return bytes.count == 1 || previous != UInt8(ascii: "/")
         }
-        return !first && (path.utf8.count == 1 || previous != UInt8(ascii: "/"))
     }
 
     /// Walks the path's segments (empty ones skipped, as "//" and a trailing "/" always were) in place:

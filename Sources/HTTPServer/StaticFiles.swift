@@ -185,46 +185,49 @@ struct StaticFiles: Sendable {
     /// Refuses, on the path as sent, encoded slashes, backslashes and NUL ("%2f", "%5c", "%00" in any
     /// case, and "\"): one pass over the bytes.
     static func isAcceptableRawPath(_ rawPath: String) -> Bool {
-        var utf8 = rawPath.utf8.makeIterator()
-        var previous: (UInt8, UInt8) = (0, 0)
-        while let byte = utf8.next() {
-            if byte == UInt8(ascii: "\\") { return false }
-            if previous.0 == UInt8(ascii: "%") {
-                let high = previous.1
-                let low = byte | 0x20  // ASCII lower case
-                if (high == UInt8(ascii: "2") && low == UInt8(ascii: "f"))
-                    || (high == UInt8(ascii: "5") && low == UInt8(ascii: "c"))
-                    || (high == UInt8(ascii: "0") && byte == UInt8(ascii: "0"))
-                {
-                    return false
+        rawPath.withUTF8Bytes { bytes in
+            var previous: (UInt8, UInt8) = (0, 0)
+            for byte in bytes {
+                if byte == UInt8(ascii: "\\") { return false }
+                if previous.0 == UInt8(ascii: "%") {
+                    let high = previous.1
+                    let low = byte | 0x20  // ASCII lower case
+                    if (high == UInt8(ascii: "2") && low == UInt8(ascii: "f"))
+                        || (high == UInt8(ascii: "5") && low == UInt8(ascii: "c"))
+                        || (high == UInt8(ascii: "0") && byte == UInt8(ascii: "0"))
+                    {
+                        return false
+                    }
                 }
+                previous = (previous.1, byte)
             }
-            previous = (previous.1, byte)
+            return true
         }
-        return true
     }
 
     /// The decoded rest of the path: non-empty segments, none "." or "..", no NUL or backslash.
     static func isAcceptableRelativePath(_ relative: String) -> Bool {
-        var segmentLength = 0
-        var dots = 0
-        for byte in relative.utf8 {
-            switch byte {
-            case UInt8(ascii: "/"):
-                if segmentLength == 0 || dots == segmentLength && dots <= 2 { return false }
-                segmentLength = 0
-                dots = 0
-                continue
-            case 0, UInt8(ascii: "\\"):
-                return false
-            case UInt8(ascii: "."):
-                dots += 1
-            default:
-                break
+        relative.withUTF8Bytes { bytes in
+            var segmentLength = 0
+            var dots = 0
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "/"):
+                    if segmentLength == 0 || dots == segmentLength && dots <= 2 { return false }
+                    segmentLength = 0
+                    dots = 0
+                    continue
+                case 0, UInt8(ascii: "\\"):
+                    return false
+                case UInt8(ascii: "."):
+                    dots += 1
+                default:
+                    break
+                }
+                segmentLength += 1
             }
-            segmentLength += 1
+            return segmentLength > 0 && !(dots == segmentLength && dots <= 2)
         }
-        return segmentLength > 0 && !(dots == segmentLength && dots <= 2)
     }
 
     static func realPath(_ path: String) -> String? {
