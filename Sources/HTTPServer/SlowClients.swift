@@ -85,7 +85,9 @@ final class SlowClients: @unchecked Sendable {
 
     func received(_ connection: OpaquePointer, _ count: Int) {
         watch(connection)?.state.withLock { state in
-            if case .body(let since, let bytes) = state.phase { state.phase = .body(since: since, bytes: bytes + count) }
+            if case .body(let since, let bytes) = state.phase {
+                state.phase = .body(since: since, bytes: bytes + count)
+            }
         }
     }
 
