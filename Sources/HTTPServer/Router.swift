@@ -77,7 +77,7 @@ public struct Router: Sendable {
         let index = routes.count
         routes.append(route)
         for key in literalPaths.keys {
-            if let parameters = Router.match(route.segments, key[...]) {
+            if let parameters = key.withUTF8Bytes({ Router.match(route.segments, $0) }) {
                 literalPaths[key, default: []].append((index, parameters))
             }
         }
@@ -100,7 +100,7 @@ public struct Router: Sendable {
         }
         guard literalPaths[key] == nil else { return }
         literalPaths[key] = routes.indices.compactMap { other in
-            Router.match(routes[other].segments, key[...]).map { (other, $0) }
+            key.withUTF8Bytes { Router.match(routes[other].segments, $0) }.map { (other, $0) }
         }
     }
 
@@ -173,14 +173,16 @@ public struct Router: Sendable {
     /// The first of `indices`' routes that matches `path` and answers `method`, else 405 naming every
     /// matching route's method, else 404. A route is copied only once it matches.
     private func walk(_ method: String, _ path: String, _ indices: some Sequence<Int>) -> Match {
-        var allowed: [String] = []
-        for index in indices {
-            guard let parameters = Router.match(routes[index].segments, path[...]) else { continue }
-            let route = routes[index]
-            if Router.answers(route, method) { return .found(route, parameters: parameters) }
-            if !allowed.contains(route.method) { allowed.append(route.method) }
+        path.withUTF8Bytes { bytes in
+            var allowed: [String] = []
+            for index in indices {
+                guard let parameters = Router.match(routes[index].segments, bytes) else { continue }
+                let route = routes[index]
+                if Router.answers(route, method) { return .found(route, parameters: parameters) }
+                if !allowed.contains(route.method) { allowed.append(route.method) }
+            }
+            return Router.notFound(allowed)
         }
-        return Router.notFound(allowed)
     }
 
     /// A route answers its own method, and a GET route answers HEAD too.
@@ -209,51 +211,66 @@ public struct Router: Sendable {
         }
     }
 
-    /// Walks the path's segments (empty ones skipped, as "//" and a trailing "/" always were) in place:
-    /// splitting it into an array of Strings for every route cost more than the rest of routing.
-    private static func match(_ segments: [Segment], _ path: Substring) -> PathParameters? {
+    /// Walks the path's segments (empty ones skipped, as "//" and a trailing "/" always were) over its
+    /// UTF-8 bytes in place: splitting it into an array of Strings for every route cost more than the
+    /// rest of routing, and walking it as a Substring cost ~2,600 instructions for a static file
+    /// (callgrind, issue 14). Only a captured value becomes a String.
+    private static func match(_ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>) -> PathParameters? {
+        let slash = UInt8(ascii: "/")
         var parameters = PathParameters()
-        var rest = path
+        var index = 0
+        func segmentEnd() -> Int {
+            var end = index
+            while end < path.count && path[end] != slash { end += 1 }
+            return end
+        }
         for segment in segments {
-            while rest.utf8.first == UInt8(ascii: "/") { rest = Substring(rest.utf8.dropFirst()) }
+            while index < path.count && path[index] == slash { index += 1 }
             switch segment {
             case .rest(let name):
-                parameters[name] = joinedSegments(rest)
+                parameters[name] = joinedSegments(UnsafeBufferPointer(rebasing: path[index...]))
                 return parameters
             case .literal(let text):
-                // Most routes differ from the path in their first byte. Two ASCII bytes that differ
-                // start characters that are never canonically equivalent (no ASCII character has a
-                // decomposition), so the route is passed over without comparing the strings.
-                if let first = rest.utf8.first, let literalFirst = text.utf8.first, first < 0x80, literalFirst < 0x80,
-                    first != literalFirst
-                {
+                let end = segmentEnd()
+                guard index < end, segmentMatches(UnsafeBufferPointer(rebasing: path[index..<end]), text) else {
                     return nil
                 }
-                let end = rest.utf8.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
-                guard rest.startIndex < end, rest[..<end] == text else { return nil }
-                rest = rest[end...]
+                index = end
             case .parameter(let name):
-                let end = rest.utf8.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
-                guard rest.startIndex < end else { return nil }
-                parameters[name] = String(rest[..<end])
-                rest = rest[end...]
+                let end = segmentEnd()
+                guard index < end else { return nil }
+                parameters[name] = String(decoding: UnsafeBufferPointer(rebasing: path[index..<end]), as: UTF8.self)
+                index = end
             }
         }
-        return rest.utf8.allSatisfy { $0 == UInt8(ascii: "/") } ? parameters : nil
+        return path[index...].allSatisfy { $0 == slash } ? parameters : nil
+    }
+
+    /// One segment of the path against a route's literal, as Strings compare (canonical equivalence):
+    /// equal bytes are equal; different bytes can still be equal characters only past ASCII, where
+    /// the Strings decide ("cafe\u{301}" is "caf\u{E9}").
+    private static func segmentMatches(_ segment: UnsafeBufferPointer<UInt8>, _ literal: String) -> Bool {
+        literal.withUTF8Bytes { expected in
+            if segment.elementsEqual(expected) { return true }
+            guard segment.contains(where: { $0 >= 0x80 }) || expected.contains(where: { $0 >= 0x80 }) else {
+                return false
+            }
+            return String(decoding: segment, as: UTF8.self) == literal
+        }
     }
 
     /// The non-empty segments of `rest` joined by single slashes ("a//b/" gives "a/b").
-    private static func joinedSegments(_ rest: Substring) -> String {
+    private static func joinedSegments(_ rest: UnsafeBufferPointer<UInt8>) -> String {
+        let slash = UInt8(ascii: "/")
         var previousWasSlash = false
         var clean = true
-        for byte in rest.utf8 {
-            let isSlash = byte == UInt8(ascii: "/")
+        for byte in rest {
+            let isSlash = byte == slash
             if isSlash && previousWasSlash { clean = false }
             previousWasSlash = isSlash
         }
-        if clean && !previousWasSlash { return String(rest) }
-        return rest.utf8.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) }
-            .joined(separator: "/")
+        if clean && !previousWasSlash { return String(decoding: rest, as: UTF8.self) }
+        return rest.split(separator: slash).map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/")
     }
 
     /// A small page naming the status only: no error text, no stack, no server version.

@@ -180,6 +180,25 @@ import Testing
         #expect(found("GET", "/cafe\u{301}")?.pattern == "/caf\u{E9}")
     }
 
+    /// Routing over the path's bytes (issue 14) keeps the Strings' rules: canonically equivalent
+    /// segments match, ASCII ones only byte for byte, captured values come out whole, and a rest is its
+    /// non-empty segments joined by single slashes.
+    @Test func segmentsAreMatchedAsStringsCompare() {
+        var router = Router()
+        router.getInline("/caf\u{E9}/:x/*rest") { _ in .text("") }
+        router.getInline("/K/:id") { _ in .text("") }
+        func found(_ path: String) -> PathParameters? {
+            if case .found(_, let parameters) = router.match(method: "GET", path: path) { return parameters }
+            return nil
+        }
+        #expect(found("/cafe\u{301}/\u{E9}t\u{E9}//a//b/") == ["x": "\u{E9}t\u{E9}", "rest": "a/b"])
+        #expect(found("//caf\u{E9}/1") == ["x": "1", "rest": ""])
+        #expect(found("/cafe/1/2") == nil)
+        #expect(found("/K/7/") == ["id": "7"])
+        #expect(found("/\u{212A}/7") == ["id": "7"])  // KELVIN SIGN is canonically "K"
+        #expect(found("/k/7") == nil && found("/K") == nil && found("/K/7/8") == nil)
+    }
+
     /// A route's parameters read and written as a dictionary's (issue 14 keeps them as pairs).
     @Test func pathParametersBehaveAsADictionary() {
         var parameters = PathParameters()
