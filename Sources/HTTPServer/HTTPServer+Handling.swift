@@ -42,7 +42,7 @@ extension HTTPServer {
         let isChunked = state.headers["Transfer-Encoding"]?.lowercased().contains("chunked") ?? false
         let hasBody = (contentLength ?? 0) > 0 || isChunked
 
-        guard let path = Decoding.path(Substring(rawPath)) else {
+        guard let path = Decoding.path(rawPath) else {
             return refuse(state, status: 400, connection: connection, now: hasBody)
         }
         state.path = path

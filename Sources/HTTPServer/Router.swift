@@ -16,12 +16,22 @@ public struct Router: Sendable {
         case rest(String)
     }
 
-    struct Route: Sendable {
-        var method: String
-        var pattern = ""
-        var segments: [Segment]
-        var options: RouteOptions
-        var handler: Handler
+    /// A class, not a struct: a request keeps its matched route, and copying one (two Strings, the
+    /// segments, the options' closure and the handler) took a retain and a release of each, per request.
+    final class Route: Sendable {
+        let method: String
+        let pattern: String
+        let segments: [Segment]
+        let options: RouteOptions
+        let handler: Handler
+
+        init(method: String, pattern: String, segments: [Segment], options: RouteOptions, handler: Handler) {
+            self.method = method
+            self.pattern = pattern
+            self.segments = segments
+            self.options = options
+            self.handler = handler
+        }
     }
 
     enum Match {
