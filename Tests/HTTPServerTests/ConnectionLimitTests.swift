@@ -59,7 +59,8 @@ import Testing
         // On a thread of its own: a test blocking the concurrency pool for seconds starved the
         // async handlers of the suites running beside it (2 cores, 2 pool threads).
         try await blocking {
-            let server = try TestServer(limits: ServerLimits(maxConnections: 8, maxConnectionsPerIP: 0), threadCount: 4) {
+            let server = try TestServer(limits: ServerLimits(maxConnections: 8, maxConnectionsPerIP: 0), threadCount: 4)
+            {
                 router, _ in router.getInline("/ping") { _ in .text("pong") }
             }
             defer { server.stop() }
