@@ -83,13 +83,13 @@ static inline struct MHD_OptionItem har_mhd_option_notify_connection(MHD_NotifyC
     return item;
 }
 
-/// The socket of a connection, or -1.
 /// What the connection-notify callback kept in the connection's socket context, or NULL.
 static inline void *har_mhd_socket_context(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     return info ? info->socket_context : NULL;
 }
 
+/// The socket of a connection, or -1.
 static inline int har_mhd_connection_fd(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info ? info->connect_fd : -1;

@@ -187,6 +187,7 @@ import Testing
         var router = Router()
         router.getInline("/caf\u{E9}/:x/*rest") { _ in .text("") }
         router.getInline("/K/:id") { _ in .text("") }
+        router.getInline("/\u{212A}x/:id") { _ in .text("") }  // a literal past ASCII, asked for in ASCII
         func found(_ path: String) -> PathParameters? {
             if case .found(_, let parameters) = router.match(method: "GET", path: path) { return parameters }
             return nil
@@ -197,6 +198,7 @@ import Testing
         #expect(found("/K/7/") == ["id": "7"])
         #expect(found("/\u{212A}/7") == ["id": "7"])  // KELVIN SIGN is canonically "K"
         #expect(found("/k/7") == nil && found("/K") == nil && found("/K/7/8") == nil)
+        #expect(found("/Kx/8") == ["id": "8"] && found("/kx/8") == nil)
     }
 
     /// A route's parameters read and written as a dictionary's (issue 14 keeps them as pairs).

@@ -186,7 +186,10 @@ struct DraftPhotoUpload {
         // the files of the photo the other had just kept.
         if let named = request.formValue("photo_id"), PhotoFiles.isValidID(named) {
             return try await PhotoFiles.keeping.withExclusive(drafts.files.originalPath(named)) {
-                try await answerAlone(request, context)
+                // Past its deadline while it waited, the client has had its 503 and the upload's file
+                // is gone: nothing is left to keep.
+                guard !Task.isCancelled else { throw HTTPError(503) }
+                return try await answerAlone(request, context)
             }
         }
         return try await answerAlone(request, context)

@@ -20,6 +20,12 @@ final class KeyedGate: Sendable {
         return try await body()
     }
 
+    /// Whether someone holds `key` (tests).
+    func isHeld(_ key: String) -> Bool { waiters.withLock { $0[key] != nil } }
+
+    /// How many wait for `key` behind its holder (tests).
+    func waitingCount(_ key: String) -> Int { waiters.withLock { $0[key]?.count ?? 0 } }
+
     private func release(_ key: String) {
         let next = waiters.withLock { waiters -> CheckedContinuation<Void, Never>? in
             guard var queue = waiters[key], !queue.isEmpty else {
