@@ -52,7 +52,7 @@ public func fuzzHTTPPath(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     for (name, value) in query where name.isEmpty || name.utf8.contains(0) || value.utf8.contains(0) {
         fatalError("query pair with an empty name or a NUL: \(name.debugDescription)=\(value.debugDescription)")
     }
-    guard let path = Decoding.path(Substring(rawPath)) else { return 0 }
+    guard let path = Decoding.path(rawPath) else { return 0 }
     guard path.utf8.first == UInt8(ascii: "/"), !path.utf8.contains(0) else {
         fatalError("decoded path \(path.debugDescription)")
     }

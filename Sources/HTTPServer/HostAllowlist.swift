@@ -37,10 +37,7 @@ public struct HostAllowlist: Sendable, Equatable {
         hostField.utf8.withContiguousStorageIfAvailable { field in
             let colon = field.firstIndex(of: UInt8(ascii: ":")) ?? field.count
             if colon < field.count {
-                let port = field[(colon + 1)...]
-                guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-                    return false
-                }
+                guard Self.isPort(field[(colon + 1)...]) else { return false }
             }
             let name = UnsafeBufferPointer(rebasing: field[..<colon])
             guard name.last != UInt8(ascii: ".") else { return false }  // "example.org.": read in full
@@ -50,6 +47,11 @@ public struct HostAllowlist: Sendable, Equatable {
                 entry.utf8.first != UInt8(ascii: ".") && Self.equalIgnoringASCIICase(name, entry)
             }
         } ?? false
+    }
+
+    /// A port as both readings take it: one to five decimal digits.
+    static func isPort(_ bytes: some Collection<UInt8>) -> Bool {
+        !bytes.isEmpty && bytes.count <= 5 && bytes.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     /// Four decimal numbers up to 255 without leading zeros, as inet_pton reads an IPv4 address.
@@ -112,10 +114,7 @@ public struct HostAllowlist: Sendable, Equatable {
             restStart = colon
         }
         if restStart < value.count {
-            let port = value[(restStart + 1)...]
-            guard value[restStart] == UInt8(ascii: ":"), !port.isEmpty, port.count <= 5,
-                port.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-            else { return nil }
+            guard value[restStart] == UInt8(ascii: ":"), Self.isPort(value[(restStart + 1)...]) else { return nil }
         }
         if nameEnd > nameStart, value[nameEnd - 1] == UInt8(ascii: ".") { nameEnd -= 1 }  // "example.org."
         guard nameEnd > nameStart else { return nil }

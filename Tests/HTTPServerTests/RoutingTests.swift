@@ -241,7 +241,6 @@ import Testing
         }
         for path in paths {
             let full = Decoding.percentDecoded(path.utf8, plusAsSpace: false).flatMap(Decoding.strictString)
-            #expect(Decoding.path(Substring(path)) == full, "\(Array(path.utf8))")
             #expect(Decoding.path(path) == full, "\(Array(path.utf8))")
         }
     }
