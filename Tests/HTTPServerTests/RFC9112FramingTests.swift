@@ -104,6 +104,30 @@ import Testing
             "GET /hel\rlo HTTP/1.1\r\nHost: x\r\n\r\n", status: 400, reason: .invalidRequestTarget)
     }
 
+    /// Octets past ASCII are taken when they spell UTF-8 (as they would be %-escaped) and refused when
+    /// they do not, in the path and in the query: repaired into U+FFFD they would name another resource.
+    @Test func section3_requestTargetOctetsThatAreNotUTF8AreRefused() async throws {
+        for target: [UInt8] in [
+            Array("/hel".utf8) + [0xFF] + Array("lo".utf8), Array("/hello".utf8) + [0xC3],
+            Array("/hello?q=".utf8) + [0xE9], Array("/hello?q=".utf8) + [0xED, 0xA0, 0x80],
+        ] {
+            let server = try Self.makeServer()
+            defer { server.stop() }
+            let port = server.port
+            let response = try await blocking {
+                let connection = try RawConnection(port: port, timeoutSeconds: 5)
+                try connection.send(Array("GET ".utf8) + target + Array(" HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+                return try connection.readResponse()
+            }
+            #expect(response.status == 400, "\(target)")
+            #expect(server.server.refusals.count(.invalidRequestTarget) == 1, "\(target)")
+            #expect(!server.log.entries.contains { $0.status == 200 }, "a handler ran for \(target)")
+        }
+        let accepted = try await Self.expectAccepted(
+            "GET /hello?q=caf\u{E9} HTTP/1.1\r\nHost: x\r\n\r\n", body: "hello - q=caf\u{E9}")
+        accepted.stop()
+    }
+
     @Test func section3_spaceAfterVersionIsRefusedByMicrohttpd() async throws {
         try await Self.expectRefusal("GET /hello HTTP/1.1 \r\nHost: x\r\n\r\n", status: 400, reason: .libraryBadRequest)
     }
