@@ -17,6 +17,9 @@ public struct Response: Sendable {
     var reusable: ReusableResponse?
     /// Where a `.file` body starts in its file (a 206 answer to a Range request).
     var fileOffset = 0
+    /// A `.file` body written for this one answer (an export): the server removes the file as soon as
+    /// it has opened it to send it, so its bytes last as long as the answer, and no longer.
+    public var removesFileOnceOpened = false
 
     /// A response that is never sent: the connection is closed instead.
     public static var connectionDropped: Response {

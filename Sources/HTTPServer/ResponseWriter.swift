@@ -13,6 +13,7 @@ extension HTTPServer {
         var bytes = 0
         if case .file(let path, let size) = response.body {
             let fd = open(path, O_RDONLY | O_CLOEXEC)
+            if response.removesFileOnceOpened { unlink(path) }  // the descriptor keeps the bytes
             if fd >= 0 {
                 created = MHD_create_response_from_fd_at_offset64(
                     UInt64(max(0, size)), fd, UInt64(max(0, response.fileOffset)))

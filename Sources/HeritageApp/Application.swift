@@ -44,6 +44,8 @@ public final class Application: Sendable {
         dataFolderLock = try DataFolderLock(dataDir: dataDir)
         try DataFolder.prepare(temporaryDirectory)
         DataFolder.removeContents(of: temporaryDirectory)
+        try DataFolder.prepare(configuration.exportsDirectory)
+        DataFolder.removeContents(of: configuration.exportsDirectory)
 
         if configuration.databaseURL == nil { try DataFolder.preparePrivateFile(dataDir + "/har.sqlite") }
         stores = try Stores.open(configuration: configuration)
@@ -142,7 +144,7 @@ public final class Application: Sendable {
             mapTileURL: configuration.mapTileURL, maxFileBytes: configuration.maxFileBytes,
             retentionSeconds: configuration.draftRetentionSeconds, onQueued: { worker.wake() },
             uploadRoom: UploadRoom(
-                temporaryDirectory: configuration.dataDir + "/tmp", temporaryMaxBytes: configuration.uploadTempMaxBytes,
+                temporaryDirectory: configuration.uploadsDirectory, temporaryMaxBytes: configuration.uploadTempMaxBytes,
                 dataDirectory: configuration.dataDir, minimumFreeBytes: configuration.uploadMinFreeBytes),
             photosPerDay: configuration.photosPerDay, undeliveredBytesPerUser: configuration.photoBytesPerUser)
         let web = Web(

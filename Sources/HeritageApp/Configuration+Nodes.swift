@@ -17,6 +17,10 @@ extension Configuration {
         return photoDir + "/tmp/" + nodeName
     }
 
+    /// Where the review's exports are written before they are sent (each removed once the server has
+    /// opened it to send it): never the uploads' folder, whose files count against the uploads' cap.
+    var exportsDirectory: String { dataDir + "/exports" }
+
     /// `node_id`, else the host name and the port (the process id instead of port 0, which every node
     /// started on a free port would share).
     var nodeName: String {

@@ -220,6 +220,44 @@ import Testing
         #expect([200, 201].contains(fits.status), "\(fits.status) \(fits.body.prefix(200))")
     }
 
+    /// A kiosk's photos go through the checks every photo upload passes on its head: no room on the
+    /// disk (507), the quota of the account its reports are filed under (429); on both upload routes,
+    /// before a byte of the photo is kept, and nothing is left in the uploads' folder.
+    @Test func kio03KioskUploadsHaveTheRoomAndQuotaChecksOfEveryUpload() async throws {
+        let small = try TestImages.jpeg()
+        for (environment, status, words) in [
+            (["HAR_UPLOAD_MIN_FREE_BYTES": String(1 << 50)], 507, "no room for photos"),
+            (["HAR_PHOTOS_PER_DAY": "1"], 429, "in one day"),
+        ] {
+            let server = try Self.server(environment)
+            let coordinator = try await SignedInClient(server, email: Self.coordinator)
+            let (tablet, _) = try await Self.enrolledTablet(server, coordinator)
+            _ = try await Self.post(tablet, "/kiosk/start", [("app_version", "0.1.0")], tokenFrom: "/kiosk")
+            let token = try SignedInClient.csrf(in: try await tablet.curl("/kiosk/photos", []).body)
+            let screen = ["-X", "POST", "-H", "X-CSRF-Token: \(token)", "-H", "Accept: application/json"]
+            let first = try await tablet.curl("/kiosk/photos", screen + ["-F", "photo=@\(small);type=image/jpeg"])
+            #expect(first.status == (status == 429 ? 201 : status), "\(first.status) \(first.body.prefix(200))")
+            let second = try await tablet.curl("/kiosk/photos", screen + ["-F", "photo=@\(small);type=image/jpeg"])
+            #expect(
+                second.status == status && second.body.contains(words), "\(second.status) \(second.body.prefix(200))")
+
+            let session = try await tablet.curl("/kiosk/device/session", ["-H", "Accept: application/json"])
+            let csrf = try #require(Self.first(#"[0-9a-f]{64}"#, in: session.body))
+            let headers = ["-H", "X-CSRF-Token: \(csrf)", "-H", "Accept: application/json"]
+            let id = UUID().uuidString.lowercased()
+            #expect(try await tablet.curl("/kiosk/device/reports/\(id)", headers + ["-X", "POST"]).status == 200)
+            let device = try await tablet.curl(
+                "/kiosk/device/reports/\(id)/photos",
+                headers + ["-F", "photo=@\(small);type=image/jpeg", "-F", "photo_id=\(UUID().uuidString.lowercased())"])
+            #expect(
+                device.status == status && device.body.contains(words), "\(device.status) \(device.body.prefix(200))")
+            let kept = status == 429 ? "1" : "0"
+            #expect(try sqlite(server.dataDir, "SELECT COUNT(*) FROM photos") == kept)
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: server.dataDir + "/tmp")) ?? []).isEmpty)
+            await server.stop()
+        }
+    }
+
     @Test func kio07RevokeAtOnce() async throws {
         let server = try Self.server()
         let coordinator = try await SignedInClient(server, email: Self.coordinator)

@@ -444,6 +444,62 @@ import Testing
     }
 }
 
+extension ReviewTests {
+    /// REV-09's files: an export lives as long as its answer, in a folder of its own (never the uploads'
+    /// folder, whose files count against the uploads' cap), and one a coordinator's browser is sent to
+    /// by another site is not made.
+    @Test func rev09ExportsLeaveNoFileAndAreNotMadeForAnotherSite() async throws {
+        let server = try Self.server(["HAR_UPLOAD_TEMP_MAX_BYTES": "200000"])
+        let coordinator = try await SignedInClient(server, email: Self.coordinator)
+        try Self.insertReports(server, email: coordinator.email, count: 3, prefix: "Weir")
+        let files = { (folder: String) in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] }
+        let exports = server.dataDir + "/exports"
+        #expect(FileManager.default.fileExists(atPath: exports))
+        for path in ["/review/export.csv?q=weir", "/review/export.geojson?q=weir", "/review/export.zip?q=weir"] {
+            let answer = try await coordinator.get(path)
+            #expect(answer.status == 200 && answer.bytes.count > 100, "\(path): \(answer.status)")
+            #expect(files(exports).isEmpty, "\(path) left \(files(exports))")
+            #expect(files(server.dataDir + "/tmp").isEmpty, "\(path) left \(files(server.dataDir + "/tmp"))")
+        }
+        // Uploads still fit under their cap after the exports.
+        let draft = try await coordinator.openDraft()
+        #expect(try await coordinator.upload(draft, file: try TestImages.jpeg()).status == 201)
+
+        let audited = try sqlite(server.dataDir, "SELECT COUNT(*) FROM review_audit")
+        for path in ["/review/export.csv", "/review/export.geojson", "/review/export.zip", "/review/audit.csv"] {
+            let refused = try await coordinator.get(path, ["-H", "Sec-Fetch-Site: cross-site"])
+            #expect(refused.status == 403, "\(path): \(refused.status)")
+            #expect(refused.body.contains("asked for by another site"), "\(path)")
+        }
+        #expect(try sqlite(server.dataDir, "SELECT COUNT(*) FROM review_audit") == audited, "nothing audited")
+        #expect(files(exports).isEmpty)
+        for site in ["same-origin", "none", "same-site"] {
+            let made = try await coordinator.get("/review/export.csv", ["-H", "Sec-Fetch-Site: \(site)"])
+            #expect(made.status == 200, "\(site): \(made.status)")
+        }
+        await server.stop()
+    }
+
+    /// REV-07: ticked reports are bounded as "all matching" is (`bulkLimit`): a form naming more is
+    /// refused with a message, and nothing is done.
+    @Test func rev07TooManyTickedReportsAreRefused() async throws {
+        let server = try Self.server()
+        let coordinator = try await SignedInClient(server, email: Self.coordinator)
+        let ids = try Self.insertReports(server, email: coordinator.email, count: 2, prefix: "Mill")
+        let token = try SignedInClient.csrf(in: try await coordinator.get("/review").body)
+        let many = (0...ReviewDashboard.bulkLimit).map { "ids=\(ids[$0 % 2])" }.joined(separator: "&")
+        for path in ["/review/bulk", "/review/bulk/undo"] {
+            let body = try TestPaths.temporaryFile(
+                contents: "_csrf=\(token)&action=approve&confirm=2&" + many, name: "bulk")
+            let answer = try await coordinator.http.curl(path, ["--data-binary", "@" + body])
+            #expect(answer.status == 413, "\(path): \(answer.status)")
+            #expect(answer.body.contains("Too many reports were ticked at once"), "\(path)")
+        }
+        #expect(try sqlite(server.dataDir, "SELECT group_concat(review_state) FROM reports") == "received,received")
+        await server.stop()
+    }
+}
+
 /// REV-03 against the local platform as its own process, its database checked at the end.
 @Suite(.serialized) struct ReviewPolicyTests {
     /// Policy `all`: two reports submitted through the web endpoints wait (the worker runs, the platform

@@ -90,4 +90,40 @@ import Testing
         #expect(refused.status == 507)
         #expect(refused.body.contains("no room for photos"))
     }
+
+    /// With a shared photo folder (several nodes) uploads are spooled beside the photos, in this node's
+    /// folder: the cap counts that folder, not the data folder's `tmp`, which holds none of them.
+    @Test func theCapCountsTheFolderUploadsLandInWithASharedPhotoFolder() async throws {
+        let photos = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: photos) }
+        let server = try RunningServer(environment: [
+            "HAR_UPLOAD_TEMP_MAX_BYTES": "200000", "HAR_PHOTO_DIR": photos, "HAR_NODE_ID": "node-a",
+        ])
+        let client = try await SignedInClient(server)
+        let draft = try await client.openDraft()
+        #expect(try await client.upload(draft, file: try TestImages.jpeg()).status == 201)
+        try Data(count: 199_800).write(to: URL(fileURLWithPath: photos + "/tmp/node-a/upload-in-progress"))
+        let refused = try await client.upload(draft, file: try TestImages.jpeg())
+        #expect(refused.status == 507)
+        #expect(refused.body.contains("no room for photos"))
+        #expect(try sqlite(server.dataDir, "SELECT COUNT(*) FROM photos") == "1")
+    }
+}
+
+/// An export's file when the export fails before its answer (413 past the ZIP's limits, a deadline, a
+/// store error): removed with the object, as the server removes an answered one once it has opened it.
+@Suite struct ExportFileTests {
+    @Test func aFileNeverAnsweredIsRemovedWhenDropped() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var path = ""
+        do {
+            let file = try ExportFile(directory: folder, suffix: "csv")
+            try file.write(String(repeating: "a,b\r\n", count: 20_000))
+            path = file.path
+            #expect(FileManager.default.fileExists(atPath: path))
+        }
+        #expect(!path.isEmpty && !FileManager.default.fileExists(atPath: path))
+        #expect((try FileManager.default.contentsOfDirectory(atPath: folder)).isEmpty)
+    }
 }

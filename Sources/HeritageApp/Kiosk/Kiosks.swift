@@ -157,16 +157,22 @@ extension Kiosks {
     }
 
     /// A kiosk's photo upload (the visitor's screen and the device's outbox alike): one photo, the
-    /// drafts' size limit, and the credential and the CSRF header checked on the request's head, before
-    /// a byte of the photo.
+    /// drafts' size limit, and on the request's head, before a byte of the photo, the credential, the
+    /// CSRF header, and the room and quota checks of every photo upload (`PhotoRoutes.roomRefusal`:
+    /// the disk's floor, the uploads' folder cap, and the quota of the account the kiosk's reports are
+    /// filed under).
     func photoUploadOptions() -> RouteOptions {
-        RouteOptions(
-            maxBodyBytes: drafts.options.maxFileBytes + 64 * 1024, maxFiles: 1,
-            maxFileBytes: drafts.options.maxFileBytes,
+        let maxBody = drafts.options.maxFileBytes + 64 * 1024
+        return RouteOptions(
+            maxBodyBytes: maxBody, maxFiles: 1, maxFileBytes: drafts.options.maxFileBytes,
             beforeBody: { request in
                 guard let context = try? self.context(for: request) else { return nil }
-                guard (try? self.kiosk(of: request)) != nil else { return self.notEnrolled(context) }
-                return self.csrfRefusal(request, context)
+                guard let kiosk = try? self.kiosk(of: request) else { return self.notEnrolled(context) }
+                if let refused = self.csrfRefusal(request, context) { return refused }
+                // A kiosk without an account takes no report (its handlers say so).
+                guard let account = kiosk.userID else { return nil }
+                return PhotoRoutes.roomRefusal(
+                    request, account: account, web: self.web, drafts: self.drafts, maxBody: maxBody, context: context)
             })
     }
 

@@ -12,13 +12,13 @@ struct ReviewSettings: Sendable {
     var policy = ReviewPolicy.kiosk
     /// A report was approved (or a delivery action changed the queue): the worker looks at once.
     var wakeWorker: @Sendable () -> Void = {}
-    /// Where exports are written before they are streamed (the data folder's `tmp`).
-    var temporaryDirectory: String
+    /// Where exports are written before they are streamed (`Configuration.exportsDirectory`).
+    var exportsDirectory: String
     /// The dashboard map's tiles (the creation page's `map_tile_url`).
     var mapTileURL: String
 
     init(configuration: Configuration, wakeWorker: @escaping @Sendable () -> Void) {
-        temporaryDirectory = configuration.dataDir + "/tmp"
+        exportsDirectory = configuration.exportsDirectory
         mapTileURL = configuration.mapTileURL
         configuredCoordinators = Self.emails(configuration.coordinators)
         policy = ReviewPolicy(rawValue: configuration.reviewPolicy) ?? .kiosk

@@ -60,8 +60,9 @@ enum ReviewAuditScreen {
                 "review-audit", title: messages["review.audit.title"], values, context: context)
         }
         router.review("GET", "/review/audit.csv", review) { request, context, user, _ in
+            if let refused = ReviewExports.crossSiteRefusal(request, context, review) { return refused }
             let filter = filter(request)
-            let file = try ExportFile(directory: review.settings.temporaryDirectory, suffix: "csv")
+            let file = try ExportFile(directory: review.settings.exportsDirectory, suffix: "csv")
             try file.write(
                 CSV.byteOrderMark
                     + CSV.line(["id", "at", "actor", "action", "report_id", "subject", "before", "after", "detail"]))

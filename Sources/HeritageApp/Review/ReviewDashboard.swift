@@ -113,7 +113,8 @@ enum ReviewDashboard {
         if request.formValue("scope") == "all" {
             ids = try ReviewBulk.matching(review.store, query.filter, limit: bulkLimit)
         } else {
-            ids = Array(Set(request.formFields.filter { $0.name == "ids" }.compactMap { Int64($0.value) })).sorted()
+            guard let ticked = tickedIDs(request) else { return tooMany(review, context) }
+            ids = ticked
         }
         guard !ids.isEmpty else {
             return review.web.errorPage(
@@ -170,6 +171,19 @@ enum ReviewDashboard {
 }
 
 extension ReviewDashboard {
+    /// The ticked reports (`ids` fields), each once, in order; nil when there are more fields than a
+    /// bulk action takes (`bulkLimit`, as for "all matching"): a 4 MiB form holds some 500,000.
+    static func tickedIDs(_ request: Request) -> [Int64]? {
+        let fields = request.formFields.filter { $0.name == "ids" }
+        guard fields.count <= bulkLimit else { return nil }
+        return Array(Set(fields.compactMap { Int64($0.value) })).sorted()
+    }
+
+    static func tooMany(_ review: Review, _ context: WebContext) -> Response {
+        review.web.errorPage(
+            status: 413, titleKey: "errors.badRequestTitle", messageKey: "review.errors.tooMany", context: context)
+    }
+
     /// Undo of a bulk decision, within `ReviewBulk.undoSeconds` of it: each report whose latest audit row
     /// is this user's `action`, that recent, goes back to the state before it (a compare-and-set from the
     /// state after it, audited as `undo`). The window is judged on the audit log's time, not the form's.
@@ -180,7 +194,7 @@ extension ReviewDashboard {
             return review.web.errorPage(
                 status: 400, titleKey: "errors.badRequestTitle", messageKey: "review.errors.noAction", context: context)
         }
-        let ids = Array(Set(request.formFields.filter { $0.name == "ids" }.compactMap { Int64($0.value) })).sorted()
+        guard let ids = tickedIDs(request) else { return tooMany(review, context) }
         let now = WallClock.now()
         var results: [ReviewBulk.Result] = []
         for id in ids {

@@ -8,16 +8,17 @@ import PlatformClient
 #endif
 
 /// `/review/export.csv` and `/review/export.geojson` (REV-09), both of the dashboard's filter (its query
-/// string). Rows are read in keyset pages of 1,000 and written to a file in the data folder's `tmp`, which
-/// the server then streams from disk: memory stays flat however many reports match. Files older than ten
-/// minutes are removed at the next export (and every one at start).
+/// string). Rows are read in keyset pages of 1,000 and written to a file in the data folder's `exports`,
+/// which the server then streams from disk and removes (`ExportFile`): memory stays flat however many
+/// reports match.
 enum ReviewExports {
     static let batch = 1000
 
     static func register(on router: inout Router, review: Review) {
         router.review("GET", "/review/export.csv", review) { request, context, user, _ in
+            if let refused = crossSiteRefusal(request, context, review) { return refused }
             let query = ReviewQuery(request.query)
-            let file = try ExportFile(directory: review.settings.temporaryDirectory, suffix: "csv")
+            let file = try ExportFile(directory: review.settings.exportsDirectory, suffix: "csv")
             try file.write(CSV.byteOrderMark + CSV.line(csvHeader))
             try eachRow(review.store, query.filter) { row in try file.write(CSV.line(csvFields(row))) }
             try audit(review, user: user, action: "export_csv", query: query)
@@ -25,7 +26,8 @@ enum ReviewExports {
                 request, context, type: "text/csv; charset=utf-8", name: "reports.csv")
         }
         router.review("GET", "/review/export.geojson", review) { request, context, user, _ in
-            try geoJSON(review, request, context, user: user, audited: true)
+            if let refused = crossSiteRefusal(request, context, review) { return refused }
+            return try geoJSON(review, request, context, user: user, audited: true)
         }
         // The dashboard's map: the same features (at most `mapLimit`), a view rather than an export.
         router.review("GET", "/review/map.geojson", review) { request, context, user, _ in
@@ -35,11 +37,24 @@ enum ReviewExports {
 
     static let mapLimit = 10_000
 
+    /// An export asked for by another site: a link or a redirect there, which the session cookie follows
+    /// (SameSite=Lax lets it through on a top-level navigation), would make a coordinator's browser write
+    /// an export and an audit row in their name. Browsers say where a request comes from in
+    /// `Sec-Fetch-Site` (Fetch Metadata); "cross-site" is refused (403), while same-origin, same-site
+    /// and "none" (typed, bookmarked) are let through, as is a browser that sends no such field.
+    static func crossSiteRefusal(_ request: Request, _ context: WebContext, _ review: Review) -> Response? {
+        guard request.headers["Sec-Fetch-Site"]?.lowercased() == "cross-site" else { return nil }
+        review.web.log.security(
+            "export.cross_site", ["client": request.remoteAddress, "path": request.path])
+        return review.web.errorPage(
+            status: 403, titleKey: "review.crossSiteTitle", messageKey: "review.crossSite", context: context)
+    }
+
     static func geoJSON(_ review: Review, _ request: Request, _ context: WebContext, user: WebUser, audited: Bool)
         throws -> Response
     {
         let query = ReviewQuery(request.query)
-        let file = try ExportFile(directory: review.settings.temporaryDirectory, suffix: "geojson")
+        let file = try ExportFile(directory: review.settings.exportsDirectory, suffix: "geojson")
         try file.write("{\"type\":\"FeatureCollection\",\"features\":[")
         var first = true
         let encoder = JSONEncoder()
@@ -201,13 +216,18 @@ enum CSV {
     static func line(_ header: [String]) -> [UInt8] { line(header.map { Cell.text($0) }) }
 }
 
-/// A file an export is written to, then served from disk.
+/// A file an export is written to, then served from disk. It lasts as long as its answer: the server
+/// removes it once it has opened it to send it (`Response.removesFileOnceOpened`), and an export that
+/// fails before its answer (413, a deadline, a store error) removes it when dropped. Files of answers
+/// that were never sent (the client gone first) go at the next export after ten minutes, or at start.
 final class ExportFile {
     let path: String
     private var descriptor: Int32
     private var buffer: [UInt8] = []
     /// Bytes written so far (the offset of the next one).
     private(set) var written = 0
+    /// Handed to a response, which removes it: no longer this object's to remove.
+    private var answered = false
 
     init(directory: String, suffix: String) throws {
         Self.removeStale(in: directory, olderThan: 600)
@@ -217,7 +237,10 @@ final class ExportFile {
         buffer.reserveCapacity(1 << 16)
     }
 
-    deinit { if descriptor >= 0 { close(descriptor) } }
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+        if !answered { unlink(path) }
+    }
 
     func write(_ text: String) throws { try write(Array(text.utf8)) }
 
@@ -250,6 +273,8 @@ final class ExportFile {
         guard stat(path, &status) == 0 else { throw HTTPError(500) }
         var response = Response(
             status: 200, headers: Headers([("Content-Type", type)]), body: .file(path: path, size: Int(status.st_size)))
+        response.removesFileOnceOpened = true
+        answered = true
         response.headers.add("Content-Disposition", "attachment; filename=\"\(name)\"")
         response.headers.add("X-Content-Type-Options", "nosniff")
         response.headers.add("Cache-Control", "no-store")

@@ -9,8 +9,8 @@ import HTTPServer
 
 /// `/review/export.zip` (REV-09): the photos of the reports of the dashboard's filter, one folder per
 /// report, with `manifest.csv` keyed by report. Deflated and checksummed by zlib (Debian's zlib1g), each
-/// photo read from disk in 64 KB pieces and written to a file in the data folder's `tmp` that the server
-/// then streams: memory stays flat. A photo whose original was removed after its retention is taken from
+/// photo read from disk in 64 KB pieces and written to a file in the data folder's `exports` that the
+/// server then streams: memory stays flat. A photo whose original was removed after its retention is taken from
 /// its thumbnail (the manifest says so); one without either is listed as missing.
 enum ReviewPhotoArchive {
     /// ZIP without its ZIP64 extension: at most 65,535 entries and 4 GiB.
@@ -18,8 +18,9 @@ enum ReviewPhotoArchive {
 
     static func register(on router: inout Router, review: Review) {
         router.review("GET", "/review/export.zip", review) { request, context, user, _ in
+            if let refused = ReviewExports.crossSiteRefusal(request, context, review) { return refused }
             let query = ReviewQuery(request.query)
-            let file = try ExportFile(directory: review.settings.temporaryDirectory, suffix: "zip")
+            let file = try ExportFile(directory: review.settings.exportsDirectory, suffix: "zip")
             let zip = ZipWriter(file: file, now: WallClock.now())
             let files = PhotoFiles(directory: review.web.photosDirectory)
             var manifest =

@@ -48,15 +48,23 @@ enum PhotoRoutes {
                 "csrf.refused", ["client": request.remoteAddress, "method": request.method, "path": request.path])
             return web.jsonError("csrf", context.messages["errors.csrf"], status: 403, context: context)
         }
+        guard let user = context.user else { return nil }
+        return roomRefusal(request, account: user.id, web: web, drafts: drafts, maxBody: maxBody, context: context)
+    }
+
+    /// The answer to a photo upload that its head shows cannot be taken (413 too large, 429 past the
+    /// quota of `account`, the account its photo is filed under, 507 no room on the disk), or nil. Every
+    /// photo upload's gate ends with it: the creation page's, the needs-info answer's, a kiosk's.
+    static func roomRefusal(
+        _ request: Request, account: Int64, web: Web, drafts: Drafts, maxBody: Int, context: WebContext
+    ) -> Response? {
         let length = request.headers["Content-Length"].flatMap { Int($0) }
         if let length, length > maxBody {
             return web.jsonError("too_large", context.messages["photos.errors.tooLarge"], status: 413, context: context)
         }
-        if let user = context.user,
-            let refusal = quotaRefusal(userID: user.id, incoming: length ?? 0, web: web, drafts: drafts)
-        {
+        if let refusal = quotaRefusal(userID: account, incoming: length ?? 0, web: web, drafts: drafts) {
             web.log.security(
-                "quota.reached", ["client": request.remoteAddress, "user": String(user.id), "quota": refusal])
+                "quota.reached", ["client": request.remoteAddress, "user": String(account), "quota": refusal])
             return web.jsonError(
                 "quota", context.messages["photos.errors.quota.\(refusal)"], status: 429, context: context)
         }

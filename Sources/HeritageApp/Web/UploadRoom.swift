@@ -5,15 +5,18 @@ import FoundationEssentials
 #endif
 
 /// Room for uploads (issue 9, item 1): the temporary folder, where bodies land while they arrive, has
-/// a total cap, and uploads stop while the data folder's disk has less free space than a floor, so a
-/// flood of uploads can never fill the disk the database lives on. Checked on a request's head, before
-/// any of its body is read.
+/// a total cap, and uploads stop while the disk they land on (and keep their photos on), or the data
+/// folder's, has less free space than a floor, so a flood of uploads can never fill the disk the
+/// database or the photos live on. Checked on a request's head, before any of its body is read.
 struct UploadRoom: Sendable {
+    /// Where this node's uploads are spooled (`Configuration.uploadsDirectory`: the data folder's `tmp`,
+    /// or with a shared `photo_dir` this node's folder beside the photos). Nothing else is written
+    /// there: its regular files are uploads in progress.
     let temporaryDirectory: String
     /// Most bytes the temporary folder may hold, the incoming body counted.
     let temporaryMaxBytes: Int
     let dataDirectory: String
-    /// Uploads are refused while the data folder's file system has less free space than this.
+    /// Uploads are refused while either folder's file system has less free space than this.
     let minimumFreeBytes: Int
 
     enum Refusal: Equatable {
@@ -23,8 +26,8 @@ struct UploadRoom: Sendable {
 
     /// Why an upload of `incoming` bytes cannot be taken now; nil when it can.
     func refusal(incoming: Int) -> Refusal? {
-        if let free = Self.freeBytes(on: dataDirectory), free - incoming < minimumFreeBytes {
-            return .diskNearlyFull
+        for folder in [temporaryDirectory, dataDirectory] {
+            if let free = Self.freeBytes(on: folder), free - incoming < minimumFreeBytes { return .diskNearlyFull }
         }
         if Self.bytes(in: temporaryDirectory) + incoming > temporaryMaxBytes { return .temporaryFolderFull }
         return nil
