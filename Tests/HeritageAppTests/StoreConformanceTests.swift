@@ -414,6 +414,34 @@ final class StoreScene {
         #expect(try reports.page(userID: userID, limit: nil).total == 5)
     }
 
+    /// A deletion the platform refused for good needs attention; put back to work (`har outbox retry`,
+    /// a coordinator's retry) it is deleted, never uploaded: its user asked for it to go.
+    @Test(arguments: StoreBackend.all) func aRefusedDeletionResumesAsADeletion(backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let reports = scene.stores.reports
+        let outbox = scene.stores.outbox
+        let userID = try scene.user("a@example.org")
+        for created in [false, true] {
+            let sending = try scene.queuedReport(userID: userID, photos: 1)
+            #expect(try outbox.beginCreate(sending.id))
+            if created { #expect(try outbox.recordCreated(sending.id, platformReportID: "P\(sending.id)")) }
+            #expect(
+                try reports.planDeletion(localID: sending.localID, userID: userID, now: scene.now).plan
+                    == .handedToWorker)
+            try outbox.recordNeedsAttention(sending.id, message: "InvalidSignatureException", status: 401, lease: nil)
+            #expect(try outbox.report(id: sending.id)?.state == .needsAttention)
+            #expect(try outbox.resume(sending.id, from: [.needsAttention]))
+            #expect(try outbox.report(id: sending.id)?.state == .deleting, "created: \(created)")
+            #expect(try outbox.dueReports(now: scene.now, excluding: [], limit: 8).contains(sending.id))
+        }
+        // A report refused while uploading still resumes as an upload.
+        let refused = try scene.queuedReport(userID: userID)
+        #expect(try outbox.beginCreate(refused.id))
+        try outbox.recordNeedsAttention(refused.id, message: "latitude out of range", status: 400, lease: nil)
+        #expect(try outbox.resume(refused.id, from: [.needsAttention]))
+        #expect(try outbox.report(id: refused.id)?.state == .queued)
+    }
+
     @Test(arguments: StoreBackend.all) func deletingFollowsHowFarTheReportGot(backend: StoreBackend) throws {
         let scene = try StoreScene(backend)
         let reports = scene.stores.reports

@@ -219,10 +219,15 @@ extension SQLOutboxTransitions {
     }
 
     /// The one "back to work" change of state, for one report (`resume`) or for all of a user's waiting
-    /// for sign-in (`resumeWaitingForSignIn`).
+    /// for sign-in (`resumeWaitingForSignIn`). A deletion the platform refused (needs attention since
+    /// its last call, whose step was `delete`) goes back to deleting: never to an upload of a report its
+    /// user deleted.
     private static var resumed: String {
         """
-        state = CASE WHEN platform_report_id IS NULL THEN 'queued' ELSE 'uploading' END, \
+        state = CASE \
+        WHEN (SELECT a.step FROM delivery_attempts a WHERE a.report_id = reports.id ORDER BY a.id DESC LIMIT 1) \
+        = 'delete' THEN 'deleting' \
+        WHEN platform_report_id IS NULL THEN 'queued' ELSE 'uploading' END, \
         attempts = 0, next_attempt_at = NULL
         """
     }
