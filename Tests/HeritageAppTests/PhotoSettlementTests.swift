@@ -87,6 +87,40 @@ import Testing
         }
     }
 
+    /// A listing that does not give the report's photos (missing, null, not a list) or gives entries
+    /// that are not photos says nothing about the photo in doubt: counted as none, a photo that landed
+    /// would be sent again. Nothing is guessed, whatever is stored here.
+    @Test func aListingWithoutReadablePhotosSettlesNothing() throws {
+        let (folder, _, inDoubt, _) = try photos()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let decoder = JSONDecoder()
+        for photos in [
+            "", #","photos":null"#, #","photos":3"#, #","photos":["F1","F2"]"#, #","photos":[{"photo_id":"A"},"B"]"#,
+        ] {
+            let json = #"{"report_id":"R1","creation_time":"2026-12-01T10:00:00Z"\#(photos)}"#
+            let report = try decoder.decode(PlatformReport.self, from: Data(json.utf8))
+            for storedCount in [0, 1, 2] {
+                let answer = Reconciliation.settlePhotos(
+                    uploading: [inDoubt], listed: report.photos, unreadable: report.unreadablePhotoCount,
+                    claimed: [], storedCount: storedCount)
+                guard case .undecidable(let why) = answer else {
+                    Issue.record("photos \(photos), \(storedCount) stored: \(answer)")
+                    continue
+                }
+                #expect(why.hasPrefix("cannot tell whether a photo reached the platform"))
+            }
+        }
+        // Entries that are objects, however sparse, are photos: counted as before.
+        let sparse = try decoder.decode(
+            PlatformReport.self,
+            from: Data(#"{"report_id":"R1","creation_time":"2026-12-01T10:00:00Z","photos":[{},{"x":1}]}"#.utf8))
+        #expect(sparse.photos?.count == 2 && sparse.unreadablePhotoCount == 0)
+        #expect(
+            Reconciliation.settlePhotos(
+                uploading: [inDoubt], listed: sparse.photos, unreadable: 0, claimed: [], storedCount: 2)
+                == .settled([inDoubt.id: .notLanded]))
+    }
+
     /// The store records a photo found by count without a platform id, and the report is stored
     /// when it was the last one.
     @Test func aPhotoLandedWithoutAnIDIsRecordedStored() throws {

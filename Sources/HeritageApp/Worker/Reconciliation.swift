@@ -65,9 +65,24 @@ enum Reconciliation {
     ///   the one in doubt if it landed: one more than `storedCount` means it landed (the newest
     ///   listed photo is it), as many means it did not. (For several in doubt, which the worker never
     ///   leaves, the same holds for all of them or none.) Any other count is not ours to guess.
+    /// - A listing without the report's photos (`listed` nil: the contract lets any field but the id
+    ///   and creation time be null or missing), or with entries that cannot be read (`unreadable`:
+    ///   not objects), says nothing about them: counted as none, a photo that landed would be sent
+    ///   again, so nothing is guessed.
     static func settlePhotos(
-        uploading: [OutboxPhoto], listed: [PlatformPhoto], claimed: Set<String>, storedCount: Int
+        uploading: [OutboxPhoto], listed: [PlatformPhoto]?, unreadable: Int = 0, claimed: Set<String>,
+        storedCount: Int
     ) -> PhotoSettlement {
+        let doubt = uploading.count == 1 ? "a photo" : "\(uploading.count) photos"
+        guard let listed else {
+            return .undecidable(
+                "cannot tell whether \(doubt) reached the platform: its listing gives no photos for the report")
+        }
+        guard unreadable == 0 else {
+            return .undecidable(
+                "cannot tell whether \(doubt) reached the platform: \(unreadable) of the report's listed photos "
+                    + "cannot be read")
+        }
         if listed.contains(where: { $0.sha256 != nil }) {
             return .settled(matchBySHA256(uploading: uploading, listed: listed, claimed: claimed))
         }

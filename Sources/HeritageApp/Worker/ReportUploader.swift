@@ -255,7 +255,8 @@ struct ReportUploader: Sendable {
         }
         let claimed = try await store.run { try $0.claimedPhotoIDs(reportID: report.id) }
         let settlement = Reconciliation.settlePhotos(
-            uploading: uploading, listed: onPlatform.photos ?? [], claimed: claimed, storedCount: storedCount)
+            uploading: uploading, listed: onPlatform.photos, unreadable: onPlatform.unreadablePhotoCount,
+            claimed: claimed, storedCount: storedCount)
         guard case .settled(let outcomes) = settlement else {
             if case .undecidable(let why) = settlement { throw OutboxProblem(why) }
             return

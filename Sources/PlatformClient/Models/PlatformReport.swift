@@ -21,6 +21,9 @@ public struct PlatformReport: Sendable, Equatable, Codable {
     public var isLocationEdited: Bool?
     public var location: Location?
     public var photos: [PlatformPhoto]?
+    /// Entries of the listing's `photos` that are not photo objects (a string, a number): left out of
+    /// `photos`, counted here, so that a reader counting photos knows the count is short.
+    public var unreadablePhotoCount = 0
 
     public init(reportID: String, creationTime: Date) {
         self.reportID = reportID
@@ -62,7 +65,9 @@ public struct PlatformReport: Sendable, Equatable, Codable {
         isLocationEdited = c.lenient(Bool.self, .isLocationEdited)
         location = c.lenient(Location.self, .location)
         // One malformed photo entry must not hide the others.
-        photos = c.lenient([LenientElement<PlatformPhoto>].self, .photos)?.compactMap(\.value)
+        let entries = c.lenient([LenientElement<PlatformPhoto>].self, .photos)
+        photos = entries?.compactMap(\.value)
+        unreadablePhotoCount = entries.map { $0.count - $0.filter { $0.value != nil }.count } ?? 0
     }
 
     public func encode(to encoder: any Encoder) throws {
