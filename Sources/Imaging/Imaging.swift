@@ -19,6 +19,10 @@ private let vipsStarted: Bool = har_vips_init() == 0
 
 /// Suffix counter for the temporary file a thumbnail is written to before its rename.
 private let temporaryCounter = Atomic<Int>(0)
+/// This process's part of those suffixes, drawn at random: nodes sharing one photo folder may have the
+/// same process id (each in its own container, often 1), and two of them writing the same photo's
+/// thumbnail (a retry sent to another node) must not write one temporary file.
+private let temporaryPrefix = String(UInt64.random(in: 0...UInt64.max), radix: 36)
 
 public enum Imaging {
     /// Photos of more pixels than this (50 megapixels) are refused from their header, before decoding:
@@ -183,7 +187,7 @@ public enum Imaging {
     /// The thumbnail as a JPEG at `destination`: written beside it, then renamed.
     private static func save(_ thumbnail: OpaquePointer, to destination: String, quality: Int) throws(ImageError) {
         let number = temporaryCounter.add(1, ordering: .relaxed).newValue
-        let temporary = "\(destination).tmp-\(getpid())-\(number)"
+        let temporary = "\(destination).tmp-\(temporaryPrefix)-\(number)"
         guard har_vips_jpegsave(thumbnail, temporary, Int32(min(max(quality, 1), 100))) == 0 else {
             let failure = decodeFailure()
             unlink(temporary)
