@@ -436,7 +436,7 @@ def test_SET_03_held_photos_survive_a_reload_and_go_on_wireless_with_their_fix(b
         tiles = waiting_tiles(browser)
         assert [t.get_attribute("data-held-id") for t in tiles] == [i for i, _ in held]
         assert all(t.is_displayed() for t in tiles)
-        assert tiles[0].find_element(By.TAG_NAME, "img").get_attribute("alt") == "Photo 1, waiting for a wireless network"
+        assert tiles[0].find_element(By.TAG_NAME, "img").get_attribute("alt") == "Photo 1, waiting to be sent"
         assert browser.execute_script("return arguments[0].naturalWidth", tiles[0].find_element(By.TAG_NAME, "img")) > 0
         assert photo_count(browser) == 0
         assert browser.find_element(By.ID, "network-notice").is_displayed()
@@ -460,7 +460,7 @@ def test_SET_03_continue_and_submit_warn_while_photos_are_held_and_cancel_drops_
         # Continue: the user is told and may stay.
         browser.find_element(By.ID, "continue").click()
         alert = WebDriverWait(browser, 10).until(expected_conditions.alert_is_present())
-        assert alert.text.startswith("1 photo is waiting for a wireless network and is not in the report yet.")
+        assert alert.text.startswith("1 photo is waiting to be sent and is not in the report yet.")
         alert.dismiss()
         assert browser.current_url.endswith("/reports/new")
         assert browser.execute_script("return HARCreate.heldForWireless()") == 1
@@ -475,7 +475,7 @@ def test_SET_03_continue_and_submit_warn_while_photos_are_held_and_cancel_drops_
         browser.find_element(By.ID, "field-name").send_keys("Old Mill")
         browser.find_element(By.ID, "submit").click()
         alert = WebDriverWait(browser, 10).until(expected_conditions.alert_is_present())
-        assert alert.text == ("1 photo is waiting for a wireless network and is not in the report yet. "
+        assert alert.text == ("1 photo is waiting to be sent and is not in the report yet. "
                               "Submit anyway? Waiting photos will not be part of this report: they stay on this "
                               "device and join your next one.")
         alert.dismiss()
@@ -504,8 +504,8 @@ def test_SET_03_sign_out_asks_before_deleting_photos_still_held_on_the_device(br
         wait_for(browser, lambda d: sign_out.is_displayed())
         sign_out.click()
         alert = WebDriverWait(browser, 10).until(expected_conditions.alert_is_present())
-        assert alert.text == ("1 photo you took on this device is waiting for a wireless network and was never "
-                              "sent. Signing out deletes it from this device. Sign out anyway?")
+        assert alert.text == ("1 photo you took on this device has not reached the server yet. Signing out "
+                              "deletes it from this device. Sign out anyway?")
         alert.dismiss()
         assert browser.current_url.endswith("/reports")
         assert len(held_records(browser, draft)) == 1
@@ -542,8 +542,7 @@ def test_SET_03_photos_held_for_a_draft_that_is_gone_join_the_next_one(browser, 
         assert held_records(browser, "a-draft-that-is-gone") == []
         assert len(held_records(browser, draft)) == 1
         message = browser.find_element(By.ID, "photo-message")
-        assert message.text == ("1 photo taken earlier and still waiting for a wireless network was added to "
-                                "this report.")
+        assert message.text == "1 photo taken earlier and still waiting to be sent was added to this report."
         browser.execute_script("__setConnection('wifi')")
         wait_for(browser, lambda d: photo_count(d) == 1, 20)
         assert len(draft_photos(server, browser)) == 1

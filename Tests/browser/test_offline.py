@@ -15,7 +15,7 @@ from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from conftest import HarServer, ROOT, make_driver, sign_in, unique_email, wait_for
-from test_create import LONDON, set_location
+from test_create import LONDON, held_records, set_location
 
 
 @pytest.fixture
@@ -634,7 +634,7 @@ def test_OFF_03_sign_out_asks_about_waiting_reports_and_held_photos_and_stay_kee
             assert "1 report(s) are still waiting on this device" in reports.text
             reports.accept()
             photos = WebDriverWait(driver, 10).until(expected_conditions.alert_is_present())
-            assert "1 photo you took on this device is waiting for a wireless network" in photos.text
+            assert "1 photo you took on this device has not reached the server yet" in photos.text
             if answer == "stay":
                 photos.dismiss()
                 assert driver.current_url.endswith("/reports")
@@ -643,5 +643,45 @@ def test_OFF_03_sign_out_asks_about_waiting_reports_and_held_photos_and_stay_kee
                 photos.accept()
         wait_for(driver, lambda d: "/signin" in d.current_url)
         assert [r[2] for r in outbox_ids(driver)] == ["waiting"], "kept on the device for its owner"
+    finally:
+        server.remove()
+
+
+def test_OFF_02_a_photo_the_server_does_not_take_now_stays_on_the_device_and_goes_later(driver):
+    """The creation page online, the server reachable but not taking a photo now: first the day's quota
+    (429), then no room on its disk (507, after the page's own retries). Each time the photo stays on
+    the device, waiting, with the server's words, and is not lost; once the server takes photos again
+    it goes at the next visit of the page, once (OFF-02)."""
+    server = start_server(env={"HAR_WORKER_ENABLED": "false", "HAR_PHOTOS_PER_DAY": "1"})
+    try:
+        visit_online(driver, server)
+        driver.get(server.url + "/reports/new")
+        draft = driver.find_element(By.ID, "main").get_attribute("data-draft")
+        capture(driver, 1, "#photo-strip .photo-item[data-id]")
+        capture(driver, 1, "#photo-strip .photo-waiting")
+        message = driver.find_element(By.ID, "photo-message")
+        wait_for(driver, lambda d: "most photos allowed in one day" in message.text)
+        wait_for(driver, lambda d: len(held_records(d, draft)) == 1)
+        kept = held_records(driver, draft)[0][0]
+        photos = "SELECT p.local_id FROM photos p JOIN reports r ON r.id = p.report_id WHERE r.local_id = ?"
+        assert len(local_rows(server, photos, draft)) == 1
+
+        server.stop()
+        server = restart(server, env={"HAR_PHOTOS_PER_DAY": "0", "HAR_UPLOAD_MIN_FREE_BYTES": str(1 << 50)})
+        driver.get(server.url + "/reports/new")
+        message = driver.find_element(By.ID, "photo-message")
+        wait_for(driver, lambda d: "no room for photos" in message.text, 30)
+        assert [row[0] for row in held_records(driver, draft)] == [kept]
+        tiles = driver.find_elements(By.CSS_SELECTOR, "#photo-strip .photo-waiting")
+        assert len(tiles) == 1 and tiles[0].get_attribute("data-held-id") == kept
+        assert len(local_rows(server, photos, draft)) == 1
+
+        server.stop()
+        server = restart(server, env={"HAR_UPLOAD_MIN_FREE_BYTES": "1"})
+        driver.get(server.url + "/reports/new")
+        wait_for(driver, lambda d: d.execute_script("return HARPhotos.count()") == 2, 30)
+        wait_for(driver, lambda d: held_records(d, draft) == [], 20)
+        assert kept in [row[0] for row in local_rows(server, photos, draft)]
+        assert len(local_rows(server, photos, draft)) == 2
     finally:
         server.remove()

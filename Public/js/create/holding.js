@@ -27,13 +27,16 @@ function checkNetwork() {
   }
 }
 
-export function hold(photo) {
+// Keeps a photo on the device, waiting: for a wireless network (SET-03), or for a server that did
+// not take it now (uploads.js's notSent: its words are `message`). Resolves once it is written.
+export function hold(photo, message) {
   waitingForWireless.push(photo);
   if (!photo.tile) photo.tile = HARPhotos.appendWaiting(photo, labels);
   photo.tile.querySelector('.photo-remove').disabled = false;
+  let written = Promise.resolve();
   if (!photo.stored) {
     photo.stored = true;
-    held.put({
+    written = held.put({
       id: photo.id, draft: page.draft, owner: page.owner, order: photo.order, heldAt: photo.heldAt,
       blob: photo.blob, name: photo.name, fix: photo.fix
     }).then(function (kept) {
@@ -43,7 +46,16 @@ export function hold(photo) {
       HARPhotos.say(t('create.heldNotKept'));
     });
   }
-  HARPhotos.say(t('create.cellularWaiting'));
+  HARPhotos.say(message || t('create.cellularWaiting'));
+  return written;
+}
+
+// Photos held because the server did not take them: tried again after a while, as when the
+// connection changes (and at the next visit of this page, whatever happens meanwhile).
+let retryTimer = null;
+export function retryLater(seconds) {
+  if (retryTimer) return;
+  retryTimer = setTimeout(function () { retryTimer = null; checkNetwork(); }, seconds * 1000);
 }
 
 // The photo is done with (the server has it, or refused it for good): its waiting tile and its copy

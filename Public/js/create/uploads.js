@@ -4,7 +4,7 @@
 // outbox when the network is gone (offline.js).
 import { labels, page, state, t } from './page.js';
 import { isFull } from './limit.js';
-import { hold, onCellularOnly, settle } from './holding.js';
+import { hold, onCellularOnly, retryLater, settle } from './holding.js';
 import { addMarker } from './map.js';
 import { keepOnDevice, offline } from './offline.js';
 
@@ -55,11 +55,13 @@ function upload(photo) {
   return send(photo, 0);
 }
 
-// Not sent, but not refused either (no connection, a server that kept failing, a session to renew):
-// a held photo waits again, on the device, for the next change of connection or visit.
+// Not sent, but not refused for what it is either (a server that kept failing or has no room, a
+// session or a form token to renew, the day's quota, no connection for a held photo): the photo is
+// kept on the device (OFF-02), waiting with the photos held for a wireless network, and goes at the
+// next change of connection or visit of this page, in this draft or the user's next one. Resolves
+// once it is written.
 function notSent(photo, message) {
-  if (photo.stored) hold(photo);
-  HARPhotos.say(message);
+  return hold(photo, message);
 }
 
 function retry(photo, attempt) {
@@ -94,7 +96,7 @@ function send(photo, attempt) {
     // network stays held; any other is kept on the device's outbox once retrying is pointless.
     if (!photo.stored && (offline() || attempt >= 3)) return keepOnDevice(photo);
     if (attempt < 3) return retry(photo, attempt);
-    notSent(photo, t('photos.errors.failed'));
+    return notSent(photo, t('photos.errors.failed'));
   });
 }
 
@@ -113,15 +115,18 @@ function answered(photo, attempt, status, body) {
       + (body.locationSource === 'none' ? ' ' + t('photos.errors.noFix') : ''));
     return;
   }
+  // The session ended: the photo is written to the device before the page leaves for the sign-in.
   if (status === 401 && body && body.redirect) {
-    notSent(photo, t('photos.errors.failed'));
-    window.location.assign(body.redirect);
-    return;
+    return notSent(photo, t('photos.errors.failed')).then(function () { window.location.assign(body.redirect); });
   }
+  // Not now: tried again in a while (and at the next visit).
   if (status >= 500 || status === 408 || status === 403) {
-    notSent(photo, body && body.message ? body.message : t('photos.errors.failed'));
-    return;
+    retryLater(30);
+    return notSent(photo, body && body.message ? body.message : t('photos.errors.failed'));
   }
+  // The day's quota, or the room one person's unsent photos may take: not before some are sent, or
+  // tomorrow; tried again at the next visit.
+  if (status === 429) return notSent(photo, body && body.message ? body.message : t('photos.errors.failed'));
   // The draft is gone (expired, or cancelled in another tab): the photo never joined a report, so
   // it is kept on the device and joins the next draft this user opens. The server's words say why.
   if (status === 404 || status === 410) {
