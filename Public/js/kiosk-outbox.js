@@ -90,6 +90,16 @@
     });
   }
 
+  // The server answered this photo's upload: it is in the visit there (and stays held here until
+  // the receipt, in case the report is finished on the tablet after all).
+  function markSent(id, photoID) {
+    return update(id, function (record) {
+      var photo = record.photos.filter(function (p) { return p.id === photoID; })[0];
+      if (!photo) return false;
+      photo.onServer = true;
+    });
+  }
+
   function unhold(id, photoID) {
     return update(id, function (record) {
       record.photos = record.photos.filter(function (photo) { return photo.id !== photoID; });
@@ -255,7 +265,7 @@
   }
 
   global.HARKioskOutbox = {
-    save: save, send: send, hold: hold, unhold: unhold, keepTyped: keepTyped, openRecord: openRecord,
+    save: save, send: send, hold: hold, unhold: unhold, markSent: markSent, keepTyped: keepTyped, openRecord: openRecord,
     dropOpen: dropOpen, finish: finish, counts: counts, retryRefused: retryRefused, DB_NAME: DB_NAME
   };
 })(self);

@@ -245,6 +245,9 @@
           return response.json().then(function (answer) {
             count = answer.count;
             shown(canvas.toDataURL('image/jpeg', 0.5), main.getAttribute('data-saved') + ' ' + count);
+            return held.then(function (kept) {
+              return kept ? outbox().markSent(visit, id).catch(nothing) : null;
+            });
           });
         }, function () {
           // No answer: the photo is on the tablet, and goes with the report.
@@ -339,6 +342,44 @@
         say(main.getAttribute('data-failed'));
       });
     }
+    // Photos held on the tablet whose upload got no answer on the photo screen (the server may never
+    // have had them) are sent again first, by their ids (the server keeps each once): the receipt
+    // drops what the tablet holds, so a report submitted without them would lose them. Resolves
+    // false when one still cannot go (no answer, the server failing): the report is then kept on the
+    // tablet with all of them (keep). One the server refuses for what it is leaves, as on the photo
+    // screen.
+    function sendHeldPhotos() {
+      if (!outbox() || !visit) return Promise.resolve(true);
+      function yes() { return true; }
+      return outbox().openRecord().then(function (record) {
+        var missing = record && record.id === visit
+          ? record.photos.filter(function (photo) { return !photo.onServer; }) : [];
+        var chain = Promise.resolve(true);
+        missing.forEach(function (photo) {
+          chain = chain.then(function (ok) {
+            if (!ok) return false;
+            var data = new FormData();
+            data.append('photo_id', photo.id);
+            if (photo.fix) {
+              data.append('latitude', String(photo.fix.latitude));
+              data.append('longitude', String(photo.fix.longitude));
+              data.append('accuracy', String(photo.fix.accuracy));
+            }
+            data.append('fix_time', String(Math.round(photo.takenAt || Date.now())));
+            data.append('photo', photo.blob, 'photo.jpg');
+            return fetch('/kiosk/photos', {
+              method: 'POST', body: data, credentials: 'same-origin',
+              headers: { 'X-CSRF-Token': csrf, 'Accept': 'application/json' }
+            }).then(function (response) {
+              if (response.ok) return outbox().markSent(visit, photo.id).then(yes, yes);
+              if (response.status >= 500 || [401, 403, 408, 429].indexOf(response.status) >= 0) return false;
+              return outbox().unhold(visit, photo.id).then(yes, yes);
+            }, function () { return false; });
+          });
+        });
+        return chain;
+      }, yes);
+    }
     listen(form, 'submit', function (event) {
       if (!window.fetch || !window.URLSearchParams || !window.AbortController || !window.DOMParser) return;
       event.preventDefault();
@@ -346,6 +387,11 @@
       sending = true;
       say('');
       button.setAttribute('aria-busy', 'true');
+      sendHeldPhotos().then(function (allSent) {
+        if (allSent) submitOnline(); else keep();
+      });
+    });
+    function submitOnline() {
       var abort = new AbortController();
       var timer = window.setTimeout(function () { abort.abort(); }, SEND_TIMEOUT);
       fetch(form.action, {
@@ -363,7 +409,7 @@
         window.clearTimeout(timer);
         keep();
       });
-    });
+    }
   }
 
   function receipt() {

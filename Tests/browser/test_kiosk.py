@@ -341,6 +341,39 @@ def test_KIO_03_KIO_05_server_gone_at_submit_on_the_servers_form_report_held_wit
         server.remove()
 
 
+def test_KIO_03_a_photo_whose_upload_got_no_answer_is_sent_before_the_report(driver):
+    """Issue 11, a photo held on the tablet: the second of two photos gets no answer from the server
+    (the tablet's network drops for that moment), so it is held on the tablet and counted; the network
+    is back before Next. Submit on the server's form sends that photo first, by its id, then the
+    report: the receipt is for a report with both photos, and nothing is left on the tablet."""
+    server = kiosk_with_worker(driver, "Dropped Frame Priory")
+    try:
+        driver.find_element(By.ID, "kiosk-start").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-shoot"))
+        take_photos(driver, 1)
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        driver.find_element(By.ID, "kiosk-shoot").click()
+        wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#kiosk-thumbs img")) == 2, timeout=20)
+        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+            "offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        with database(server) as db:
+            assert db.execute("SELECT count(*) FROM photos").fetchone()[0] == 1, "one photo reached the server"
+        driver.find_element(By.ID, "kiosk-next").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "field-name"))
+        name = driver.find_element(By.ID, "field-name")
+        name.clear()
+        name.send_keys("Dropped frame")
+        fill_form(driver)
+        driver.find_element(By.ID, "kiosk-submit").click()
+        wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-code"), timeout=40)
+        assert stored_once(server, "Dropped frame", 2)(driver)
+        wait_for(driver, lambda d: outbox_records(d) == [], timeout=20)
+    finally:
+        server.remove()
+
+
 def test_KIO_03_language_buttons_switch_off_the_network_and_the_visit_goes_on(driver):
     """The server goes away while a visitor is on the server's photo screen (one photo taken there): the
     language button (a form posting to the server) switches the tablet to the offline shell in French at
