@@ -143,7 +143,7 @@
     remove.textContent = t('delete');
     remove.addEventListener('click', function () {
       if (!window.confirm(t('deleteAsk'))) return;
-      HAROutbox.remove(record.id).then(function () { render(owner()); });
+      HAROutbox.discard(record.id).then(function () { render(owner()); });
     });
     side.appendChild(remove);
     item.appendChild(main);
@@ -177,8 +177,10 @@
     });
     box.querySelector('#device-delete-all').addEventListener('click', function () {
       if (!window.confirm(t('deleteAllAsk'))) return;
+      // The reports the question counted (waiting), not the photos a creation page keeps for its draft.
       HAROutbox.list(owner()).then(function (records) {
-        return Promise.all(records.map(function (r) { return HAROutbox.remove(r.id); }));
+        return Promise.all(records.filter(function (r) { return r.status === 'waiting'; })
+          .map(function (r) { return HAROutbox.discard(r.id); }));
       }).then(function () { render(owner()); });
     });
   }

@@ -213,7 +213,18 @@
     return run();
   }
 
+  // A report the user deletes: removed once no send is under way (send's own lock, shared by the
+  // pages and the service worker), so that a send in flight can neither submit it after its deletion
+  // nor bring it back by saving a refusal. Where the browser has no Web Locks, at once.
+  function discard(id) {
+    if (global.navigator && navigator.locks && navigator.locks.request) {
+      return navigator.locks.request('har-outbox-send', function () { return remove(id); });
+    }
+    return remove(id);
+  }
+
   global.HAROutbox = {
-    list: list, get: get, save: save, remove: remove, openReport: openReport, send: send, uuid: HARIds.uuid, token: HARIds.token
+    list: list, get: get, save: save, remove: remove, discard: discard, openReport: openReport, send: send,
+    uuid: HARIds.uuid, token: HARIds.token
   };
 })(self);

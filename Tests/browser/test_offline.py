@@ -8,8 +8,11 @@ import shutil
 import signal
 import sqlite3
 import tempfile
+import time
 
 import pytest
+from selenium.common.exceptions import (ElementClickInterceptedException, NoSuchElementException,
+                                        StaleElementReferenceException)
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -683,5 +686,73 @@ def test_OFF_02_a_photo_the_server_does_not_take_now_stays_on_the_device_and_goe
         wait_for(driver, lambda d: held_records(d, draft) == [], 20)
         assert kept in [row[0] for row in local_rows(server, photos, draft)]
         assert len(local_rows(server, photos, draft)) == 2
+    finally:
+        server.remove()
+
+
+def click_when_free(driver, selector):
+    """Clicks the element `selector` finds once nothing covers it: the list is drawn twice (from what the
+    device knows, then from the server's session) and the settings panel slides in."""
+    def clicked(d):
+        try:
+            d.find_element(By.CSS_SELECTOR, selector).click()
+            return True
+        except (ElementClickInterceptedException, StaleElementReferenceException, NoSuchElementException):
+            return False
+    wait_for(driver, clicked, 10)
+
+
+def test_OFF_03_delete_waits_for_a_send_under_way_and_delete_all_takes_only_waiting_reports(driver):
+    """Deleting a waiting report while a send holds the outbox (the lock every sender takes, a page's
+    or the service worker's) waits for that send: a send cannot submit the report after its deletion,
+    nor bring it back. "Delete every report waiting" deletes what its question counted: the waiting
+    reports, not the photos a creation page keeps on the device for its draft."""
+    server = start_server(env={"HAR_WORKER_ENABLED": "false"})
+    try:
+        visit_online(driver, server)
+        driver.get(server.url + "/reports")
+        wait_for(driver, lambda d: d.execute_script("return !!(window.HARDevice && HARDevice.owner())"))
+        driver.set_script_timeout(30)
+        ids = driver.execute_async_script("""
+            var done = arguments[arguments.length - 1], owner = HARDevice.owner();
+            var waiting = HAROutbox.uuid(), open = HAROutbox.uuid();
+            HAROutbox.save({id: waiting, owner: owner, status: 'waiting', createdAt: Date.now(),
+                            token: HAROutbox.token(), fields: {name: 'Kept barn'}, photos: [], lastError: 'No photo.'})
+              .then(function () {
+                return HAROutbox.save({id: open, owner: owner, status: 'open', createdAt: Date.now(), fields: {},
+                                       photos: [{id: HAROutbox.uuid(), blob: new Blob(['x'], {type: 'image/jpeg'})}]});
+              }).then(function () { done([waiting, open]); }, function (e) { done(String(e)); });
+        """)
+        driver.get(server.url + "/reports")
+        wait_for(driver, lambda d: "Kept barn" in d.find_element(By.ID, "device-list").text)
+        # A send under way: the lock is held (as sendOne holds it while it talks to the server).
+        driver.execute_script("""
+            navigator.locks.request('har-outbox-send', function () {
+              return new Promise(function (resolve) { window.__releaseSend = resolve; });
+            });""")
+        wait_for(driver, lambda d: d.execute_script("return typeof window.__releaseSend === 'function'"))
+        click_when_free(driver, "#device-list .device-delete")
+        WebDriverWait(driver, 10).until(expected_conditions.alert_is_present()).accept()
+        time.sleep(1)
+        assert sorted(r[0] for r in outbox_ids(driver)) == sorted(ids), "not deleted while the send runs"
+        driver.execute_script("window.__releaseSend()")
+        wait_for(driver, lambda d: [r[0] for r in outbox_ids(d)] == [ids[1]], 10)
+
+        # Delete all: a waiting report goes; the creation page's open record stays.
+        again = driver.execute_async_script("""
+            var done = arguments[arguments.length - 1], id = HAROutbox.uuid();
+            HAROutbox.save({id: id, owner: HARDevice.owner(), status: 'waiting', createdAt: Date.now(),
+                            token: HAROutbox.token(), fields: {name: 'Second barn'}, photos: []})
+              .then(function () { done(id); }, function (e) { done(String(e)); });
+        """)
+        driver.get(server.url + "/reports")
+        wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#device-list .device-row"))
+        wait_for(driver, lambda d: "Second barn" in d.find_element(By.ID, "device-list").text)
+        click_when_free(driver, "#settings-open")
+        wait_for(driver, lambda d: d.find_element(By.ID, "device-delete-all").is_displayed())
+        click_when_free(driver, "#device-delete-all")
+        WebDriverWait(driver, 10).until(expected_conditions.alert_is_present()).accept()
+        wait_for(driver, lambda d: [r[0] for r in outbox_ids(d)] == [ids[1]], 10)
+        assert again not in [r[0] for r in outbox_ids(driver)]
     finally:
         server.remove()
