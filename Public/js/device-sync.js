@@ -27,6 +27,18 @@
     try { return localStorage.getItem(USER_KEY); } catch (e) { return null; }
   }
 
+  // The user a page from the server was made for (<meta name="har-user">): the device's outbox is
+  // shown and filed under them from the first moment, before `/api/device/session` answers, and when
+  // it cannot (another user's session may have ended without a sign-out on this browser). Not on the
+  // service worker's shell (main[data-mode]), which one cache keeps for every user of the device:
+  // there, the last user the server named.
+  function pageUser() {
+    var main = document.getElementById('main');
+    if (main && main.hasAttribute('data-mode')) return null;
+    var meta = document.querySelector('meta[name="har-user"]');
+    return meta ? meta.getAttribute('content') : null;
+  }
+
   function session() {
     return fetch('/api/device/session', { credentials: 'same-origin', headers: { 'Accept': 'application/json' } })
       .then(function (response) {
@@ -200,6 +212,8 @@
   function start() {
     readWords();
     wireSettings();
+    var user = pageUser();
+    if (user) { try { localStorage.setItem(USER_KEY, user); } catch (e) { /* private mode: this page only */ } }
     render(owner());
     attempt();
     window.addEventListener('online', function () { delay = 15000; attempt(); });

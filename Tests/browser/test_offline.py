@@ -756,3 +756,50 @@ def test_OFF_03_delete_waits_for_a_send_under_way_and_delete_all_takes_only_wait
         assert again not in [r[0] for r in outbox_ids(driver)]
     finally:
         server.remove()
+
+
+def test_OFF_03_another_users_reports_are_never_shown_even_before_the_session_answers(driver):
+    """A shared browser: user A's session ends without a sign-out (the cookie gone) while a report of
+    A's waits on the device; user B signs in. B's pages name B from their first moment (the page's own
+    user, not the last one the device remembered), so A's report is never drawn on B's list, even
+    when `/api/device/session` cannot be reached; it stays on the device for A."""
+    server = start_server(env={"HAR_WORKER_ENABLED": "false"})
+    try:
+        visit_online(driver, server)
+        driver.get(server.url + "/reports")
+        wait_for(driver, lambda d: d.execute_script("return !!(window.HARDevice && HARDevice.owner())"))
+        first = driver.execute_script("return HARDevice.owner()")
+        driver.set_script_timeout(30)
+        assert driver.execute_async_script("""
+            var done = arguments[arguments.length - 1];
+            HAROutbox.save({id: HAROutbox.uuid(), owner: HARDevice.owner(), status: 'waiting', createdAt: Date.now(),
+                            token: HAROutbox.token(), fields: {name: 'Barn of the first user'}, photos: [],
+                            lastError: 'No photo.'}).then(function () { done(true); }, function (e) { done(String(e)); });
+        """) is True
+        driver.get(server.url + "/reports")
+        wait_for(driver, lambda d: "Barn of the first user" in d.find_element(By.ID, "device-list").text)
+
+        driver.delete_all_cookies()
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/device/session*"]})
+        try:
+            sign_in(driver, server)  # lands on the list, its session call failing
+            wait_for(driver, lambda d: d.execute_script("return !!window.HARDevice"))
+            second = driver.execute_script("return HARDevice.owner()")
+            assert second and second != first
+            time.sleep(2)  # the session call fails meanwhile; its error path draws the list again
+            assert "Barn of the first user" not in driver.find_element(By.ID, "device-list").text
+            assert "Barn of the first user" not in driver.page_source
+        finally:
+            driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+        assert [r[1] for r in outbox_ids(driver)] == [first], "kept on the device for its owner"
+        # The page names its user; the app shell, kept for every user of the device, names nobody.
+        assert driver.execute_script("return document.querySelector('meta[name=\"har-user\"]').content") == second
+        shell = driver.execute_async_script("""
+            var done = arguments[arguments.length - 1];
+            fetch('/app-shell/list', {credentials: 'same-origin'}).then(function (r) { return r.text(); })
+              .then(done, function (e) { done(String(e)); });
+        """)
+        assert 'id="main"' in shell and "har-user" not in shell
+    finally:
+        server.remove()

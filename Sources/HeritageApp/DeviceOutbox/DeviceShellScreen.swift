@@ -23,6 +23,8 @@ enum DeviceShellScreen {
                 "maxName": .int(SubmitForm.maximumNameLength),
 
                 "shellJSON": .string(ScriptJSON.encode(clientMessages(context.messages))),
+                // Kept for every user of the device: not whom it was made for (`Web.render`'s `pageUser`).
+                "pageUser": .bool(false),
             ]
             return try web.render(
                 "device", title: context.messages[titleKey], values, context: context, scripts: ["device-shell"])

@@ -164,6 +164,9 @@ final class Web: Sendable {
                 "id": .int(Int(user.id)), "email": .string(user.email), "fullname": MustacheValue(user.fullname),
             ]
             root["signedInAs"] = .string(context.messages.format("settings.signedInAs", ["email": user.email]))
+            // Whom the page was made for, for the device's outbox (device-sync.js); the app shell, kept
+            // for every user of a device, leaves it out.
+            root["pageUser"] = .string(String(user.id))
         }
         for (key, value) in values { root[key] = value }
         // Bytes straight into the body: a String would be validated and copied back to bytes again
