@@ -65,7 +65,20 @@
     record.photos.forEach(function (photo, index) { strip.appendChild(tile(photo, index, true)); });
   }
 
+  // The limits the server applies (20 photos a report, counting those a report begun online has there
+  // already; the photo size), applied when a photo is taken, as on the creation page: a report made
+  // here is never one the server will refuse for good, with no way to take one photo out of it.
+  function refusal(blob) {
+    var maxPhotos = parseInt(words['limits.maxPhotos'], 10) || 20;
+    var maxBytes = parseInt(words['limits.maxFileBytes'], 10) || 0;
+    if (record.photos.length + (record.serverPhotos || 0) >= maxPhotos) return shellWord('photos.errors.full');
+    if (maxBytes && blob.size > maxBytes) return shellWord('photos.errors.tooLarge');
+    return null;
+  }
+
   function take(blob, name) {
+    var refused = refusal(blob);
+    if (refused) { say(refused); return Promise.resolve(); }
     var photo = { id: HAROutbox.uuid(), blob: blob, name: name, fix: fix, takenAt: Date.now() };
     record.photos.push(photo);
     return saveRecord().then(function () {

@@ -120,7 +120,9 @@
         var json = null;
         try { json = text ? JSON.parse(text) : null; } catch (e) { json = null; }
         if (response.status === 401) throw new SignedOut();
-        if (response.status >= 500 || response.status === 408 || response.status === 429) {
+        // A 403 for the form token (a session renewed meanwhile): the next round asks for a fresh one.
+        if (response.status >= 500 || response.status === 408 || response.status === 429 ||
+            (response.status === 403 && json && json.error === 'csrf')) {
           throw new RetryLater(json && json.message);
         }
         return { status: response.status, body: json };

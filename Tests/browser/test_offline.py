@@ -803,3 +803,50 @@ def test_OFF_03_another_users_reports_are_never_shown_even_before_the_session_an
         assert 'id="main"' in shell and "har-user" not in shell
     finally:
         server.remove()
+
+
+def test_OFF_02_the_shell_applies_the_servers_photo_limits_when_a_photo_is_taken(driver):
+    """The app shell's creation page (the server out of reach) applies the limits the server would:
+    the photo size and the 20 photos of a report. A photo past them is refused when it is taken, with
+    the reason; a report made offline is never one the server refuses for good, with no way to take
+    one photo out of it."""
+    server = start_server(env={"HAR_WORKER_ENABLED": "false", "HAR_MAX_FILE_BYTES": "3000"})
+    try:
+        visit_online(driver, server)
+
+        def photos_kept():
+            return driver.execute_async_script("""
+                var done = arguments[arguments.length - 1];
+                HAROutbox.openReport(HARDevice.owner()).then(function (r) { done(r.photos.length); },
+                                                              function (e) { done(String(e)); });
+            """)
+
+        driver.set_script_timeout(30)
+        driver.get(server.url + "/app-shell/new")
+        wait_for(driver, lambda d: d.find_element(By.ID, "capture").is_enabled(), 25)
+        wait_for(driver, lambda d: d.execute_script(
+            "var v = document.getElementById('preview'); return v.videoWidth > 0 && v.readyState >= 2"))
+        driver.find_element(By.ID, "capture").click()
+        message = driver.find_element(By.ID, "photo-message")
+        wait_for(driver, lambda d: message.text == "This photo is too large to be sent.")
+        assert photos_kept() == 0 and device_photos(driver) == 0
+
+        assert driver.execute_async_script("""
+            var done = arguments[arguments.length - 1];
+            HAROutbox.openReport(HARDevice.owner()).then(function (record) {
+              for (var i = 0; i < 20; i++) record.photos.push({id: HAROutbox.uuid(), blob: new Blob(['x'], {type: 'image/jpeg'}),
+                                                               name: 'p.jpg', fix: null, takenAt: Date.now()});
+              return HAROutbox.save(record);
+            }).then(function () { done(true); }, function (e) { done(String(e)); });
+        """) is True
+        driver.get(server.url + "/app-shell/new")
+        wait_for(driver, lambda d: device_photos(d) == 20)
+        wait_for(driver, lambda d: d.find_element(By.ID, "capture").is_enabled(), 25)
+        wait_for(driver, lambda d: d.execute_script(
+            "var v = document.getElementById('preview'); return v.videoWidth > 0 && v.readyState >= 2"))
+        driver.find_element(By.ID, "capture").click()
+        message = driver.find_element(By.ID, "photo-message")
+        wait_for(driver, lambda d: "at most 20 photos" in message.text)
+        assert photos_kept() == 20 and device_photos(driver) == 20
+    finally:
+        server.remove()

@@ -11,7 +11,10 @@ import Mustache
 enum DeviceShellScreen {
     static let modes = ["new": "create.title", "submit": "submit.title", "list": "list.title"]
 
-    static func register(on router: inout Router, web: Web) {
+    /// `maxFileBytes`: the drafts' photo size limit, which the shell applies when a photo is taken, as
+    /// the creation page does (with the 20 photos of a report), so that a report made offline is never
+    /// one the server will refuse for good.
+    static func register(on router: inout Router, web: Web, maxFileBytes: Int) {
         router.web("GET", "/app-shell/:mode", web, access: .page) { request, context in
             guard let mode = request.parameters["mode"], let titleKey = modes[mode] else {
                 return web.errorPage(
@@ -22,7 +25,12 @@ enum DeviceShellScreen {
                 "isList": .bool(mode == "list"), "selects": SubmitForm().selectValues(context.messages),
                 "maxName": .int(SubmitForm.maximumNameLength),
 
-                "shellJSON": .string(ScriptJSON.encode(clientMessages(context.messages))),
+                "shellJSON": .string(
+                    ScriptJSON.encode(
+                        clientMessages(context.messages).merging([
+                            "limits.maxPhotos": String(Draft.maximumPhotos),
+                            "limits.maxFileBytes": String(maxFileBytes),
+                        ]) { $1 })),
                 // Kept for every user of the device: not whom it was made for (`Web.render`'s `pageUser`).
                 "pageUser": .bool(false),
             ]
@@ -44,7 +52,11 @@ enum DeviceShellScreen {
     static func clientMessages(_ messages: Messages) -> [String: String] {
         var out: [String: String] = [:]
         for key in outboxKeys { out[key] = messages["outbox.\(key)"] }
-        for key in ["photos.photoAlt", "photos.remove", "submit.errors.noPhotos", "submit.errors.nameEmpty"] {
+        for key in [
+            "photos.photoAlt", "photos.remove", "submit.errors.noPhotos", "submit.errors.nameEmpty",
+            "photos.errors.full",
+            "photos.errors.tooLarge",
+        ] {
             out[key] = messages[key]
         }
         return out

@@ -9,6 +9,6 @@ enum DraftRoutes {
         SubmitScreen.register(on: &router, web: web, drafts: drafts)
         PhotoRoutes.register(on: &router, web: web, drafts: drafts)
         DeviceReportRoutes.register(on: &router, web: web, drafts: drafts)
-        DeviceShellScreen.register(on: &router, web: web)
+        DeviceShellScreen.register(on: &router, web: web, maxFileBytes: drafts.options.maxFileBytes)
     }
 }
