@@ -212,7 +212,14 @@
           target.setAttribute('data-held-cleared', 'true');
           target.submit();
         };
-        held.clear(draft).then(go);
+        // Photos of this draft kept in the device's outbox (the network gone while it was open) go too.
+        var outboxCleared = function () {
+          if (!window.HAROutbox) return null;
+          return HAROutbox.get(draft).then(function (record) {
+            if (record && record.status === 'open') return HAROutbox.remove(draft);
+          });
+        };
+        held.clear(draft).then(outboxCleared).then(go, go);
         setTimeout(go, 3000);
         return;
       }

@@ -850,3 +850,49 @@ def test_OFF_02_the_shell_applies_the_servers_photo_limits_when_a_photo_is_taken
         assert photos_kept() == 20 and device_photos(driver) == 20
     finally:
         server.remove()
+
+
+def save_open_record(driver, record_id, photos=1):
+    """An unfinished report of the signed-in user on the device, with `photos` real JPEGs (as a creation
+    page keeps them when the network drops)."""
+    driver.set_script_timeout(30)
+    return driver.execute_async_script("""
+        var id = arguments[0], count = arguments[1], done = arguments[arguments.length - 1];
+        var canvas = document.createElement('canvas'); canvas.width = 64; canvas.height = 48;
+        canvas.getContext('2d').fillRect(0, 0, 30, 30);
+        canvas.toBlob(function (blob) {
+          var record = {id: id, owner: String(HARDevice.owner()), status: 'open', createdAt: Date.now(), fields: {},
+                        photos: [], fromPage: true};
+          for (var i = 0; i < count; i++) record.photos.push({id: HAROutbox.uuid(), blob: blob, name: 'kept.jpg',
+            fix: {latitude: 51.5, longitude: -0.12, accuracy: 5, altitude: null}, takenAt: Date.now(), order: i});
+          HAROutbox.save(record).then(function () { done(true); }, function (e) { done(String(e)); });
+        }, 'image/jpeg', 0.9);
+    """, record_id, photos)
+
+
+def test_OFF_02_photos_kept_for_a_draft_that_is_gone_join_the_next_and_cancel_drops_this_drafts(driver):
+    """Photos a creation page kept on the device for a draft that is gone since (submitted or cancelled
+    elsewhere, expired), or a report begun in the shell and never submitted there, wait where no page
+    showed them. The next creation page takes them into its draft and says so, as it does held photos.
+    Cancel on a creation page drops the photos it kept on the device, as it drops held ones."""
+    server = start_server(env={"HAR_WORKER_ENABLED": "false"})
+    try:
+        visit_online(driver, server)
+        driver.get(server.url + "/reports/new")
+        draft = driver.find_element(By.ID, "main").get_attribute("data-draft")
+        gone = driver.execute_script("return HAROutbox.uuid()")
+        assert save_open_record(driver, gone) is True
+        driver.get(server.url + "/reports/new")
+        assert driver.find_element(By.ID, "main").get_attribute("data-draft") == draft
+        wait_for(driver, lambda d: d.execute_script("return HARPhotos.count()") == 1, 30)
+        wait_for(driver, lambda d: outbox_ids(d) == [], 20)
+        photos = "SELECT count(*) FROM photos p JOIN reports r ON r.id = p.report_id WHERE r.local_id = ?"
+        assert local_rows(server, photos, draft) == [(1,)]
+
+        # Cancel: what this page kept on the device goes with the draft.
+        assert save_open_record(driver, draft) is True
+        driver.find_element(By.CSS_SELECTOR, ".header .header-action button").click()
+        wait_for(driver, lambda d: d.current_url.endswith("/reports"))
+        wait_for(driver, lambda d: outbox_ids(d) == [], 20)
+    finally:
+        server.remove()

@@ -100,9 +100,41 @@ export function flush() {
   return flushing;
 }
 
-// Photos of this draft kept on the device by an earlier visit of this page (a reload while offline).
+// This user's unfinished reports kept on the device for another id: a draft gone meanwhile
+// (submitted or cancelled elsewhere, expired) whose photos the server never had, or a report begun
+// in the app shell offline and not submitted there. Their photos join this draft's record, as held
+// photos join the open draft (holding.js), rather than wait on the device where no page shows them.
+// Resolves to how many joined.
+function adoptOthers() {
+  const owner = String(page.owner);
+  return HAROutbox.list(owner).then(function (records) {
+    const others = records.filter(function (r) {
+      return r.status === 'open' && String(r.owner) === owner && r.id !== page.draft && r.photos.length;
+    });
+    if (!others.length) return 0;
+    let joined = 0;
+    return changeRecord(function (record) {
+      others.forEach(function (other) {
+        other.photos.forEach(function (p) {
+          if (record.photos.some(function (q) { return q.id === p.id; })) return;
+          record.photos.push(p);
+          joined += 1;
+        });
+      });
+    }).then(function () {
+      return Promise.all(others.map(function (other) { return HAROutbox.remove(other.id); }));
+    }).then(function () { return joined; });
+  });
+}
+
+// Photos of this draft kept on the device by an earlier visit of this page (a reload while offline),
+// with those adopted from the user's other unfinished reports on the device.
 function restore() {
-  return HAROutbox.get(page.draft).then(function (record) {
+  let joined = 0;
+  return adoptOthers().catch(function () { return 0; }).then(function (count) {
+    joined = count;
+    return HAROutbox.get(page.draft);
+  }).then(function (record) {
     if (!record || record.status !== 'open' || String(record.owner) !== String(page.owner)) return;
     record.photos.forEach(function (p) {
       if (document.querySelector('#photo-strip .photo-item[data-id="' + p.id + '"]')) return;
@@ -112,7 +144,9 @@ function restore() {
       photo.tile.setAttribute('data-device', 'true');
       kept.push(photo);
     });
-    if (kept.length) { HARPhotos.say(word('offlineNote', '')); flush(); }
+    if (joined) HARPhotos.say(HARPhotos.format(t(joined === 1 ? 'create.heldAdoptedOne' : 'create.heldAdoptedMany'), { n: joined }));
+    else if (kept.length) HARPhotos.say(word('offlineNote', ''));
+    if (kept.length) flush();
   }, function () {});
 }
 
