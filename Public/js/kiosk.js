@@ -14,6 +14,8 @@
   var stream = null;
   // How long Submit waits for the server before the report is kept on the tablet.
   var SEND_TIMEOUT = 30000;
+  // True while the form's Submit is under way (formStep): the idle watch waits for it.
+  var submitting = false;
 
   // What a page's steps started (timers, listeners on the document), undone when the server's answer
   // to Submit replaces the page in place.
@@ -113,6 +115,9 @@
     var left = 0;
     cleanups.push(function () { window.clearTimeout(idleTimer); window.clearInterval(tick); });
     function show() {
+      // A Submit under way (its held photos, then the report) is not cut short: the reset would drop
+      // what the tablet holds. The watch looks again a full idle time later.
+      if (submitting) { idleTimer = window.setTimeout(show, idle * 1000); return; }
       left = countdown;
       dialog.hidden = false;
       render();
@@ -329,6 +334,7 @@
       var answers = fieldsOf(form);
       if (!answers.complete || !outbox()) {
         sending = false;
+        submitting = false;
         button.removeAttribute('aria-busy');
         say(main.getAttribute(outbox() ? 'data-incomplete' : 'data-failed'));
         return;
@@ -338,6 +344,7 @@
         outbox().send();
       }, function () {
         sending = false;
+        submitting = false;
         button.removeAttribute('aria-busy');
         say(main.getAttribute('data-failed'));
       });
@@ -345,12 +352,15 @@
     // Photos held on the tablet whose upload got no answer on the photo screen (the server may never
     // have had them) are sent again first, by their ids (the server keeps each once): the receipt
     // drops what the tablet holds, so a report submitted without them would lose them. Resolves
-    // false when one still cannot go (no answer, the server failing): the report is then kept on the
-    // tablet with all of them (keep). One the server refuses for what it is leaves, as on the photo
-    // screen.
+    // false when one still cannot go (no answer within SEND_TIMEOUT for them all, the server failing
+    // or busy, the visit gone there): the report is then kept on the tablet with all of them (keep),
+    // and the device routes make the visit again if need be. One the server refuses for what it is
+    // (too large, not an image, the report full) leaves, as on the photo screen.
     function sendHeldPhotos() {
       if (!outbox() || !visit) return Promise.resolve(true);
       function yes() { return true; }
+      var abort = new AbortController();
+      var timer = window.setTimeout(function () { abort.abort(); }, SEND_TIMEOUT);
       return outbox().openRecord().then(function (record) {
         var missing = record && record.id === visit
           ? record.photos.filter(function (photo) { return !photo.onServer; }) : [];
@@ -368,23 +378,27 @@
             data.append('fix_time', String(Math.round(photo.takenAt || Date.now())));
             data.append('photo', photo.blob, 'photo.jpg');
             return fetch('/kiosk/photos', {
-              method: 'POST', body: data, credentials: 'same-origin',
+              method: 'POST', body: data, credentials: 'same-origin', signal: abort.signal,
               headers: { 'X-CSRF-Token': csrf, 'Accept': 'application/json' }
             }).then(function (response) {
               if (response.ok) return outbox().markSent(visit, photo.id).then(yes, yes);
-              if (response.status >= 500 || [401, 403, 408, 429].indexOf(response.status) >= 0) return false;
-              return outbox().unhold(visit, photo.id).then(yes, yes);
+              if ([409, 413, 415].indexOf(response.status) >= 0) return outbox().unhold(visit, photo.id).then(yes, yes);
+              return false;
             }, function () { return false; });
           });
         });
         return chain;
-      }, yes);
+      }, yes).then(function (allSent) {
+        window.clearTimeout(timer);
+        return allSent;
+      });
     }
     listen(form, 'submit', function (event) {
       if (!window.fetch || !window.URLSearchParams || !window.AbortController || !window.DOMParser) return;
       event.preventDefault();
       if (sending) return;
       sending = true;
+      submitting = true;
       say('');
       button.setAttribute('aria-busy', 'true');
       sendHeldPhotos().then(function (allSent) {
@@ -681,6 +695,7 @@
 
   function init() {
     body = document.body;
+    submitting = false;
     step = body.getAttribute('data-kiosk-step') || '';
     var csrfMeta = document.querySelector('meta[name="har-csrf"]');
     csrf = csrfMeta ? csrfMeta.getAttribute('content') : '';

@@ -882,10 +882,18 @@ def test_OFF_02_photos_kept_for_a_draft_that_is_gone_join_the_next_and_cancel_dr
         draft = driver.find_element(By.ID, "main").get_attribute("data-draft")
         gone = driver.execute_script("return HAROutbox.uuid()")
         assert save_open_record(driver, gone) is True
+        # A report begun in the shell with answers typed in its form stays for the shell to finish.
+        typed = driver.execute_script("return HAROutbox.uuid()")
+        assert save_open_record(driver, typed) is True
+        assert driver.execute_async_script("""
+            var done = arguments[arguments.length - 1];
+            HAROutbox.get(arguments[0]).then(function (r) { r.fields = {name: 'Typed in the shell'}; return HAROutbox.save(r); })
+              .then(function () { done(true); }, function (e) { done(String(e)); });
+        """, typed) is True
         driver.get(server.url + "/reports/new")
         assert driver.find_element(By.ID, "main").get_attribute("data-draft") == draft
         wait_for(driver, lambda d: d.execute_script("return HARPhotos.count()") == 1, 30)
-        wait_for(driver, lambda d: outbox_ids(d) == [], 20)
+        wait_for(driver, lambda d: [r[0] for r in outbox_ids(d)] == [typed], 20)
         photos = "SELECT count(*) FROM photos p JOIN reports r ON r.id = p.report_id WHERE r.local_id = ?"
         assert local_rows(server, photos, draft) == [(1,)]
 
@@ -893,6 +901,6 @@ def test_OFF_02_photos_kept_for_a_draft_that_is_gone_join_the_next_and_cancel_dr
         assert save_open_record(driver, draft) is True
         driver.find_element(By.CSS_SELECTOR, ".header .header-action button").click()
         wait_for(driver, lambda d: d.current_url.endswith("/reports"))
-        wait_for(driver, lambda d: outbox_ids(d) == [], 20)
+        wait_for(driver, lambda d: [r[0] for r in outbox_ids(d)] == [typed], 20)
     finally:
         server.remove()

@@ -30,7 +30,8 @@ function fix(photo) {
 
 // One change of the record at a time (IndexedDB writes of photos can take a while).
 function changeRecord(change) {
-  recordWrites = recordWrites.then(function () {
+  // A write that failed (storage full) fails its own caller, not every later one of this page.
+  recordWrites = recordWrites.catch(function () {}).then(function () {
     return HAROutbox.get(page.draft).then(function (record) {
       record = record || {
         id: page.draft, owner: String(page.owner), status: 'open', createdAt: Date.now(), fields: {}, photos: [],
@@ -104,12 +105,16 @@ export function flush() {
 // (submitted or cancelled elsewhere, expired) whose photos the server never had, or a report begun
 // in the app shell offline and not submitted there. Their photos join this draft's record, as held
 // photos join the open draft (holding.js), rather than wait on the device where no page shows them.
-// Resolves to how many joined.
+// One with answers typed in the shell's form stays as it is, for the shell to finish: taking only its
+// photos would lose what was typed. Resolves to how many joined.
 function adoptOthers() {
   const owner = String(page.owner);
   return HAROutbox.list(owner).then(function (records) {
+    const typed = function (r) {
+      return Object.keys(r.fields || {}).some(function (key) { return String(r.fields[key] || '').trim() !== ''; });
+    };
     const others = records.filter(function (r) {
-      return r.status === 'open' && String(r.owner) === owner && r.id !== page.draft && r.photos.length;
+      return r.status === 'open' && String(r.owner) === owner && r.id !== page.draft && r.photos.length && !typed(r);
     });
     if (!others.length) return 0;
     let joined = 0;

@@ -120,10 +120,13 @@ function answered(photo, attempt, status, body) {
     return notSent(photo, t('photos.errors.failed')).then(function () { window.location.assign(body.redirect); });
   }
   // Not now: tried again in a while (and at the next visit).
-  if (status >= 500 || status === 408 || status === 403) {
+  if (status >= 500 || status === 408) {
     retryLater(30);
     return notSent(photo, body && body.message ? body.message : t('photos.errors.failed'));
   }
+  // The form token refused (another tab signed in or out): this page's token will not do; the next
+  // visit of the page, with a fresh one, sends it.
+  if (status === 403) return notSent(photo, body && body.message ? body.message : t('photos.errors.failed'));
   // The day's quota, or the room one person's unsent photos may take: not before some are sent, or
   // tomorrow; tried again at the next visit.
   if (status === 429) return notSent(photo, body && body.message ? body.message : t('photos.errors.failed'));
