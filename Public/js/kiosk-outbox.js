@@ -182,7 +182,8 @@
     }, function () { throw new RetryLater(); });
   }
 
-  function sendPhoto(record, photo, csrf) {
+  // A held photo as its upload's form: its id (the server keeps each once), its fix and time.
+  function photoForm(photo) {
     var form = new FormData();
     form.append('photo_id', photo.id);
     var fix = photo.fix;
@@ -193,7 +194,11 @@
     }
     form.append('fix_time', String(Math.round(photo.takenAt || Date.now())));
     form.append('photo', photo.blob, 'photo.jpg');
-    return call('/kiosk/device/reports/' + record.id + '/photos', form, csrf);
+    return form;
+  }
+
+  function sendPhoto(record, photo, csrf) {
+    return call('/kiosk/device/reports/' + record.id + '/photos', photoForm(photo), csrf);
   }
 
   // One report: open, the photos the server lacks, submit; then the record goes. A refusal (4xx: the
@@ -265,7 +270,8 @@
   }
 
   global.HARKioskOutbox = {
-    save: save, send: send, hold: hold, unhold: unhold, markSent: markSent, keepTyped: keepTyped, openRecord: openRecord,
+    save: save, send: send, hold: hold, unhold: unhold, markSent: markSent, photoForm: photoForm, keepTyped: keepTyped,
+    openRecord: openRecord,
     dropOpen: dropOpen, finish: finish, counts: counts, retryRefused: retryRefused, DB_NAME: DB_NAME
   };
 })(self);

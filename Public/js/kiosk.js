@@ -368,17 +368,8 @@
         missing.forEach(function (photo) {
           chain = chain.then(function (ok) {
             if (!ok) return false;
-            var data = new FormData();
-            data.append('photo_id', photo.id);
-            if (photo.fix) {
-              data.append('latitude', String(photo.fix.latitude));
-              data.append('longitude', String(photo.fix.longitude));
-              data.append('accuracy', String(photo.fix.accuracy));
-            }
-            data.append('fix_time', String(Math.round(photo.takenAt || Date.now())));
-            data.append('photo', photo.blob, 'photo.jpg');
             return fetch('/kiosk/photos', {
-              method: 'POST', body: data, credentials: 'same-origin', signal: abort.signal,
+              method: 'POST', body: outbox().photoForm(photo), credentials: 'same-origin', signal: abort.signal,
               headers: { 'X-CSRF-Token': csrf, 'Accept': 'application/json' }
             }).then(function (response) {
               if (response.ok) return outbox().markSent(visit, photo.id).then(yes, yes);

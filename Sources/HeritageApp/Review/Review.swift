@@ -72,6 +72,18 @@ extension Router {
             return try handler(request, context, user, held)
         }
     }
+
+    /// An export: a GET review route that writes a file and an audit row, so one that another site
+    /// sent the browser to is not made (`ReviewExports.crossSiteRefusal`).
+    mutating func reviewExport(
+        _ pattern: String, _ review: Review,
+        _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
+    ) {
+        self.review("GET", pattern, review) { request, context, user, role in
+            if let refused = ReviewExports.crossSiteRefusal(request, context, review) { return refused }
+            return try handler(request, context, user, role)
+        }
+    }
 }
 
 /// Every route of the review, registered once from `Application`. `routes` lists them for the sweep of

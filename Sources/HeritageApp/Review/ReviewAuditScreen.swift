@@ -59,8 +59,7 @@ enum ReviewAuditScreen {
             return try review.web.render(
                 "review-audit", title: messages["review.audit.title"], values, context: context)
         }
-        router.review("GET", "/review/audit.csv", review) { request, context, user, _ in
-            if let refused = ReviewExports.crossSiteRefusal(request, context, review) { return refused }
+        router.reviewExport("/review/audit.csv", review) { request, context, user, _ in
             let filter = filter(request)
             let file = try ExportFile(directory: review.settings.exportsDirectory, suffix: "csv")
             try file.write(

@@ -15,8 +15,7 @@ enum ReviewExports {
     static let batch = 1000
 
     static func register(on router: inout Router, review: Review) {
-        router.review("GET", "/review/export.csv", review) { request, context, user, _ in
-            if let refused = crossSiteRefusal(request, context, review) { return refused }
+        router.reviewExport("/review/export.csv", review) { request, context, user, _ in
             let query = ReviewQuery(request.query)
             let file = try ExportFile(directory: review.settings.exportsDirectory, suffix: "csv")
             try file.write(CSV.byteOrderMark + CSV.line(csvHeader))
@@ -25,9 +24,8 @@ enum ReviewExports {
             return try file.response(
                 request, context, type: "text/csv; charset=utf-8", name: "reports.csv")
         }
-        router.review("GET", "/review/export.geojson", review) { request, context, user, _ in
-            if let refused = crossSiteRefusal(request, context, review) { return refused }
-            return try geoJSON(review, request, context, user: user, audited: true)
+        router.reviewExport("/review/export.geojson", review) { request, context, user, _ in
+            try geoJSON(review, request, context, user: user, audited: true)
         }
         // The dashboard's map: the same features (at most `mapLimit`), a view rather than an export.
         router.review("GET", "/review/map.geojson", review) { request, context, user, _ in

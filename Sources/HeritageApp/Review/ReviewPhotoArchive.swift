@@ -17,8 +17,7 @@ enum ReviewPhotoArchive {
     static let maxEntries = 65_000
 
     static func register(on router: inout Router, review: Review) {
-        router.review("GET", "/review/export.zip", review) { request, context, user, _ in
-            if let refused = ReviewExports.crossSiteRefusal(request, context, review) { return refused }
+        router.reviewExport("/review/export.zip", review) { request, context, user, _ in
             let query = ReviewQuery(request.query)
             let file = try ExportFile(directory: review.settings.exportsDirectory, suffix: "zip")
             let zip = ZipWriter(file: file, now: WallClock.now())

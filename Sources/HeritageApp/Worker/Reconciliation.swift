@@ -93,9 +93,8 @@ enum Reconciliation {
         }
         guard extra == inDoubt.count else {
             return .undecidable(
-                "cannot tell whether \(inDoubt.count == 1 ? "a photo" : "\(inDoubt.count) photos") reached the "
-                    + "platform: it lists \(listed.count) photos for the report, \(storedCount) are recorded as sent here"
-            )
+                "cannot tell whether \(doubt) reached the platform: it lists \(listed.count) photos for the report, "
+                    + "\(storedCount) are recorded as sent here")
         }
         // The newest photos are the ones in doubt: those not claimed by a photo of ours when the listing
         // gives ids, else the last ones received (by creation time when every photo has one; the

@@ -67,7 +67,7 @@ public struct PlatformReport: Sendable, Equatable, Codable {
         // One malformed photo entry must not hide the others.
         let entries = c.lenient([LenientElement<PlatformPhoto>].self, .photos)
         photos = entries?.compactMap(\.value)
-        unreadablePhotoCount = entries.map { $0.count - $0.filter { $0.value != nil }.count } ?? 0
+        unreadablePhotoCount = (entries?.count ?? 0) - (photos?.count ?? 0)
     }
 
     public func encode(to encoder: any Encoder) throws {
