@@ -16,7 +16,7 @@ lead=lead@bench.example
 cleanup() { [ -n "${pid:-}" ] && kill "$pid" 2>/dev/null; wait 2>/dev/null || true; [ -n "${KEEP:-}" ] && echo "kept $data" || rm -rf "$data" "$data.out"; }
 trap cleanup EXIT
 
-HAR_PORT=$port HAR_DATA_DIR="$data" HAR_WORKER_ENABLED=false HAR_ACCESS_LOG=true HAR_COORDINATORS=$lead \
+HAR_PORT=$port HAR_DATA_DIR="$data" HAR_WORKER_ENABLED=false HAR_ACCESS_LOG=true HAR_COORDINATORS=$lead HAR_PLATFORM_VERIFIED=$lead \
     HAR_REVIEW_POLICY=all "$har" serve >"$data.out" 2>&1 &
 pid=$!
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done

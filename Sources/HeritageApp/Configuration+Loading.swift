@@ -76,6 +76,9 @@ extension Configuration {
         .int("platform_session_ttl", \.platformSessionTTL, 1...31_536_000, "local platform session lifetime, seconds"),
         .optionalString(
             "platform_faults", \.platformFaults, "local platform faults: fail5xx=0.3,drop=0.1,latency_ms=200,seed=1"),
+        .optionalString(
+            "platform_verified", \.platformVerified,
+            "local platform: comma-separated e-mails whose accounts it reports as verified"),
         .int("platform_photo_limit_bytes", \.platformPhotoLimitBytes, 1...(1 << 40), "local platform photo size limit"),
         .bool("worker_enabled", \.workerEnabled, "upload worker on; off: reports are queued but not sent"),
         .int("worker_reports_at_once", \.workerReportsAtOnce, 1...64, "upload worker: reports sent at once"),

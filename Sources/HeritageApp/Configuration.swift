@@ -59,6 +59,9 @@ public struct Configuration: Sendable, Equatable {
     public var platformApps: String?
     public var platformSessionTTL = 86_400
     public var platformFaults: String?
+    /// Comma-separated e-mails whose accounts the local platform reports as verified (`is_verified`),
+    /// standing for the e-mail check a real platform makes.
+    public var platformVerified: String?
     public var platformPhotoLimitBytes = 30 * 1024 * 1024
 
     // Upload worker (issue 5)

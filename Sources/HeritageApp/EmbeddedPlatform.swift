@@ -29,6 +29,7 @@ final class EmbeddedPlatform: Sendable {
             "HAR_INTERNAL_PARENT_PID": String(getpid()),
         ]
         if let faults = configuration.platformFaults { environment["HAR_PLATFORM_FAULTS"] = faults }
+        if let verified = configuration.platformVerified { environment["HAR_PLATFORM_VERIFIED"] = verified }
         if let database = configuration.platformDB { environment["HAR_PLATFORM_DB"] = database }
         for name in ["PATH", "LANG", "TMPDIR", "HAR_INTERNAL_TEST_CASE_SENSITIVE_EMAILS"] {
             if let value = ProcessInfo.processInfo.environment[name] { environment[name] = value }

@@ -35,6 +35,10 @@ enum PlatformCommand {
                 apps: apps, sessionTTL: Double(configuration.platformSessionTTL),
                 photoLimitBytes: configuration.platformPhotoLimitBytes, dataDirectory: configuration.dataDir,
                 faults: faults)
+            platformConfiguration.verifiedEmails = Set(
+                (configuration.platformVerified ?? "").split(separator: ",").map {
+                    Text.trimmed(String($0)).lowercased()
+                }.filter { !$0.isEmpty })
             platformConfiguration.caseSensitiveEmails = getenv("HAR_INTERNAL_TEST_CASE_SENSITIVE_EMAILS") != nil
             server = try LocalPlatformServer(
                 configuration: platformConfiguration,

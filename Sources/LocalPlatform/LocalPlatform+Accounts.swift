@@ -32,7 +32,8 @@ extension LocalPlatform {
             PlatformSession(
                 sessionID: session.id, accountID: account.id, accountType: "user", appID: caller.appKey,
                 creationTime: time, expirationTime: session.expirationTime,
-                fullname: String(email.prefix { $0 != "@" }), isPrimary: true, isVerified: false, locale: "en",
+                fullname: String(email.prefix { $0 != "@" }), isPrimary: true,
+                isVerified: configuration.verifiedEmails.contains(email.lowercased()), locale: "en",
                 objectStatus: "active", updateTime: time))
     }
 

@@ -16,6 +16,9 @@ public struct LocalPlatformConfiguration: Sendable {
     /// with two ids, as some platforms have them. Set by `HAR_INTERNAL_TEST_CASE_SENSITIVE_EMAILS=1`,
     /// which is not configuration.
     public var caseSensitiveEmails = false
+    /// Lower-cased e-mails whose accounts are reported verified (`is_verified`): the local platform
+    /// sends no mail, so a verification is configured (`HAR_PLATFORM_VERIFIED`).
+    public var verifiedEmails: Set<String> = []
 
     public init(
         apps: [String: String], sessionTTL: Double = 86_400, photoLimitBytes: Int = 30 * 1024 * 1024,

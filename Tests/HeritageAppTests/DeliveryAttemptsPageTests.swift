@@ -28,6 +28,7 @@ import Testing
         let fixture = try OutboxFixture(dataDir: folder + "/app")
         var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
         environment["HAR_COORDINATORS"] = "lead@example.org"
+        environment["HAR_PLATFORM_VERIFIED"] = "lead@example.org"
         let serve = try RunningServer(environment: environment)
         let browser = try WebReporter(baseURL: serve.baseURL, folder: folder)
         try await browser.signIn(email: "reporter@example.org")

@@ -10,7 +10,9 @@ import Testing
     static let coordinator = "kiosk.coord.\(UUID().uuidString.prefix(6).lowercased())@example.org"
 
     static func server(_ extra: [String: String] = [:]) throws -> RunningServer {
-        var environment = ["HAR_COORDINATORS": coordinator, "HAR_WORKER_ENABLED": "false"]
+        var environment = [
+            "HAR_COORDINATORS": coordinator, "HAR_PLATFORM_VERIFIED": coordinator, "HAR_WORKER_ENABLED": "false",
+        ]
         environment.merge(extra) { $1 }
         return try RunningServer(environment: environment)
     }

@@ -12,7 +12,10 @@ import Testing
 
     /// A server with `coordinator` named by `HAR_COORDINATORS` and the worker off unless asked.
     static func server(_ extra: [String: String] = [:]) throws -> RunningServer {
-        var environment = ["HAR_COORDINATORS": "someone@example.org, \(coordinator.uppercased())"]
+        var environment = [
+            "HAR_COORDINATORS": "someone@example.org, \(coordinator.uppercased())",
+            "HAR_PLATFORM_VERIFIED": "someone@example.org, \(coordinator.uppercased())",
+        ]
         environment["HAR_WORKER_ENABLED"] = "false"
         environment.merge(extra) { $1 }
         return try RunningServer(environment: environment)
@@ -114,7 +117,7 @@ import Testing
         #expect(try await volunteer.get("/review").status == 403)
         let environment = [
             "HAR_DATA_DIR": server.dataDir, "PATH": "/usr/bin:/bin", "USER": "operator",
-            "HAR_COORDINATORS": Self.coordinator,
+            "HAR_COORDINATORS": Self.coordinator, "HAR_PLATFORM_VERIFIED": Self.coordinator,
         ]
         func har(_ arguments: [String]) async throws -> ProgramResult {
             try await runProgram(TestPaths.harExecutable, ["users"] + arguments, environment: environment)
@@ -157,7 +160,10 @@ import Testing
     /// REV-07: two coordinators decide the same report at once: exactly one wins, each other answer says
     /// who did what; the audit log has one decision.
     @Test func rev07ConcurrentDecisionsOneWins() async throws {
-        let server = try Self.server(["HAR_COORDINATORS": "one@example.org,two@example.org"])
+        let server = try Self.server([
+            "HAR_COORDINATORS": "one@example.org,two@example.org",
+            "HAR_PLATFORM_VERIFIED": "one@example.org,two@example.org",
+        ])
         let one = try await SignedInClient(server, email: "one@example.org")
         let two = try await SignedInClient(server, email: "two@example.org")
         let id = try #require(try Self.insertReports(server, email: one.email, count: 1, prefix: "Tower").first)
@@ -513,6 +519,7 @@ extension ReviewTests {
         var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
         environment["HAR_REVIEW_POLICY"] = "all"
         environment["HAR_COORDINATORS"] = "lead@example.org"
+        environment["HAR_PLATFORM_VERIFIED"] = "lead@example.org"
         let serve = try RunningServer(environment: environment)
         let browser = try WebReporter(baseURL: serve.baseURL, folder: folder)
         try await browser.signIn(email: "reporter@example.org")
@@ -560,6 +567,7 @@ extension ReviewTests {
         var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
         environment["HAR_REVIEW_POLICY"] = "all"
         environment["HAR_COORDINATORS"] = "lead@example.org"
+        environment["HAR_PLATFORM_VERIFIED"] = "lead@example.org"
         let serve = try RunningServer(environment: environment)
         let browser = try WebReporter(baseURL: serve.baseURL, folder: folder)
         try await browser.signIn(email: "reporter@example.org")
@@ -616,6 +624,7 @@ extension ReviewTests {
         var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
         environment["HAR_REVIEW_POLICY"] = "none"
         environment["HAR_COORDINATORS"] = "lead@example.org"
+        environment["HAR_PLATFORM_VERIFIED"] = "lead@example.org"
         let serve = try RunningServer(environment: environment)
         let browser = try WebReporter(baseURL: serve.baseURL, folder: folder)
         try await browser.signIn(email: "reporter@example.org")

@@ -16,7 +16,7 @@ COORDINATOR = unique_email("kiosk-coordinator")
 
 @pytest.fixture(scope="module")
 def server():
-    running = HarServer(env={"HAR_COORDINATORS": COORDINATOR, "HAR_KIOSK_IDLE_SECONDS": "3",
+    running = HarServer(env={"HAR_COORDINATORS": COORDINATOR, "HAR_PLATFORM_VERIFIED": COORDINATOR, "HAR_KIOSK_IDLE_SECONDS": "3",
                              "HAR_KIOSK_COUNTDOWN_SECONDS": "3"}).start()
     yield running
     running.remove()
@@ -182,7 +182,7 @@ def test_KIO_03_KIO_05_offline_report_held_on_the_tablet_then_sent_once(driver):
     a visitor takes two photos and finishes the report, which is held in the kiosk's outbox with a "will
     be sent" receipt; the server returns (same address and data) and the report is stored once, with
     its photos, waiting for review."""
-    server = HarServer(env={"HAR_COORDINATORS": COORDINATOR}).start()
+    server = HarServer(env={"HAR_COORDINATORS": COORDINATOR, "HAR_PLATFORM_VERIFIED": COORDINATOR}).start()
     try:
         enrol(driver, server, site="Offline Priory")
         # The kiosk's service worker controls the page and holds the shell.
@@ -253,7 +253,7 @@ from test_offline import restart  # noqa: E402  (the same server again: same add
 
 def kiosk_with_worker(driver, site):
     """A new server and kiosk, enrolled in this browser, its service worker in control with the shell kept."""
-    server = HarServer(env={"HAR_COORDINATORS": COORDINATOR}).start()
+    server = HarServer(env={"HAR_COORDINATORS": COORDINATOR, "HAR_PLATFORM_VERIFIED": COORDINATOR}).start()
     driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
     enrol(driver, server, site=site)
     driver.get(server.url + "/kiosk")

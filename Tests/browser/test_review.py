@@ -20,7 +20,7 @@ SHOTS = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "img")
 @pytest.fixture(scope="module")
 def server():
     running = HarServer(env={"HAR_WORKER_ENABLED": "true", "HAR_REVIEW_POLICY": "all",
-                             "HAR_COORDINATORS": COORDINATOR}).start()
+                             "HAR_COORDINATORS": COORDINATOR, "HAR_PLATFORM_VERIFIED": COORDINATOR}).start()
     yield running
     running.remove()
 

@@ -7,7 +7,8 @@ import Mustache
 
 /// What the review needs from the configuration and the worker.
 struct ReviewSettings: Sendable {
-    /// `coordinators`: lower-cased e-mails who are coordinators whatever the store says.
+    /// `coordinators`: lower-cased e-mails granted the coordinator's role by the configuration (bound to
+    /// an account as any grant is: REV-10).
     var configuredCoordinators: Set<String> = []
     var policy = ReviewPolicy.kiosk
     /// A report was approved (or a delivery action changed the queue): the worker looks at once.
@@ -40,11 +41,16 @@ struct Review: Sendable {
     /// The trash keeps a discarded report this long, restorable; then it is cancelled.
     static let trashSeconds = 30 * 86_400.0
 
-    /// The user's role: the stored grant, at least coordinator when the configuration names them.
+    /// The user's role: the one their platform account holds (REV-10), never one read by e-mail. The
+    /// configuration's coordinators are grants like any other (`ReviewStore.syncConfigured`).
     func role(of user: WebUser) throws -> Role {
-        let stored = try store.storedRole(email: user.email) ?? .volunteer
-        if settings.configuredCoordinators.contains(user.email.lowercased()) { return max(stored, .coordinator) }
-        return stored
+        try store.role(userID: user.id) ?? .volunteer
+    }
+
+    /// The 403 page for a grant that waits for an administrator to confirm this account's first sign-in.
+    func awaitingConfirmation(_ context: WebContext) -> Response {
+        web.errorPage(
+            status: 403, titleKey: "review.forbiddenTitle", messageKey: "review.awaitingConfirmation", context: context)
     }
 
     /// The 403 page in the user's language: no data of the review on it.
@@ -65,9 +71,16 @@ extension Router {
             let user = try context.requireUser()
             let held = try review.role(of: user)
             guard held >= role else {
+                // A grant to this e-mail that waits for an administrator: someone may be using it who
+                // is not its owner, which is worth an event of its own.
+                let pending = (try? review.store.isAwaitingConfirmation(userID: user.id)) ?? false
                 review.web.log.security(
-                    "review.refused", ["path": request.path, "method": request.method, "client": request.remoteAddress])
-                return review.forbidden(context)
+                    pending ? "review.pending_refused" : "review.refused",
+                    [
+                        "path": request.path, "method": request.method, "client": request.remoteAddress,
+                        "user": String(user.id),
+                    ])
+                return pending ? review.awaitingConfirmation(context) : review.forbidden(context)
             }
             return try handler(request, context, user, held)
         }
@@ -110,8 +123,9 @@ enum ReviewRoutes {
         let review = Review(web: web, store: web.stores.review, settings: settings)
         do {
             try review.store.setPolicy(settings.policy)
+            try review.store.syncConfigured(emails: settings.configuredCoordinators, now: WallClock.now())
         } catch {
-            web.log.error("review: cannot record the review policy: \(error)")
+            web.log.error("review: cannot record the review policy or the configured coordinators: \(error)")
         }
         try? ReviewActions.purge(review, now: WallClock.now())
         ReviewDashboard.register(on: &router, review: review)

@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 
 /// `har users`: roles from the command line (REV-01). Works on the data folder's database directly, also
@@ -8,7 +9,12 @@ enum UsersCommand {
         Usage:
           har users [--config FILE] list                      every user and role (and configured coordinators)
           har users [--config FILE] grant EMAIL coordinator|admin
+          har users [--config FILE] confirm EMAIL             confirm the first sign-in of a pending grant
           har users [--config FILE] revoke EMAIL              back to volunteer
+
+        A grant to an e-mail nobody has signed in with here is pending: it becomes a role at that e-mail's
+        first sign-in when the platform says the account is verified, or once that first sign-in (listed
+        here with its time and address) is confirmed with `confirm` or another `grant`.
         """
 
     static func main(_ arguments: [String]) -> Int32 {
@@ -31,9 +37,9 @@ enum UsersCommand {
             print("email\trole\tsource")
             for email in emails.sorted() {
                 if let grant = grants[email] {
-                    print("\(email)\t\(grant.role.rawValue)\tgranted by \(grant.grantedBy)")
+                    print("\(email)\t\(grant.role.rawValue)\(pendingNote(grant))\tgranted by \(grant.grantedBy)")
                 } else if configured.contains(email) {
-                    print("\(email)\tcoordinator\tconfiguration")
+                    print("\(email)\tcoordinator (pending)\tconfiguration")
                 } else {
                     print("\(email)\tvolunteer\t-")
                 }
@@ -50,6 +56,18 @@ enum UsersCommand {
                 return 64
             }
             try store.grant(email: email, role: role, actor: actor, now: now)
+            if try store.storedRole(email: email) == nil {
+                print("\(email) is \(role.rawValue), pending: nobody has signed in here with this e-mail yet")
+            } else {
+                print("\(email) is \(role.rawValue)")
+            }
+            return 0
+        case ("confirm", 2):
+            let email = action[1].lowercased()
+            guard let role = try store.confirm(email: email, actor: actor, now: now) else {
+                Command.printError("\(email) has no first sign-in waiting for confirmation")
+                return 65
+            }
             print("\(email) is \(role.rawValue)")
             return 0
         case ("revoke", 2):
@@ -65,5 +83,13 @@ enum UsersCommand {
             print(usage)
             return 64
         }
+    }
+
+    /// ", pending" and the first sign-in waiting for confirmation, when there is one.
+    static func pendingNote(_ grant: RoleGrant) -> String {
+        guard grant.isPending else { return "" }
+        guard let at = grant.firstSignInAt else { return " (pending: no sign-in yet)" }
+        let when = ISO8601.utc(seconds: at)
+        return " (pending: first sign-in \(when) from \(grant.firstSignInAddress ?? "?"), to confirm)"
     }
 }

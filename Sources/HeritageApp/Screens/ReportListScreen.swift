@@ -512,6 +512,8 @@ enum ReportListScreen {
         case .held: ("queued", "list.status.held")
         case .needsAttention: ("attention", "list.status.needsAttention")
         case .waitingSignIn: ("attention", "list.status.waitingSignin")
+        case .withdrawing: ("attention", "list.status.withdrawing")
+        case .withdrawn: ("attention", "list.status.withdrawn")
         default: ("queued", "list.status.queued")
         }
     }
@@ -530,6 +532,7 @@ enum ReportListScreen {
             statuses = [
                 "list.status.stored", "list.status.uploading", "list.status.retrying", "list.status.held",
                 "list.status.needsAttention", "list.status.waitingSignin", "list.status.queued",
+                "list.status.withdrawing", "list.status.withdrawn",
             ].map { ($0, messages[$0]) }
         }
 

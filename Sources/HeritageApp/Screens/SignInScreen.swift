@@ -86,6 +86,21 @@ enum SignInScreen {
             return try page(web, context, form: checked, status: 409)
         }
         try web.signInLimiter.succeeded(keys: limitKeys)
+        if let accountID = platformSession.accountID {
+            // A grant to this e-mail becomes a role only for a verified account or once an administrator
+            // has confirmed this first sign-in (REV-10).
+            let binding = try web.stores.review.signedIn(
+                email: checked.email, accountID: accountID, verified: platformSession.isVerified == true,
+                address: request.remoteAddress, now: now)
+            if case .awaitingConfirmation = binding {
+                web.log.security(
+                    "role.pending_signin",
+                    ["client": request.remoteAddress, "email": Log.emailDigest(checked.email)])
+            } else if case .otherAccount = binding {
+                web.log.security(
+                    "role.other_account", ["client": request.remoteAddress, "email": Log.emailDigest(checked.email)])
+            }
+        }
         var context = context
         let lifetime = max(60, Int(made.session.expiresAt - now))
         // Persistent (Max-Age), so the sign-in outlives a browser restart until the platform session ends.

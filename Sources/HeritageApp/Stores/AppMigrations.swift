@@ -32,6 +32,7 @@ enum AppMigrations {
         Migration(version: 15, name: "listed reports index", sql: listedReportsIndex),
         Migration(version: 16, name: "create gates held by leases", sql: createGates),
         Migration(version: 17, name: "review notices' list versions", sql: reviewListVersions),
+        Migration(version: 18, name: "the review gate", sql: ReviewGateMigration.sqlite),
     ]
 
     /// The list shows the owner's review notices (`ReviewStore.reviewStates`: a report's review state,

@@ -34,6 +34,7 @@ enum SQLDeliveryAttempts<Backend: SQLBackend> {
                 .first
         else { return nil }
         if try row.string("state") == "deleting" { return "delete" }
+        if try row.string("state") == "withdrawing" { return "withdraw" }
         if try row.string("platform_report_id") == nil { return "create" }
         let position: SQLValue
         if let photoID {

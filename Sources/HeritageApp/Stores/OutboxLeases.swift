@@ -75,13 +75,7 @@ struct SQLOutboxLeases<Backend: SQLBackend>: OutboxLeases {
 
     /// What the worker takes up: active reports (retry_wait once due), deletions once due, not a queued
     /// report the review keeps back (the same as `OutboxStore.dueReports`).
-    static var dueSQL: String {
-        """
-        (state IN ('queued', 'creating', 'created', 'uploading')
-         OR (state IN ('retry_wait', 'deleting') AND COALESCE(next_attempt_at, 0) <= ?))
-        AND NOT (state = 'queued' AND \(SQLiteReportStore.waitingForReviewSQL))
-        """
-    }
+    static var dueSQL: String { OutboxDue.sql }
 
     func claim(node: String, now: Double, duration: Double, limit: Int) throws -> [Lease] {
         guard limit > 0 else { return [] }
@@ -94,7 +88,7 @@ struct SQLOutboxLeases<Backend: SQLBackend>: OutboxLeases {
                       SELECT 1 FROM worker_gates g WHERE g.key = reports.create_gate AND \(Self.gateLiveSQL)))
                 ORDER BY COALESCE(submitted_at, creation_time), id
                 LIMIT ? \(Backend.skipLocked)
-                """, .real(now), .real(now), .real(now), .real(now), .integer(Int64(limit)))
+                """, OutboxDue.values(now: now) + [.real(now), .real(now), .real(now), .integer(Int64(limit))])
             return try due.compactMap { row -> Lease? in
                 guard let id = try row.int("id") else { return nil }
                 let epoch = try db.scalar(

@@ -1,3 +1,5 @@
+import Storage
+
 /// The reports' aggregate as the upload worker and `har outbox` see it: every read of the outbox and
 /// every state transition, one per state change. Each transition is atomic and durable before it
 /// returns, and each is a compare-and-set on the state: it returns false (or changes nothing) when the
@@ -65,6 +67,12 @@ protocol OutboxStore: Sendable {
     func recordWaitingForSignIn(_ id: Int64, refusedCall: Bool, lease: Lease?) throws
     /// A deletion finished: `deleted` when the platform had it, `cancelled` when it never did.
     func finishDeletion(_ id: Int64, wasOnPlatform: Bool, lease: Lease?) throws
+    /// Before a withdrawal's first call (the review stopped a report the platform has or may have):
+    /// false while the undo window runs, or when the report is no longer withdrawing (an undo took it
+    /// back). From here on the decision cannot be undone.
+    func beginWithdrawal(_ id: Int64, lease: Lease?) throws -> Bool
+    /// A withdrawal finished: nothing of the report is on the platform.
+    func finishWithdrawal(_ id: Int64, lease: Lease?) throws
     /// Back to work from one of `states` (after a sign-in, `har outbox retry` and `release`).
     @discardableResult
     func resume(_ id: Int64, from states: [ReportState]) throws -> Bool
@@ -119,4 +127,30 @@ struct OutboxListing: Sendable, Equatable {
     var photoCount: Int
     var platformReportID: String?
     var lastError: String?
+}
+
+/// What the worker takes up, as one condition on `reports` (unaliased) for both dialects: the
+/// `OutboxStore.dueReports` of one node and the lease claims of several (`SQLOutboxLeases`).
+enum OutboxDue {
+    /// Active reports (retry_wait once due) the review lets go, deletions once due, and withdrawals once
+    /// the decision's undo window and any retry delay have passed. A queued report the review keeps back
+    /// (`SQLiteReportStore.waitingForReviewSQL`) waits; one the review stopped is never created nor
+    /// completed, whatever its delivery state: it is withdrawn instead (docs/REVIEW.md's table).
+    static let sql = """
+        (((state IN ('queued', 'creating', 'created', 'uploading')
+           OR (state IN ('retry_wait', 'deleting') AND COALESCE(next_attempt_at, 0) <= ?))
+          AND NOT (state = 'queued' AND \(SQLiteReportStore.waitingForReviewSQL))
+          AND NOT (state != 'deleting' AND \(SQLiteReportStore.stoppedByReviewSQL)))
+         OR (state = 'withdrawing' AND COALESCE(withdraw_after, 0) <= ? AND COALESCE(next_attempt_at, 0) <= ?))
+        """
+
+    /// The values of `sql`'s three placeholders.
+    static func values(now: Double) -> [SQLValue] { [.real(now), .real(now), .real(now)] }
+
+    /// The earliest moment a waiting report (retry_wait, deleting, withdrawing) becomes due.
+    static let nextSQL = """
+        SELECT MIN(CASE WHEN state = 'withdrawing' AND COALESCE(withdraw_after, 0) > COALESCE(next_attempt_at, 0)
+                        THEN withdraw_after ELSE next_attempt_at END)
+        FROM reports WHERE state IN ('retry_wait', 'deleting', 'withdrawing')
+        """
 }

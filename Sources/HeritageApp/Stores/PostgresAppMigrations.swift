@@ -35,6 +35,7 @@ enum PostgresAppMigrations {
         Migration(version: 15, name: "listed reports index", sql: AppMigrations.listedReportsIndex),
         Migration(version: 16, name: "create gates held by leases", sql: createGates),
         Migration(version: 17, name: "review notices' list versions", sql: reviewListVersions),
+        Migration(version: 18, name: "the review gate", sql: ReviewGateMigration.postgres),
     ]
 
     /// `AppMigrations.reviewListVersions` in PostgreSQL's words: a report's review state, message,

@@ -40,13 +40,10 @@ extension PostgresReportStore: OutboxStore {
         return try database.read { db in
             try db.query(
                 """
-                SELECT id FROM reports
-                WHERE (state IN ('queued', 'creating', 'created', 'uploading')
-                       OR (state IN ('retry_wait', 'deleting') AND COALESCE(next_attempt_at, 0) <= ?))
-                  AND NOT (state = 'queued' AND \(SQLiteReportStore.waitingForReviewSQL))
+                SELECT id FROM reports WHERE \(OutboxDue.sql)
                 ORDER BY COALESCE(submitted_at, creation_time), id
                 LIMIT ?
-                """, .real(now), .integer(Int64(limit + busy.count))
+                """, OutboxDue.values(now: now) + [.integer(Int64(limit + busy.count))]
             ).compactMap { try $0.int("id") }.filter { !busy.contains($0) }.prefix(limit).map { $0 }
         }
     }
@@ -55,7 +52,7 @@ extension PostgresReportStore: OutboxStore {
     func nextDueTime() throws -> Double? {
         try database.read { db in
             try db.scalar(
-                "SELECT MIN(next_attempt_at) FROM reports WHERE state IN ('retry_wait', 'deleting')"
+                OutboxDue.nextSQL
             ).double
         }
     }

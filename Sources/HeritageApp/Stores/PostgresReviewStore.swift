@@ -17,29 +17,38 @@ struct PostgresReviewStore: ReviewStore {
 
     // MARK: Roles
 
+    private typealias Roles = SQLRoles<PostgresDatabase>
+
+    func role(userID: Int64) throws -> Role? {
+        try database.read { db in try Roles.role(db, userID: userID) }
+    }
+
     func storedRole(email: String) throws -> Role? {
-        try database.read { db in
-            try db.scalar("SELECT role FROM user_roles WHERE lower(email) = lower(?)", .text(email)).string.flatMap(
-                Role.init)
-        }
+        try database.read { db in try Roles.boundRole(db, email: email) }
     }
 
     func grant(email: String, role: Role, actor: String, now: Double) throws -> Role? {
-        try database.write { db -> Role? in
-            let before = try db.scalar("SELECT role FROM user_roles WHERE lower(email) = lower(?)", .text(email)).string
-            _ = try db.run(
-                """
-                INSERT INTO user_roles (email, role, granted_by, granted_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT ((lower(email))) DO UPDATE SET role = excluded.role, granted_by = excluded.granted_by,
-                    granted_at = excluded.granted_at
-                """, .text(email), .text(role.rawValue), .text(actor), .real(now))
-            try Self.insertAudit(
-                db,
-                AuditEntry(
-                    at: now, actor: actor, action: "role_grant", subject: email, before: before ?? "volunteer",
-                    after: role.rawValue))
-            return before.flatMap(Role.init)
+        try database.write { db in try Roles.grant(db, email: email, role: role, actor: actor, now: now) }
+    }
+
+    func confirm(email: String, actor: String, now: Double) throws -> Role? {
+        try database.write { db in try Roles.confirm(db, email: email, actor: actor, now: now) }
+    }
+
+    func signedIn(email: String, accountID: String, verified: Bool, address: String, now: Double) throws
+        -> GrantBinding
+    {
+        try database.write { db in
+            try Roles.signedIn(db, email: email, accountID: accountID, verified: verified, address: address, now: now)
         }
+    }
+
+    func isAwaitingConfirmation(userID: Int64) throws -> Bool {
+        try database.read { db in try Roles.isAwaitingConfirmation(db, userID: userID) }
+    }
+
+    func syncConfigured(emails: Set<String>, now: Double) throws {
+        try database.write { db in try Roles.syncConfigured(db, emails: emails, now: now) }
     }
 
     func revoke(email: String, actor: String, now: Double) throws -> Role? {
@@ -58,15 +67,7 @@ struct PostgresReviewStore: ReviewStore {
     }
 
     func grants() throws -> [RoleGrant] {
-        try database.read { db in
-            try db.query("SELECT email, role, granted_by, granted_at FROM user_roles ORDER BY lower(email), email").map
-            { row in
-                RoleGrant(
-                    email: try row.string("email") ?? "",
-                    role: Role(rawValue: try row.string("role") ?? "") ?? .volunteer,
-                    grantedBy: try row.string("granted_by") ?? "", grantedAt: try row.double("granted_at") ?? 0)
-            }
-        }
+        try database.read { db in try Roles.grants(db) }
     }
 
     func userEmails() throws -> [String] {
@@ -289,6 +290,11 @@ struct PostgresReviewStore: ReviewStore {
             return try Self.lastAction(db, reportID: id, actions: Self.decisionActions)
                 ?? .conflict(actor: "?", action: state, at: 0)
         }
+        if let from = ReviewState(rawValue: state),
+            let refused = try ReviewDelivery.refusal(db, id: id, from: from, to: decision.to)
+        {
+            return refused
+        }
         if let duplicateOf = decision.duplicateOf {
             let exists = try db.scalar(
                 "SELECT count(*) FROM reports r WHERE r.id = ? AND r.id != ? AND \(Self.reviewable)",
@@ -307,16 +313,16 @@ struct PostgresReviewStore: ReviewStore {
             .text(decision.to.rawValue), .integer(id), .text(state))
         guard changed == 1 else { throw StoreError(.invariant, "review state changed inside its transaction") }
         var detail = [decision.reason, decision.message].compactMap { $0 }.joined(separator: ": ")
-        // Rejected once on the platform (review after upload): the worker withdraws it (soft delete there).
-        if [ReviewState.rejected, .duplicate].contains(decision.to) {
-            let withdrawn = try db.run(
-                """
-                UPDATE reports SET state = 'deleting', next_attempt_at = NULL, updated_at = ?
-                WHERE id = ? AND state = 'stored'
-                """, .real(now), .integer(id))
-            if withdrawn == 1 { detail += (detail.isEmpty ? "" : "; ") + "withdrawn from the platform" }
+        if let from = ReviewState(rawValue: state),
+            let delivery = try ReviewDelivery.apply(db, id: id, from: from, to: decision.to, now: now)
+        {
+            detail += (detail.isEmpty ? "" : "; ") + delivery
         }
-        if let duplicateOf = decision.duplicateOf { detail = "duplicate of #\(duplicateOf)" }
+        if let duplicateOf = decision.duplicateOf {
+            detail =
+                "duplicate of #\(duplicateOf)"
+                + (detail.hasSuffix("platform") ? "; to be withdrawn from the platform" : "")
+        }
         try Self.insertAudit(
             db,
             AuditEntry(

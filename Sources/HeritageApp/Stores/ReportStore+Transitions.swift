@@ -15,6 +15,9 @@ extension PostgresReportStore: SQLOutboxTransitions {}
 extension SQLiteReportStore {
     /// SQL list of the active states, for `state IN (…)`.
     static let activeSQL = ReportState.active.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+    /// The review stops the report (rejected, duplicate) or keeps it out of the queue (the trash): the
+    /// worker neither creates it nor sends its photos. `reports` unaliased.
+    static let stoppedByReviewSQL = "(review_state IN ('rejected', 'duplicate') OR discarded_at IS NOT NULL)"
 }
 
 /// The state transitions of the outbox (`OutboxStore`). Each is one write transaction (SQLite:
@@ -48,6 +51,7 @@ extension SQLOutboxTransitions {
                 UPDATE reports SET state = 'creating', create_attempted_at = COALESCE(create_attempted_at, ?),
                     next_attempt_at = NULL, updated_at = ?
                 WHERE id = ? AND platform_report_id IS NULL AND state IN ('queued', 'creating', 'retry_wait')
+                  AND NOT \(Self.stoppedByReviewSQL)
                 """, .real(now), .real(now), .integer(id)) == 1
         }
     }
@@ -192,8 +196,8 @@ extension SQLOutboxTransitions {
             _ = try db.run(
                 """
                 UPDATE reports SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, updated_at = ?,
-                    state = CASE WHEN state = 'deleting' THEN 'deleting' ELSE 'retry_wait' END
-                WHERE id = ? AND state IN (\(Self.activeSQL), 'deleting')
+                    state = CASE WHEN state IN ('deleting', 'withdrawing') THEN state ELSE 'retry_wait' END
+                WHERE id = ? AND state IN (\(Self.activeSQL), 'deleting', 'withdrawing')
                 """, .text(error), .real(nextAttemptAt), .real(now), .integer(id))
         }
     }
@@ -210,6 +214,27 @@ extension SQLOutboxTransitions {
         try setState(
             id, to: .waitingSignIn, from: Self.activeSQL, error: "platform session expired",
             attempt: refusedCall ? (.failed, 401) : nil, lease: lease)
+    }
+
+    private static var stoppedByReviewSQL: String { SQLiteReportStore.stoppedByReviewSQL }
+
+    /// Before the withdrawal's first call: only once the undo window has passed, and from then on no
+    /// undo or reopen can take the report back (`ReviewStore.decide` checks `withdrawal_started_at`).
+    func beginWithdrawal(_ id: Int64, lease: Lease?) throws -> Bool {
+        let now = Self.now()
+        return try database.write { db in
+            try Self.fence(db, lease, now: now)
+            return try db.run(
+                """
+                UPDATE reports SET withdrawal_started_at = COALESCE(withdrawal_started_at, ?), updated_at = ?
+                WHERE id = ? AND state = 'withdrawing' AND COALESCE(withdraw_after, 0) <= ?
+                """, .real(now), .real(now), .integer(id), .real(now)) == 1
+        }
+    }
+
+    /// A withdrawal finished: the platform has nothing of the report (removed now, or never created).
+    func finishWithdrawal(_ id: Int64, lease: Lease?) throws {
+        try setState(id, to: .withdrawn, from: "'withdrawing'", error: nil, lease: lease)
     }
 
     /// A deletion finished: `deleted` when the platform had it, `cancelled` when it never did.

@@ -3,16 +3,28 @@
 /// compare-and-set on the review state, written in one transaction with its audit row, so two
 /// coordinators acting at once never both decide a report (the loser is told who won).
 protocol ReviewStore: Sendable {
-    // MARK: Roles (REV-01)
+    // MARK: Roles (REV-01, REV-10)
 
-    /// The role granted in the store (nil: none; a volunteer unless the configuration says more).
+    /// The role the user's platform account holds (nil: none; a volunteer).
+    func role(userID: Int64) throws -> Role?
+    /// The role of the grant to `email` once bound to an account (nil: none, or still pending).
     func storedRole(email: String) throws -> Role?
-    /// Grants `role`, audited as `actor`; returns the role held before.
+    /// Grants `role`, audited as `actor`: bound to the account that signed in here with that e-mail (or
+    /// whose first sign-in waits for confirmation), else pending. Returns the bound role held before.
     @discardableResult
     func grant(email: String, role: Role, actor: String, now: Double) throws -> Role?
+    /// Confirms the first sign-in recorded for a pending grant; nil when there is none to confirm.
+    func confirm(email: String, actor: String, now: Double) throws -> Role?
     /// Takes the stored role away, audited as `actor`; returns the role held before (nil: none, nothing done).
     @discardableResult
     func revoke(email: String, actor: String, now: Double) throws -> Role?
+    /// A sign-in with `email` by the platform account `accountID`: what it did to a grant of the e-mail.
+    func signedIn(email: String, accountID: String, verified: Bool, address: String, now: Double) throws
+        -> GrantBinding
+    /// Whether the user's e-mail has a grant that waits for an administrator's confirmation.
+    func isAwaitingConfirmation(userID: Int64) throws -> Bool
+    /// The configuration's coordinators as grants (`configuration`), kept in step with it.
+    func syncConfigured(emails: Set<String>, now: Double) throws
     /// Every stored grant, by e-mail.
     func grants() throws -> [RoleGrant]
     /// The e-mail of every user who has signed in here, sorted.
@@ -100,6 +112,11 @@ struct RoleGrant: Sendable, Equatable {
     var role: Role
     var grantedBy: String
     var grantedAt: Double
+    /// Not yet bound to a platform account: no role until it is.
+    var isPending = false
+    /// The first sign-in with the e-mail, waiting for an administrator to confirm it.
+    var firstSignInAt: Double? = nil
+    var firstSignInAddress: String? = nil
 }
 
 /// `HAR_REVIEW_POLICY`: which reports wait for a coordinator's approval before upload.

@@ -6,7 +6,7 @@ extension OutboxReport {
     static let columns = """
         id, user_id, local_id, platform_report_id, state, name, designation, condition, occupancy,
         priority_category, owner_type, grade, latitude, longitude, accuracy, altitude, attempts,
-        next_attempt_at, last_error, create_attempted_at, origin
+        next_attempt_at, last_error, create_attempted_at, origin, review_state, discarded_at, withdraw_after
         """
 
     init(row: Row) throws {
@@ -32,6 +32,10 @@ extension OutboxReport {
         lastError = try row.string("last_error")
         createAttemptedAt = try row.double("create_attempted_at")
         isAnonymous = try row.string("origin") == ReportOrigin.kiosk.rawValue
+        let reviewState = try row.string("review_state") ?? ""
+        let discardedAt = try row.double("discarded_at")
+        isStoppedByReview = reviewState == "rejected" || reviewState == "duplicate" || discardedAt != nil
+        withdrawAfter = try row.double("withdraw_after")
     }
 }
 

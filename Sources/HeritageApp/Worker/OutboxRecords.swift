@@ -9,6 +9,9 @@ enum ReportState: String, Sendable, CaseIterable {
     case needsAttention = "needs_attention"
     case waitingSignIn = "waiting_signin"
     case held, deleting, cancelled, deleted
+    /// Stopped by the review (rejected, duplicate) while the platform had or may have had it: the worker
+    /// removes it there once the undo window has passed; then withdrawn (docs/REVIEW.md).
+    case withdrawing, withdrawn
 
     /// States the worker drives forward by itself (retry_wait once its time has come).
     static let active: [ReportState] = [.queued, .creating, .created, .uploading, .retryWait]
@@ -38,6 +41,10 @@ struct OutboxReport: Sendable, Equatable {
     var createAttemptedAt: Double?
     /// A kiosk's report (issue 11, KIO-05): sent as `is_anonymous`, the visitor being no account's.
     var isAnonymous = false
+    /// Rejected, marked duplicate or in the trash: never created nor completed on the platform.
+    var isStoppedByReview = false
+    /// A withdrawal starts no earlier than this (the end of the decision's undo window).
+    var withdrawAfter: Double?
 
     /// The body of the create, or why it cannot be made (a code the platform does not know is a
     /// mistake a retry cannot fix: needs attention, without a call).

@@ -60,15 +60,21 @@ struct ReportUploader: Sendable {
             switch report.state {
             case .deleting:
                 if let next = report.nextAttemptAt, next > now { return }
+            case .withdrawing:
+                // Not before the decision's undo window has passed (nor a retry's delay).
+                if let after = report.withdrawAfter, after > now { return }
+                if let next = report.nextAttemptAt, next > now { return }
             case .queued, .creating, .created, .uploading:
-                break
+                // The review stopped it: never created, never completed (a withdrawal is due instead).
+                if report.isStoppedByReview { return }
             case .retryWait:
+                if report.isStoppedByReview { return }
                 if let next = report.nextAttemptAt, next > now { return }
             default:
                 return
             }
             guard let session = try await usableSession(report) else {
-                if report.state == .deleting {
+                if report.state == .deleting || report.state == .withdrawing {
                     // A deletion cannot wait for sign-in in its own state: it stays deleting, retried later.
                     try await store.run {
                         try $0.recordRetry(
@@ -84,6 +90,10 @@ struct ReportUploader: Sendable {
             do {
                 if report.state == .deleting {
                     try await delete(report, session: session, keeper: keeper)
+                    return
+                }
+                if report.state == .withdrawing {
+                    try await withdraw(report, session: session, keeper: keeper)
                     return
                 }
                 if report.platformReportID == nil {
@@ -147,7 +157,7 @@ struct ReportUploader: Sendable {
     /// a second task waits its turn; when several nodes share the database it is a row of `worker_gates`
     /// held by this report's lease, and a task that finds it held by another report throws
     /// `CreateGateHeld` at once, without waiting: its report is handed back and another one claimed.
-    private func withCreateGate<T: Sendable>(_ key: String, keeper: LeaseKeeper, _ body: () async throws -> T)
+    func withCreateGate<T: Sendable>(_ key: String, keeper: LeaseKeeper, _ body: () async throws -> T)
         async throws -> T
     {
         guard store.leases.isShared else { return try await createGate.withExclusive(key) { try await body() } }
@@ -166,7 +176,7 @@ struct ReportUploader: Sendable {
     }
 
     /// Lists the user's reports and adopts the one an earlier attempt created, if any.
-    private func reconcile(_ report: OutboxReport, body: NewReport, session: OutboxSession, keeper: LeaseKeeper)
+    func reconcile(_ report: OutboxReport, body: NewReport, session: OutboxSession, keeper: LeaseKeeper)
         async throws -> String?
     {
         guard let attemptedAt = report.createAttemptedAt else { return nil }
@@ -311,7 +321,7 @@ struct ReportUploader: Sendable {
             metrics.failure(WorkerFailureKind.sessionExpired.rawValue)
             let (userID, fingerprint, now) = (report.userID, session.fingerprint, WallClock.now())
             try await store.lease { try $0.recordRefusedSession(userID: userID, fingerprint: fingerprint, now: now) }
-            if report.state == .deleting {
+            if report.state == .deleting || report.state == .withdrawing {
                 try await store.run {
                     try $0.recordRetry(
                         id, error: "waiting for sign-in", nextAttemptAt: WallClock.now() + settings.retryCapSeconds,
@@ -319,6 +329,15 @@ struct ReportUploader: Sendable {
                 }
             } else {
                 try await store.run { try $0.recordWaitingForSignIn(id, refusedCall: true, lease: lease) }
+            }
+        case _ where report.state == .withdrawing:
+            // A withdrawal is never given up: whatever the platform answered, it is tried again later.
+            metrics.failure(WorkerFailureKind.retryLater.rawValue)
+            let delay = settings.retryDelay(failuresInARow: report.attempts, retryAfter: error.retryAfter)
+            try await store.run {
+                try $0.recordRetry(
+                    id, error: error.description, nextAttemptAt: WallClock.now() + delay, status: error.httpStatus,
+                    lease: lease)
             }
         case _ where error.shouldRetryLater || error.mayHaveBeenProcessed:
             let kind: WorkerFailureKind = error.mayHaveBeenProcessed ? .outcomeUnknown : .retryLater
