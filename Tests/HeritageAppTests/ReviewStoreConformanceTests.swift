@@ -11,6 +11,8 @@ import Testing
     @Test(arguments: StoreBackend.all) func rev01RolesGrantRevokeAudited(_ backend: StoreBackend) throws {
         let scene = try StoreScene(backend)
         let review = scene.stores.review
+        // Signed in here first: a grant binds to that account at once (REV-10).
+        _ = try scene.user("a@example.org")
         #expect(try review.storedRole(email: "a@example.org") == nil)
         #expect(try review.grant(email: "a@example.org", role: .coordinator, actor: "cli:op", now: scene.now) == nil)
         #expect(try review.storedRole(email: "A@Example.org") == .coordinator, "e-mails compare without case")

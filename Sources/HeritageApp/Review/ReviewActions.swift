@@ -75,16 +75,16 @@ enum ReviewActions {
     {
         let outbox = review.web.stores.outbox
         guard let before = try review.store.row(id: id) else { return .notFound }
-        let changed: Bool
-        switch action {
-        case "retry": changed = try outbox.resume(id, from: [.needsAttention, .retryWait, .waitingSignIn])
-        case "hold": changed = try outbox.hold(id)
-        default: changed = try outbox.resume(id, from: [.held])
+        let from: [ReportState] =
+            switch action {
+            case "retry": [.needsAttention, .retryWait, .waitingSignIn]
+            case "hold": ReportState.active + [.needsAttention, .waitingSignIn]
+            default: [.held]
+            }
+        // The change and its audit row in one transaction: never one without the other.
+        guard try outbox.coordinatorDeliveryAction(action, id: id, from: from, actor: actor, now: now) != nil else {
+            return .notApplicable(state: before.delivery)
         }
-        guard changed else { return .notApplicable(state: before.delivery) }
-        let after = try review.store.row(id: id)?.delivery
-        try review.store.appendAudit(
-            AuditEntry(at: now, actor: actor, action: action, reportID: id, before: before.delivery, after: after))
         review.settings.wakeWorker()
         return .done
     }

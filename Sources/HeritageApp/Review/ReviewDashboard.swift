@@ -109,14 +109,25 @@ enum ReviewDashboard {
             return review.web.errorPage(
                 status: 400, titleKey: "errors.badRequestTitle", messageKey: "review.errors.noAction", context: context)
         }
-        let ids: [Int64]
+        var ids: [Int64]
+        // "All matching" acts on the reports the coordinator was asked about (REV-07): the question
+        // carries their ids (`snapshot`), and a report that entered the filter since is left alone.
+        var newcomers: [Int64] = []
         if request.formValue("scope") == "all" {
-            ids = try ReviewBulk.matching(review.store, query.filter, limit: bulkLimit)
+            let matching = try ReviewBulk.matching(review.store, query.filter, limit: bulkLimit)
+            ids = matching
+            if let snapshot = request.formValue("snapshot").flatMap(ReviewBulk.decodeSnapshot) {
+                let asked = Set(snapshot)
+                newcomers = matching.filter { !asked.contains($0) }
+                ids = snapshot
+            } else if request.formValue("confirm") != nil {
+                ids = []
+            }
         } else {
             guard let ticked = tickedIDs(request) else { return tooMany(review, context) }
             ids = ticked
         }
-        guard !ids.isEmpty else {
+        guard !ids.isEmpty || !newcomers.isEmpty || request.formValue("confirm") != nil else {
             return review.web.errorPage(
                 status: 400, titleKey: "errors.badRequestTitle", messageKey: "review.errors.noneSelected",
                 context: context)
@@ -127,23 +138,32 @@ enum ReviewDashboard {
                 status: 422, titleKey: "errors.badRequestTitle", messageKey: "review.errors.reason", context: context)
         }
         let message = Text.trimmed(String((request.formValue("message") ?? "").prefix(2000)))
-        let confirmed = Int(request.formValue("confirm") ?? "") == ids.count
+        let confirmed = !ids.isEmpty && Int(request.formValue("confirm") ?? "") == ids.count
         let actionLabel = messages["review.action.\(action)"]
         guard confirmed else {
+            if ids.isEmpty { ids = try ReviewBulk.matching(review.store, query.filter, limit: bulkLimit) }
+            guard !ids.isEmpty else {
+                return review.web.errorPage(
+                    status: 400, titleKey: "errors.badRequestTitle", messageKey: "review.errors.noneSelected",
+                    context: context)
+            }
             let values: [String: MustacheValue] = [
                 "question": .string(
                     messages.format("review.bulk.confirm", ["action": actionLabel, "count": String(ids.count)])),
                 "count": .int(ids.count), "action": .string(action), "reason": MustacheValue(reason),
                 "message": .string(message), "scope": .string(request.formValue("scope") ?? "selected"),
                 "ids": .array(request.formValue("scope") == "all" ? [] : ids.map { .string(String($0)) }),
+                "snapshot": MustacheValue(request.formValue("scope") == "all" ? ReviewBulk.encodeSnapshot(ids) : nil),
                 "hidden": query.hiddenFields, "query": .string(query.queryString),
             ]
             return try review.web.render(
                 "review-bulk", title: messages["review.bulk.title"], values, context: context)
         }
-        let results = try ReviewBulk.run(
-            review, action: action, ids: ids, actor: user.email, reason: reason, message: message,
-            now: WallClock.now())
+        let results =
+            try ReviewBulk.run(
+                review, action: action, ids: ids, actor: user.email, reason: reason, message: message,
+                now: WallClock.now())
+            + newcomers.map { ReviewBulk.Result(id: $0, outcome: .notApplicable(state: "snapshot")) }
         let done = results.filter { $0.done }.count
         let undoable = ReviewBulk.undoable.contains(action) && done > 0
         let values: [String: MustacheValue] = [
@@ -248,6 +268,34 @@ enum ReviewBulk {
         var id: Int64
         var outcome: ReviewOutcome
         var done: Bool { outcome == .done }
+    }
+
+    /// The ids a confirmation of "all matching" carries: sorted, as runs (`1-40,42,50-61`), so that
+    /// 20,000 ids of a filter take a few bytes when they follow one another and at most ~140 KB when not.
+    static func encodeSnapshot(_ ids: [Int64]) -> String {
+        var runs: [(first: Int64, last: Int64)] = []
+        for id in ids.sorted() {
+            if let run = runs.last, id == run.last + 1 {
+                runs[runs.count - 1].last = id
+            } else if runs.last?.last != id {
+                runs.append((id, id))
+            }
+        }
+        return runs.map { $0.first == $0.last ? "\($0.first)" : "\($0.first)-\($0.last)" }.joined(separator: ",")
+    }
+
+    /// The ids of `encodeSnapshot`'s text; nil when it is not one, or names more than a bulk action takes.
+    static func decodeSnapshot(_ text: String) -> [Int64]? {
+        var ids: [Int64] = []
+        for run in text.split(separator: ",") {
+            let ends = run.split(separator: "-", omittingEmptySubsequences: false).map { Int64($0) }
+            guard let first = ends.first ?? nil, ends.count <= 2 else { return nil }
+            let last = ends.count == 2 ? ends[1] : first
+            guard let last, last >= first, last - first < Int64(ReviewDashboard.bulkLimit) else { return nil }
+            ids += first...last
+            if ids.count > ReviewDashboard.bulkLimit { return nil }
+        }
+        return ids.isEmpty ? nil : ids
     }
 
     /// The ids of every report matching the filter (keyset pages of 1,000), at most `limit`.

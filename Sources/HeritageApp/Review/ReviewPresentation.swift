@@ -40,6 +40,8 @@ enum ReviewPresentation {
                 ["actor": actor, "action": messages["review.action.\(action)"], "when": time(at)])
         case .notApplicable("undo"):
             return messages["review.outcome.tooLate"]
+        case .notApplicable("snapshot"):
+            return messages["review.outcome.notConfirmed"]
         case .notApplicable("withdrawn"):
             return messages["review.outcome.withdrawn"]
         case .notApplicable(let state):

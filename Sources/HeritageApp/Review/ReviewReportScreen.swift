@@ -176,7 +176,10 @@ enum ReviewReportScreen {
     /// A report's photo or thumbnail, to coordinators: the same guards as the owner's `/photos/…`.
     static func photo(_ review: Review, _ request: Request, _ context: WebContext, thumbnail: Bool) -> Response {
         let files = PhotoFiles(directory: review.web.photosDirectory)
-        guard let photo = request.parameters["photo"], PhotoFiles.isValidID(photo) else {
+        // Only a photo of a report on the review: never one of a draft or of a kiosk visit in progress.
+        guard let photo = request.parameters["photo"], PhotoFiles.isValidID(photo),
+            (try? review.store.isReviewablePhoto(photo)) == true
+        else {
             return notFound(review, context)
         }
         let path = thumbnail ? files.thumbnailPath(photo) : files.originalPath(photo)

@@ -81,6 +81,10 @@ protocol OutboxStore: Sendable {
     /// `har outbox hold`: a report the worker would still send is held; one in flight stops at the
     /// worker's next step. False when it is in no such state.
     func hold(_ id: Int64) throws -> Bool
+    /// A coordinator's retry, hold or release (`resume` from `from`, or `hold`) and its audit row, in one
+    /// transaction: the delivery states before and after, nil when the report was in no such state.
+    func coordinatorDeliveryAction(_ action: String, id: Int64, from: [ReportState], actor: String, now: Double)
+        throws -> (before: String, after: String)?
 }
 
 /// The transitions without a lease, as `har outbox` and the tests make them.

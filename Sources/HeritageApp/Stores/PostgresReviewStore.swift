@@ -66,6 +66,10 @@ struct PostgresReviewStore: ReviewStore {
         }
     }
 
+    func isReviewablePhoto(_ photoID: String) throws -> Bool {
+        try database.read { db in try SQLReviewPhotos<PostgresDatabase>.isReviewable(db, photoID: photoID) }
+    }
+
     func grants() throws -> [RoleGrant] {
         try database.read { db in try Roles.grants(db) }
     }

@@ -284,6 +284,33 @@ extension SQLOutboxTransitions {
         }
     }
 
+    func coordinatorDeliveryAction(_ action: String, id: Int64, from: [ReportState], actor: String, now: Double)
+        throws -> (before: String, after: String)?
+    {
+        let from = from.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        return try database.write { db -> (before: String, after: String)? in
+            guard let before = try db.scalar("SELECT state FROM reports WHERE id = ?", .integer(id)).string else {
+                return nil
+            }
+            let change =
+                action == "hold"
+                ? "state = 'held', next_attempt_at = NULL"
+                : Self.resumed
+            guard
+                try db.run(
+                    "UPDATE reports SET \(change), updated_at = ? WHERE id = ? AND state IN (\(from))", .real(now),
+                    .integer(id)) == 1,
+                let after = try db.scalar("SELECT state FROM reports WHERE id = ?", .integer(id)).string
+            else { return nil }
+            _ = try db.run(
+                """
+                INSERT INTO review_audit (at, actor, action, report_id, subject, before, after, detail)
+                VALUES (?, ?, ?, ?, NULL, ?, ?, NULL)
+                """, .real(now), .text(actor), .text(action), .integer(id), .text(before), .text(after))
+            return (before, after)
+        }
+    }
+
     /// A user signed in again: every report of theirs waiting for it goes back to work.
     func resumeWaitingForSignIn(userID: Int64) throws -> Int {
         let now = Self.now()

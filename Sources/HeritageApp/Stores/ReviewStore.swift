@@ -45,6 +45,8 @@ protocol ReviewStore: Sendable {
     func row(id: Int64) throws -> ReviewRow?
     /// The photos of a report, in order.
     func photos(reportID: Int64) throws -> [ReviewPhoto]
+    /// Whether the photo (by its local id) belongs to a report on the review: the only ones it serves.
+    func isReviewablePhoto(_ photoID: String) throws -> Bool
     /// Submitted reports within `metres` of the report's location, nearest first, itself excluded.
     func nearby(id: Int64, metres: Double, limit: Int) throws -> [ReviewRow]
 

@@ -61,6 +61,10 @@ struct SQLiteReviewStore: ReviewStore {
         }
     }
 
+    func isReviewablePhoto(_ photoID: String) throws -> Bool {
+        try database.read { db in try SQLReviewPhotos<SQLiteDatabase>.isReviewable(db, photoID: photoID) }
+    }
+
     func grants() throws -> [RoleGrant] {
         try database.read { db in try Roles.grants(db) }
     }
