@@ -1,0 +1,168 @@
+import Foundation
+import Storage
+import Testing
+
+@testable import HeritageApp
+
+/// The review gate's three broken promises, as a new user and an attacker met them: run against the
+/// real `har serve` (a process, its security log read back), the real upload worker and the local
+/// platform process with its fault switches.
+@Suite(.serialized) struct ReviewGateTests {
+    /// REV-10: `har users grant` and `HAR_COORDINATORS` name e-mails nobody has signed in with; a
+    /// stranger signs up with one of them (the platform does not verify it) and gets 403 on /review,
+    /// logged as a security event, until an administrator confirms that first sign-in on the server.
+    @Test func rev10StrangerCannotTakeAPendingGrant() async throws {
+        let configured = "new.\(UUID().uuidString.prefix(6).lowercased())@example.org"
+        let granted = "granted.\(UUID().uuidString.prefix(6).lowercased())@example.org"
+        let verified = "verified.\(UUID().uuidString.prefix(6).lowercased())@example.org"
+        let server = try await ServeProcess(environment: [
+            "HAR_COORDINATORS": "\(configured),\(verified)", "HAR_PLATFORM_VERIFIED": verified,
+            "HAR_WORKER_ENABLED": "false",
+        ])
+        let environment = ["HAR_DATA_DIR": server.dataDir, "PATH": "/usr/bin:/bin", "USER": "operator"]
+        func har(_ arguments: [String]) async throws -> ProgramResult {
+            try await runProgram(TestPaths.harExecutable, ["users"] + arguments, environment: environment)
+        }
+        let grant = try await har(["grant", granted, "admin"])
+        #expect(grant.status == 0 && grant.stdout.contains("pending"), "\(grant.stdout)")
+
+        for email in [configured, granted] {
+            let stranger = try await SignedInClient(server, email: email)
+            let refused = try await stranger.get("/review")
+            #expect(refused.status == 403, "\(email)")
+            #expect(refused.body.contains("an administrator must confirm your first sign-in"))
+        }
+        let listed = try await har(["list"])
+        #expect(listed.stdout.contains("\(configured)\tcoordinator (pending: first sign-in"), "\(listed.stdout)")
+        #expect(listed.stdout.contains("from 127.0.0.1, to confirm)"))
+
+        // The owner of a verified account needs nobody: bound at the first sign-in.
+        let owner = try await SignedInClient(server, email: verified)
+        #expect(try await owner.get("/review").status == 200)
+
+        // The operator confirms one of them, on the server: that account is a coordinator from now on.
+        #expect(try await har(["confirm", configured]).status == 0)
+        let confirmed = try await SignedInClient(server, email: configured)
+        #expect(try await confirmed.get("/review").status == 200)
+        #expect(try await har(["confirm", "nobody@example.org"]).status == 65)
+
+        let (_, log) = await server.stop()
+        #expect(log.contains("review.pending_refused"), "the refused use is a security event")
+        #expect(log.contains("role.pending_signin"))
+    }
+
+    /// REV-11: with the platform answering 5xx, a report waits in retry_wait; rejected as unsafe there,
+    /// it is never created on the platform when the platform answers again. With the platform dropping
+    /// its answers instead, the create landed unseen: the withdrawal finds it and removes it.
+    @Test(arguments: ["fail5xx=0.9,seed=3", "drop=1"]) func rev11RejectedInRetryWaitIsNeverPublished(
+        _ faults: String
+    ) async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Signed in while the platform answers; then it fails (its sessions are kept in its database).
+        let first = try await PlatformProcess(folder: folder)
+        let session = try await first.signIn(email: "volunteer@example.org")
+        await first.stop()
+        let faulty = try await PlatformProcess(folder: folder, faults: faults)
+        let fixture = try OutboxFixture(dataDir: folder + "/data")
+        try fixture.addUser(email: "volunteer@example.org", session: session)
+        try fixture.queueReports(1, photos: 2, tag: "unsafe ")
+        let localID = try #require(fixture.captured.first?.localID)
+        let id = try #require(try fixture.stores.outbox.reportID(localID: localID))
+
+        let worker = try fixture.worker(platform: faulty)
+        worker.start()
+        try await waitUntil("the report retries") {
+            let report = try fixture.stores.outbox.report(id: id)
+            return report?.state == .retryWait && report?.createAttemptedAt != nil
+        }
+        worker.stop()
+        await faulty.stop()
+        let reject = ReviewDecision(
+            to: .rejected, from: [.received, .needsInfo], reason: "unsafe", message: nil, action: "reject")
+        // Decided a minute ago: the undo window is over by the time the worker looks.
+        #expect(
+            try fixture.stores.review.decide(
+                reject, id: id, actor: "c@example.org", now: Date().timeIntervalSince1970 - 60) == .done)
+        #expect(try fixture.stores.outbox.report(id: id)?.state == .withdrawing)
+
+        let healthy = try await PlatformProcess(folder: folder)
+        let again = try fixture.worker(platform: healthy)
+        again.start()
+        try await waitUntil("the report is withdrawn") { try fixture.stores.outbox.report(id: id)?.state == .withdrawn }
+        again.stop()
+        await healthy.stop()
+        let platform = try Database(path: healthy.databasePath, mode: .readOnly)
+        defer { platform.close() }
+        let live = try platform.scalar("SELECT count(*) FROM report WHERE deleted_time IS NULL").int
+        #expect(live == 0, "nothing of the rejected report is published (\(faults))")
+        // With answers dropped the create had landed, and was found and removed; with 5xx it never did.
+        let made = try platform.scalar("SELECT count(*) FROM report").int
+        #expect(made == (faults.hasPrefix("drop") ? 1 : 0), "\(faults)")
+        #expect(try fixture.stores.review.row(id: id)?.review == "rejected")
+    }
+
+    /// REV-11: rejected while a photo is on its way (the platform slow), the report is completed no
+    /// further and is withdrawn once that call has settled and the undo window has passed.
+    @Test func rev11RejectedMidUploadIsWithdrawn() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let slow = try await PlatformProcess(folder: folder, faults: "latency_ms=700")
+        let session = try await slow.signIn(email: "volunteer@example.org")
+        let fixture = try OutboxFixture(dataDir: folder + "/data")
+        try fixture.addUser(email: "volunteer@example.org", session: session)
+        try fixture.queueReports(1, photos: 4, tag: "mid ")
+        let localID = try #require(fixture.captured.first?.localID)
+        let id = try #require(try fixture.stores.outbox.reportID(localID: localID))
+        let worker = try fixture.worker(platform: slow)
+        worker.start()
+        try await waitUntil("a photo is on its way") { try fixture.stores.outbox.report(id: id)?.state == .uploading }
+        let reject = ReviewDecision(
+            to: .rejected, from: [.received, .needsInfo], reason: "unsafe", message: nil, action: "reject")
+        #expect(
+            try fixture.stores.review.decide(reject, id: id, actor: "c@example.org", now: Date().timeIntervalSince1970)
+                == .done)
+        try await waitUntil("the report is withdrawn", timeout: 90) {
+            try fixture.stores.outbox.report(id: id)?.state == .withdrawn
+        }
+        worker.stop()
+        await slow.stop()
+        let platform = try Database(path: slow.databasePath, mode: .readOnly)
+        defer { platform.close() }
+        #expect(try platform.scalar("SELECT count(*) FROM report WHERE deleted_time IS NULL").int == 0)
+        let photos = try fixture.stores.outbox.photos(reportID: id)
+        #expect(photos.filter { $0.state == .stored }.count < 4, "the photos after the decision were never sent")
+    }
+
+    /// REV-11, REV-07: default policy, a stored report rejected in bulk and undone at once stays stored,
+    /// on /review and on its reporter's list; nothing is deleted on the platform.
+    @Test func rev11UndoneRejectKeepsTheReport() async throws {
+        let server = try ReviewTests.server()
+        let volunteer = try await SignedInClient(server)
+        let coordinator = try await SignedInClient(server, email: ReviewTests.coordinator)
+        let ids = try ReviewTests.insertReports(server, email: volunteer.email, count: 1, prefix: "Kept chapel")
+        let id = try #require(ids.first)
+        try sqlite(
+            server.dataDir,
+            "UPDATE reports SET state = 'stored', platform_report_id = 'P-kept', create_attempted_at = submitted_at WHERE id = \(id)"
+        )
+        let question = try await ReviewTests.post(
+            coordinator, "/review/bulk", [("action", "reject"), ("reason", "unsafe"), ("ids", String(id))],
+            tokenFrom: "/review")
+        #expect(question.status == 200)
+        let done = try await ReviewTests.post(
+            coordinator, "/review/bulk",
+            [("action", "reject"), ("reason", "unsafe"), ("ids", String(id)), ("confirm", "1")], tokenFrom: "/review")
+        #expect(done.body.contains("undo-form"))
+        #expect(try sqlite(server.dataDir, "SELECT state FROM reports WHERE id = \(id)") == "withdrawing")
+        let undone = try await ReviewTests.post(
+            coordinator, "/review/bulk/undo", [("action", "reject"), ("ids", String(id))], tokenFrom: "/review")
+        #expect(undone.status == 200)
+        #expect(
+            try sqlite(server.dataDir, "SELECT state || ' ' || review_state FROM reports WHERE id = \(id)")
+                == "stored received")
+        #expect(try await coordinator.get("/review").body.contains("Kept chapel"))
+        #expect(try await volunteer.get("/reports").body.contains("Kept chapel"))
+        await server.stop()
+    }
+}
