@@ -24,7 +24,8 @@ import Testing
     @Test func rev06ReportPageListsFailedAttemptsThenTheSuccess() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let platform = try await PlatformProcess(folder: folder, faults: "fail429=0.6,seed=5")
+        let platform = try await PlatformProcess(
+            folder: folder, faults: "fail429=0.6,seed=5", verified: "lead@example.org")
         let fixture = try OutboxFixture(dataDir: folder + "/app")
         var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
         environment["HAR_COORDINATORS"] = "lead@example.org"

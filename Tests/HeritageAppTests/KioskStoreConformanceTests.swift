@@ -13,6 +13,8 @@ import Testing
     @Test(arguments: StoreBackend.all) func kio01EnrolOnceRevokeAudited(_ backend: StoreBackend) throws {
         let scene = try StoreScene(backend)
         let coordinator = try scene.user("c@example.org")
+        // A kiosk takes visits while its account holds a coordinator's role (REV-12).
+        try scene.stores.review.grant(email: "c@example.org", role: .coordinator, actor: "cli:op", now: scene.now)
         let kiosks = scene.stores.kiosks
         let id = try kiosks.create(
             NewKiosk(siteName: "Abbey", latitude: 51.5, longitude: -0.1, userID: coordinator), actor: "c@example.org",
@@ -49,7 +51,9 @@ import Testing
             try !kiosks.issueEnrolment(
                 kioskID: id, tokenHash: Self.hash(11), expiresAt: scene.now + 600, actor: "c@example.org",
                 now: scene.now))
-        let audit = try scene.stores.review.audit(AuditFilter(), beforeID: nil, limit: 20).map(\.action)
+        let audit = try scene.stores.review.audit(AuditFilter(), beforeID: nil, limit: 20).map(\.action).filter {
+            $0.hasPrefix("kiosk")
+        }
         #expect(
             audit == ["kiosk_revoke", "kiosk_enrol", "kiosk_enrolment_link", "kiosk_enrolment_link", "kiosk_create"])
     }
@@ -61,6 +65,8 @@ import Testing
     @Test(arguments: StoreBackend.all) func kio05VisitSubmitReceiptClaim(_ backend: StoreBackend) throws {
         let scene = try StoreScene(backend)
         let coordinator = try scene.user("c@example.org")
+        // A kiosk takes visits while its account holds a coordinator's role (REV-12).
+        try scene.stores.review.grant(email: "c@example.org", role: .coordinator, actor: "cli:op", now: scene.now)
         let visitor = try scene.user("v@example.org", token: 2)
         let kiosks = scene.stores.kiosks
         let orphan = try kiosks.create(NewKiosk(siteName: "No account"), actor: "cli:op", now: scene.now)
@@ -81,7 +87,7 @@ import Testing
         #expect(try kiosks.visit(kioskID: id)?.localID == first.localID)
         let second = try kiosks.startVisit(kioskID: id, localID: UUID().uuidString.lowercased(), now: scene.now)
         #expect(second.discarded == [photoA])
-        #expect(try scene.stores.drafts.draft(localID: first.localID, userID: coordinator) == nil)
+        #expect(try scene.stores.drafts.draft(localID: first.localID, userID: first.userID) == nil)
         #expect(try kiosks.endVisit(kioskID: id, now: scene.now) == [])
         #expect(try kiosks.visit(kioskID: id) == nil)
         // Visitor B submits a report whose photo has no location.
@@ -93,7 +99,7 @@ import Testing
         _ = try scene.stores.drafts.addPhoto(StoreScene.photo(), to: visit, now: scene.now)
         #expect(
             try scene.stores.drafts.submit(
-                draftLocalID: visit.localID, userID: coordinator, fields: StoreScene.fields, token: UUID().uuidString,
+                draftLocalID: visit.localID, userID: visit.userID, fields: StoreScene.fields, token: UUID().uuidString,
                 now: scene.now) == .queued)
         let reportID = try #require(try scene.stores.outbox.reportID(localID: visit.localID))
         let receipt = NewReceipt(
@@ -141,6 +147,8 @@ import Testing
     ) throws {
         let scene = try StoreScene(backend)
         let coordinator = try scene.user("c@example.org")
+        // A kiosk takes visits while its account holds a coordinator's role (REV-12).
+        try scene.stores.review.grant(email: "c@example.org", role: .coordinator, actor: "cli:op", now: scene.now)
         let visitor = try scene.user("v@example.org", token: 2)
         let kiosks = scene.stores.kiosks
         let id = try kiosks.create(
@@ -151,7 +159,7 @@ import Testing
         _ = try scene.stores.drafts.addPhoto(StoreScene.photo(), to: visit, now: scene.now)
         #expect(
             try scene.stores.drafts.submit(
-                draftLocalID: visit.localID, userID: coordinator, fields: StoreScene.fields, token: UUID().uuidString,
+                draftLocalID: visit.localID, userID: visit.userID, fields: StoreScene.fields, token: UUID().uuidString,
                 now: scene.now) == .queued)
         let reportID = try #require(try scene.stores.outbox.reportID(localID: visit.localID))
         let receipt = NewReceipt(
@@ -187,6 +195,8 @@ import Testing
     @Test(arguments: StoreBackend.all) func kio05DeviceReportMadeOnceBesideTheVisit(_ backend: StoreBackend) throws {
         let scene = try StoreScene(backend)
         let coordinator = try scene.user("c@example.org")
+        // A kiosk takes visits while its account holds a coordinator's role (REV-12).
+        try scene.stores.review.grant(email: "c@example.org", role: .coordinator, actor: "cli:op", now: scene.now)
         let kiosks = scene.stores.kiosks
         let id = try kiosks.create(
             NewKiosk(siteName: "Abbey", latitude: 51.5, longitude: -0.1, userID: coordinator), actor: "c@example.org",
@@ -199,7 +209,7 @@ import Testing
             Issue.record("no draft for the held report")
             return
         }
-        #expect(draft.userID == coordinator && draft.localID == held)
+        #expect(draft.userID != coordinator && draft.localID == held)
         guard case .draft(let again) = try kiosks.openDeviceReport(kioskID: id, localID: held, now: scene.now + 1)
         else {
             Issue.record("the same id did not find the same draft")
@@ -214,7 +224,7 @@ import Testing
         _ = try scene.stores.drafts.addPhoto(StoreScene.photo(), to: draft, now: scene.now)
         #expect(
             try scene.stores.drafts.submit(
-                draftLocalID: held, userID: coordinator, fields: StoreScene.fields, token: UUID().uuidString,
+                draftLocalID: held, userID: draft.userID, fields: StoreScene.fields, token: UUID().uuidString,
                 now: scene.now) == .queued)
         if case .submitted = try kiosks.openDeviceReport(kioskID: id, localID: held, now: scene.now) {
         } else {
@@ -241,6 +251,8 @@ import Testing
     @Test(arguments: StoreBackend.all) func kio05HeldVisitSentUnderTheVisitsOwnID(_ backend: StoreBackend) throws {
         let scene = try StoreScene(backend)
         let coordinator = try scene.user("c@example.org")
+        // A kiosk takes visits while its account holds a coordinator's role (REV-12).
+        try scene.stores.review.grant(email: "c@example.org", role: .coordinator, actor: "cli:op", now: scene.now)
         let kiosks = scene.stores.kiosks
         let drafts = scene.stores.drafts
         let id = try kiosks.create(NewKiosk(siteName: "Abbey", userID: coordinator), actor: "c", now: scene.now)
@@ -258,7 +270,8 @@ import Testing
         #expect(found.id == alive.id && photoIDs == [onServer])
         #expect(
             try drafts.submit(
-                draftLocalID: alive.localID, userID: coordinator, fields: StoreScene.fields, token: "t1", now: scene.now
+                draftLocalID: alive.localID, userID: alive.userID, fields: StoreScene.fields, token: "t1",
+                now: scene.now
             )
                 == .queued)
         #expect(try kiosks.visit(kioskID: id) == nil, "submitted: no visit left")
@@ -282,7 +295,7 @@ import Testing
         _ = try drafts.addPhoto(StoreScene.photo(heldPhoto), to: again, now: scene.now)
         #expect(
             try drafts.submit(
-                draftLocalID: gone.localID, userID: coordinator, fields: StoreScene.fields, token: "t2", now: scene.now)
+                draftLocalID: gone.localID, userID: gone.userID, fields: StoreScene.fields, token: "t2", now: scene.now)
                 == .queued)
         #expect(try scene.stores.outbox.reportID(localID: gone.localID) != nil)
     }

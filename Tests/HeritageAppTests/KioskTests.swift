@@ -69,7 +69,7 @@ import Testing
         let other = try HTTPClient(baseURL: server.baseURL)
         let again = try await Self.post(other, "/kiosk/enrol", [("token", token)], tokenFrom: "/kiosk/enrol")
         #expect(again.status == 400 && again.body.contains("used already or has expired"), "once")
-        let audit = try sqlite(server.dataDir, "SELECT action FROM review_audit ORDER BY id")
+        let audit = try sqlite(server.dataDir, "SELECT action FROM review_audit WHERE action LIKE 'kiosk%' ORDER BY id")
         #expect(audit == "kiosk_create\nkiosk_enrolment_link\nkiosk_enrol")
 
         let environment = ["HAR_DATA_DIR": server.dataDir, "PATH": "/usr/bin:/bin", "USER": "operator"]

@@ -15,13 +15,16 @@ final class PlatformProcess: @unchecked Sendable {
     let folder: String
     let faults: String?
     let sessionTTL: Int
+    /// E-mails whose accounts the platform reports verified (`HAR_PLATFORM_VERIFIED`).
+    let verified: String?
     private(set) var port = 0
     private var running: HarProcess?
 
-    init(folder: String, faults: String? = nil, sessionTTL: Int = 86_400) async throws {
+    init(folder: String, faults: String? = nil, sessionTTL: Int = 86_400, verified: String? = nil) async throws {
         self.folder = folder + "/platform"
         self.faults = faults
         self.sessionTTL = sessionTTL
+        self.verified = verified
         try FileManager.default.createDirectory(atPath: self.folder, withIntermediateDirectories: true)
         try await start()
     }
@@ -32,6 +35,7 @@ final class PlatformProcess: @unchecked Sendable {
             "HAR_DATA_DIR": folder, "HAR_PLATFORM_SESSION_TTL": String(sessionTTL),
         ]
         if let faults { environment["HAR_PLATFORM_FAULTS"] = faults }
+        if let verified { environment["HAR_PLATFORM_VERIFIED"] = verified }
         let process = try HarProcess(["platform"], environment: environment, folder: folder)
         port = try await process.waitForPort()
         running = process

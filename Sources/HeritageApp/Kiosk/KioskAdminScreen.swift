@@ -116,7 +116,9 @@ enum KioskAdminScreen {
         let rows = try kiosks.store.kiosks(dayStart: dayStart, now: now).map { summary -> MustacheValue in
             let kiosk = summary.kiosk
             let account: String
-            if let email = summary.accountEmail {
+            if let email = summary.accountEmail, !summary.accountHoldsRole {
+                account = messages.format("kiosk.admin.accountNoRole", ["email": email])
+            } else if let email = summary.accountEmail {
                 account =
                     summary.accountSignedIn ? email : messages.format("kiosk.admin.accountLapsed", ["email": email])
             } else {
@@ -125,7 +127,8 @@ enum KioskAdminScreen {
             return [
                 "id": .string(String(kiosk.id)), "site": .string(kiosk.siteName),
                 "account": .string(account),
-                "accountProblem": .bool(summary.accountEmail == nil || !summary.accountSignedIn),
+                "accountProblem": .bool(
+                    summary.accountEmail == nil || !summary.accountSignedIn || !summary.accountHoldsRole),
                 "enrolled": .string(
                     kiosk.isRevoked
                         ? messages["kiosk.admin.revoked"]

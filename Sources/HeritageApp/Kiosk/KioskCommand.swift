@@ -47,7 +47,11 @@ enum KioskCommand {
                 let kiosk = summary.kiosk
                 let state = kiosk.isRevoked ? "revoked" : kiosk.enrolledAt == nil ? "not enrolled" : "enrolled"
                 let account =
-                    summary.accountEmail.map { summary.accountSignedIn ? $0 : $0 + " (signed out: reports wait)" }
+                    summary.accountEmail.map {
+                        !summary.accountHoldsRole
+                            ? $0 + " (no coordinator's role: kiosk not ready, reports wait)"
+                            : summary.accountSignedIn ? $0 : $0 + " (signed out: reports wait)"
+                    }
                     ?? "none"
                 print(
                     "\(kiosk.id)\t\(kiosk.siteName)\t\(state)\t\(kiosk.lastSeenAt.map { ISO8601.utc(seconds: $0) } ?? "-")"

@@ -115,30 +115,16 @@ enum KioskDevice {
                 return web.jsonError("invalid", message, status: 422, context: context)
             }
             let located = try kiosks.drafts.store.photos(reportID: draft.id).contains { $0.latitude != nil }
-            switch try kiosks.drafts.store.submit(
-                draftLocalID: id, userID: draft.userID, fields: form.fields, token: token, now: now)
-            {
+            guard let secretHash = WebSessions.hash(token: WebSessions.newToken()) else { throw HTTPError(500) }
+            switch try kiosks.submit(
+                kiosk, draftLocalID: id, userID: draft.userID, fields: form.fields, token: token, located: located,
+                secretHash: secretHash, now: now
+            ).result {
             case .queued: break
             case .alreadySubmitted, .gone: return submitted
             case .noPhotos:
                 return web.jsonError(
                     "invalid", context.messages["submit.errors.noPhotos"], status: 422, context: context)
-            }
-            guard let reportID = try web.stores.outbox.reportID(localID: id),
-                let secretHash = WebSessions.hash(token: WebSessions.newToken())
-            else { throw StoreError(.invariant, "kiosk device report missing after its submit") }
-            for attempt in 0..<5 {
-                do {
-                    let receipt = NewReceipt(
-                        code: Kiosks.newReceiptCode(), secretHash: secretHash,
-                        expiresAt: now + KioskSettings.receiptSeconds,
-                        usedSiteLocation: !located && kiosk.latitude != nil)
-                    _ = try kiosks.store.recordSubmission(
-                        kioskID: kiosk.id, reportID: reportID, receipt: receipt, now: now)
-                    break
-                } catch let error as StoreError where error.isConflict && attempt < 4 {
-                    continue
-                }
             }
             kiosks.drafts.options.onQueued()
             return submitted

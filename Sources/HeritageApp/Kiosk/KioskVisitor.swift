@@ -156,29 +156,16 @@ enum KioskVisitor {
         guard form.isValid else { return try formPage(kiosks, kiosk, visit, form, context, status: 422) }
         let now = WallClock.now()
         let located = try kiosks.drafts.store.photos(reportID: visit.id).contains { $0.latitude != nil }
-        switch try kiosks.drafts.store.submit(
-            draftLocalID: visit.localID, userID: visit.userID, fields: form.fields, token: token, now: now)
-        {
+        let secret = WebSessions.newToken()
+        guard let secretHash = WebSessions.hash(token: secret) else { throw HTTPError(500) }
+        // The report, its receipt and its audit row in one transaction.
+        let (result, code) = try kiosks.submit(
+            kiosk, draftLocalID: visit.localID, userID: visit.userID, fields: form.fields, token: token,
+            located: located, secretHash: secretHash, now: now)
+        switch result {
         case .queued: break
         case .noPhotos: return try formPage(kiosks, kiosk, visit, form, context, status: 422)
         case .alreadySubmitted, .gone: return web.redirect("/kiosk", context: context)
-        }
-        guard let reportID = try web.stores.outbox.reportID(localID: visit.localID) else {
-            throw StoreError(.invariant, "kiosk report missing after its submit")
-        }
-        let secret = WebSessions.newToken()
-        guard let secretHash = WebSessions.hash(token: secret) else { throw HTTPError(500) }
-        var code = Kiosks.newReceiptCode()
-        for attempt in 0..<5 {
-            do {
-                let receipt = NewReceipt(
-                    code: code, secretHash: secretHash, expiresAt: now + KioskSettings.receiptSeconds,
-                    usedSiteLocation: !located && kiosk.latitude != nil)
-                _ = try kiosks.store.recordSubmission(kioskID: kiosk.id, reportID: reportID, receipt: receipt, now: now)
-                break
-            } catch let error as StoreError where error.isConflict && attempt < 4 {
-                code = Kiosks.newReceiptCode()
-            }
         }
         kiosks.drafts.options.onQueued()
         let link = kiosks.origin(of: request) + "/r/" + code + "#" + secret

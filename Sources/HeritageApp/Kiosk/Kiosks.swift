@@ -61,6 +61,28 @@ struct Kiosks: Sendable {
         return (web.secure ? "https://" : "http://") + host
     }
 
+    /// Queues the kiosk's draft with its receipt and audit row in one transaction, a fresh receipt code
+    /// tried again when one is taken.
+    func submit(
+        _ kiosk: Kiosk, draftLocalID: String, userID: Int64, fields: ReportFields, token: String, located: Bool,
+        secretHash: [UInt8], now: Double
+    ) throws -> (result: SubmitResult, code: String) {
+        var attempt = 0
+        while true {
+            let receipt = NewReceipt(
+                code: Kiosks.newReceiptCode(), secretHash: secretHash, expiresAt: now + KioskSettings.receiptSeconds,
+                usedSiteLocation: !located && kiosk.latitude != nil)
+            do {
+                let result = try store.submit(
+                    kioskID: kiosk.id, draftLocalID: draftLocalID, userID: userID, fields: fields, token: token,
+                    receipt: receipt, now: now)
+                return (result, receipt.code)
+            } catch let error as StoreError where error.isConflict && attempt < 4 {
+                attempt += 1
+            }
+        }
+    }
+
     /// `K7Q4-M2XD`: eight characters of an alphabet without 0/O and 1/I, 40 random bits.
     static func newReceiptCode() -> String {
         let alphabet = Array("23456789ABCDEFGHJKLMNPQRSTUVWXYZ")

@@ -55,8 +55,45 @@ enum KioskStatements {
                 ]
             ).int
         else { throw StoreError(.invariant, "kiosk missing after its insert") }
+        _ = try reportsUser(db, kioskID: id, now: now)
         try audit(db, at: now, actor: actor, action: "kiosk_create", kioskID: id, after: kiosk.siteName)
         return id
+    }
+
+    /// The users row the kiosk's reports belong to (REV-12): its own, which nobody can sign in as (its
+    /// e-mail `kiosk:N` is no address) and no person's list, delete, device or reply route reaches.
+    static func reportsUser(_ db: some SQLConnection, kioskID: Int64, now: Double) throws -> Int64 {
+        if let id = try db.scalar("SELECT reports_user_id FROM kiosks WHERE id = ?", [.integer(kioskID)]).int {
+            return id
+        }
+        _ = try db.run(
+            """
+            INSERT INTO users (email, kiosk_id, created_at, updated_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
+            """, [.text("kiosk:\(kioskID)"), .integer(kioskID), .real(now), .real(now)])
+        guard let id = try db.scalar("SELECT id FROM users WHERE kiosk_id = ?", [.integer(kioskID)]).int else {
+            throw StoreError(.invariant, "kiosk reports' user missing after its insert")
+        }
+        _ = try db.run("UPDATE kiosks SET reports_user_id = ? WHERE id = ?", [.integer(id), .integer(kioskID)])
+        return id
+    }
+
+    /// A kiosk is ready to take a visit when it is not revoked and its linked account holds a
+    /// coordinator's role now (REV-12): a coordinator who loses the role stops being its account.
+    static let readySQL = """
+        k.revoked_at IS NULL AND EXISTS (
+            SELECT 1 FROM users a JOIN user_roles ur ON ur.account_id = a.account_id WHERE a.id = k.user_id)
+        """
+
+    /// The user whose platform session sends the reports of `userColumn`'s user: that user, or for a
+    /// kiosk's reports the account linked to the kiosk while it holds a role (else none: they wait).
+    static func uploaderSQL(_ userColumn: String) -> String {
+        """
+        (SELECT CASE WHEN p.kiosk_id IS NULL THEN p.id ELSE (
+            SELECT k.user_id FROM kiosks k JOIN users a ON a.id = k.user_id
+            JOIN user_roles ur ON ur.account_id = a.account_id WHERE k.id = p.kiosk_id) END
+         FROM users p WHERE p.id = \(userColumn))
+        """
     }
 
     static func issueEnrolment(
@@ -107,6 +144,8 @@ enum KioskStatements {
             SELECT \(kioskColumns), u.email AS account_email,
                 CASE WHEN u.platform_session_id IS NOT NULL AND u.platform_session_expires_at > ? THEN 1 ELSE 0 END
                     AS account_live,
+                CASE WHEN EXISTS (SELECT 1 FROM user_roles ur WHERE ur.account_id = u.account_id) THEN 1 ELSE 0 END
+                    AS account_role,
                 (SELECT count(*) FROM reports r WHERE r.kiosk_id = k.id AND r.submitted_at >= ?) AS today,
                 (SELECT count(*) FROM reports r WHERE r.kiosk_id = k.id AND r.submitted_at IS NOT NULL
                     AND r.review_state = 'received' AND r.discarded_at IS NULL
@@ -117,7 +156,8 @@ enum KioskStatements {
         ).map { row in
             KioskSummary(
                 kiosk: try kiosk(row), accountEmail: try row.string("account_email"),
-                accountSignedIn: try row.int("account_live") == 1, reportsToday: Int(try row.int("today") ?? 0),
+                accountSignedIn: try row.int("account_live") == 1,
+                accountHoldsRole: try row.int("account_role") == 1, reportsToday: Int(try row.int("today") ?? 0),
                 waitingForReview: Int(try row.int("waiting") ?? 0))
         }
     }
@@ -194,10 +234,9 @@ enum KioskStatements {
     ) {
         let discarded = try endVisit(db, kioskID: kioskID)
         guard
-            let userID = try db.scalar(
-                "SELECT user_id FROM kiosks WHERE id = ? AND revoked_at IS NULL", [.integer(kioskID)]
-            ).int
+            try db.scalar("SELECT count(*) FROM kiosks k WHERE k.id = ? AND \(readySQL)", [.integer(kioskID)]).int == 1
         else { return (nil, discarded) }
+        let userID = try reportsUser(db, kioskID: kioskID, now: now)
         guard
             let id = try db.scalar(
                 """
@@ -218,10 +257,9 @@ enum KioskStatements {
         -> DeviceDraftState?
     {
         guard
-            let userID = try db.scalar(
-                "SELECT user_id FROM kiosks WHERE id = ? AND revoked_at IS NULL", [.integer(kioskID)]
-            ).int
+            try db.scalar("SELECT count(*) FROM kiosks k WHERE k.id = ? AND \(readySQL)", [.integer(kioskID)]).int == 1
         else { return nil }
+        let userID = try reportsUser(db, kioskID: kioskID, now: now)
         _ = try db.run(
             """
             INSERT INTO reports (user_id, local_id, state, creation_time, updated_at, from_device, origin, kiosk_id)

@@ -43,6 +43,12 @@ protocol KioskStore: Sendable {
     /// After the visit's draft was submitted: the site's location where no photo had one, the receipt,
     /// the audit row; the visit ends. False when the report is not the kiosk's submitted visit.
     func recordSubmission(kioskID: Int64, reportID: Int64, receipt: NewReceipt, now: Double) throws -> Bool
+    /// The kiosk's draft queued (`DraftStore.submit`) and its submission recorded (`recordSubmission`)
+    /// in one transaction: never a queued kiosk report without its receipt and audit row.
+    func submit(
+        kioskID: Int64, draftLocalID: String, userID: Int64, fields: ReportFields, token: String, receipt: NewReceipt,
+        now: Double
+    ) throws -> SubmitResult
     /// A report made on the tablet while the server was away, by the tablet's id for it: made once as a
     /// kiosk draft of the kiosk's account (not its visit), or found again. Nil when the kiosk cannot
     /// take reports (revoked, no account).
@@ -94,6 +100,9 @@ struct KioskSummary: Sendable, Equatable {
     /// The e-mail of the platform account, and whether its platform session is live.
     var accountEmail: String?
     var accountSignedIn: Bool
+    /// Whether that account holds a coordinator's role now: without it the kiosk is not ready and its
+    /// reports wait (REV-12).
+    var accountHoldsRole = true
     var reportsToday: Int
     var waitingForReview: Int
 }

@@ -24,8 +24,10 @@ extension PostgresReportStore: OutboxStore {
         try database.read { db in
             guard
                 let row = try db.query(
-                    "SELECT platform_session_id, platform_session_expires_at FROM users WHERE id = ?",
-                    .integer(userID)
+                    """
+                    SELECT platform_session_id, platform_session_expires_at FROM users
+                    WHERE id = \(KioskStatements.uploaderSQL("?"))
+                    """, .integer(userID)
                 ).first,
                 let id = try row.string("platform_session_id"), !id.isEmpty
             else { return nil }
@@ -62,8 +64,9 @@ extension PostgresReportStore: OutboxStore {
         try database.read { db in
             try db.query(
                 """
-                SELECT DISTINCT u.id, u.platform_session_id, u.platform_session_expires_at FROM reports r
-                JOIN users u ON u.id = r.user_id WHERE r.state = 'waiting_signin'
+                SELECT DISTINCT r.user_id AS id, u.platform_session_id, u.platform_session_expires_at FROM reports r
+                LEFT JOIN users u ON u.id = \(KioskStatements.uploaderSQL("r.user_id"))
+                WHERE r.state = 'waiting_signin'
                 """
             ).map { row in
                 let userID = try row.int("id") ?? 0
@@ -86,9 +89,9 @@ extension PostgresReportStore: OutboxStore {
                 try db.query(
                     """
                     SELECT platform_report_id FROM reports r WHERE platform_report_id IN (\(marks))
-                      AND NOT (user_id = ? AND \(Self.platformCopySQL(alias: "r")))
+                      AND NOT (user_id IN (?, \(KioskStatements.uploaderSQL("?"))) AND \(Self.platformCopySQL(alias: "r")))
                     """,
-                    ids.map(SQLValue.text) + [.integer(userID)]
+                    ids.map(SQLValue.text) + [.integer(userID), .integer(userID)]
                 ).compactMap { try $0.string("platform_report_id") })
         }
     }

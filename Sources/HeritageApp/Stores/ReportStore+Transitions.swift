@@ -76,26 +76,29 @@ extension SQLOutboxTransitions {
                 let userID = try row.int("user_id")
             else { return false }
             let copy = Self.platformCopySQL(alias: "r")
+            // The list's copy may be under the report's user or, for a kiosk's report, under the account
+            // it goes up with, whose list shows what that account sent.
+            let mine = "(?, \(KioskStatements.uploaderSQL("?")))"
             let claimed =
                 try db.scalar(
-                    "SELECT count(*) FROM reports r WHERE platform_report_id = ? AND id != ? AND NOT (user_id = ? AND \(copy))",
-                    .text(platformReportID), .integer(id), .integer(userID)
+                    "SELECT count(*) FROM reports r WHERE platform_report_id = ? AND id != ? AND NOT (user_id IN \(mine) AND \(copy))",
+                    .text(platformReportID), .integer(id), .integer(userID), .integer(userID)
                 ).int ?? 0
             guard claimed == 0 else { return false }
             // Already recorded (this id, or one recorded earlier): nothing to absorb, nothing to change.
             guard try row.string("platform_report_id") == nil else { return true }
             try Self.attempt(db, reportID: id, outcome: .ok, now: now)
             let address = try db.query(
-                "SELECT formatted_address FROM reports r WHERE platform_report_id = ? AND id != ? AND user_id = ? AND \(copy)",
-                .text(platformReportID), .integer(id), .integer(userID)
+                "SELECT formatted_address FROM reports r WHERE platform_report_id = ? AND id != ? AND user_id IN \(mine) AND \(copy)",
+                .text(platformReportID), .integer(id), .integer(userID), .integer(userID)
             ).first?.string("formatted_address")
             // The UNIQUE index wants the copy gone before the id is set here; it holds no photos.
             _ = try db.run(
                 """
                 DELETE FROM reports WHERE id IN (
-                    SELECT r.id FROM reports r WHERE platform_report_id = ? AND id != ? AND user_id = ? AND \(copy))
+                    SELECT r.id FROM reports r WHERE platform_report_id = ? AND id != ? AND user_id IN \(mine) AND \(copy))
                 """,
-                .text(platformReportID), .integer(id), .integer(userID))
+                .text(platformReportID), .integer(id), .integer(userID), .integer(userID))
             _ = try db.run(
                 """
                 UPDATE reports SET platform_report_id = ?, attempts = 0, last_error = NULL, next_attempt_at = NULL,

@@ -72,6 +72,23 @@ struct SQLKioskStore<Backend: SQLBackend>: KioskStore {
         try database.write { db in try KioskStatements.endVisit(db, kioskID: kioskID) }
     }
 
+    func submit(
+        kioskID: Int64, draftLocalID: String, userID: Int64, fields: ReportFields, token: String, receipt: NewReceipt,
+        now: Double
+    ) throws -> SubmitResult {
+        try database.write { db in
+            let result = try SQLDraftStatements<Backend>.submit(
+                db, draftLocalID: draftLocalID, userID: userID, fields: fields, token: token, now: now)
+            guard result == .queued else { return result }
+            guard
+                let reportID = try db.scalar("SELECT id FROM reports WHERE local_id = ?", [.text(draftLocalID)]).int,
+                try KioskStatements.recordSubmission(
+                    db, kioskID: kioskID, reportID: reportID, receipt: receipt, now: now)
+            else { throw StoreError(.invariant, "kiosk report missing after its submit") }
+            return .queued
+        }
+    }
+
     func recordSubmission(kioskID: Int64, reportID: Int64, receipt: NewReceipt, now: Double) throws -> Bool {
         try database.write { db in
             try KioskStatements.recordSubmission(db, kioskID: kioskID, reportID: reportID, receipt: receipt, now: now)

@@ -1,67 +1,17 @@
 import Storage
 
 extension SQLiteDraftStore {
-    /// Queues the draft (SUB-06). The submit token makes it happen once: a replayed or double-clicked
-    /// POST finds its token already used and changes nothing. The location is the best-accuracy fix
-    /// among the photos (the first one with a fix when none says how accurate it is).
+    /// Queues the draft (SUB-06), once per submit token (`SQLDraftStatements.submit`).
     func submit(draftLocalID: String, userID: Int64, fields: ReportFields, token: String, now: Double) throws
         -> SubmitResult
     {
         try database.write { db in
-            if try db.scalar("SELECT count(*) FROM reports WHERE submit_token = ?", .text(token)).int ?? 0 > 0 {
-                return .alreadySubmitted
-            }
-            guard
-                let id = try db.scalar(
-                    "SELECT id FROM reports WHERE local_id = ? AND user_id = ? AND state = 'draft'",
-                    .text(draftLocalID),
-                    .integer(userID)
-                ).int
-            else { return .gone }
-            let located = try db.query(
-                """
-                SELECT latitude, longitude, accuracy, altitude FROM photos
-                WHERE report_id = ? AND latitude IS NOT NULL AND longitude IS NOT NULL
-                ORDER BY accuracy IS NULL, accuracy, position LIMIT 1
-                """, .integer(id)
-            ).first
-            guard try db.scalar("SELECT count(*) FROM photos WHERE report_id = ?", .integer(id)).int ?? 0 > 0 else {
-                return .noPhotos
-            }
-            _ = try db.run(
-                """
-                UPDATE reports SET state = 'queued', name = ?, designation = ?, condition = ?, occupancy = ?,
-                    priority_category = ?, owner_type = ?, grade = ?, latitude = ?, longitude = ?, accuracy = ?,
-                    altitude = ?, submitted_at = ?, submit_token = ?, updated_at = ?
-                WHERE id = ? AND state = 'draft'
-                """,
-                [
-                    .text(fields.name), .text(fields.designation), .text(fields.condition), .text(fields.occupancy),
-                    .text(fields.priorityCategory), .text(fields.ownerType), .text(fields.grade),
-                    try located?.value(at: 0) ?? .null, try located?.value(at: 1) ?? .null,
-                    try located?.value(at: 2) ?? .null, try located?.value(at: 3) ?? .null,
-                    .real(now), .text(token), .real(now), .integer(id),
-                ])
-            return .queued
+            try SQLDraftStatements<SQLiteDatabase>.submit(
+                db, draftLocalID: draftLocalID, userID: userID, fields: fields, token: token, now: now)
         }
     }
 
     func namedPlaces(userID: Int64, limit: Int) throws -> [NamedPlace] {
-        try database.read { db in
-            try db.query(
-                """
-                SELECT r.name, coalesce(r.latitude, p.latitude), coalesce(r.longitude, p.longitude)
-                FROM reports r LEFT JOIN photos p ON p.report_id = r.id
-                WHERE r.user_id = ? AND r.name IS NOT NULL AND r.name != ''
-                  AND r.state NOT IN ('draft', 'cancelled', 'deleted', 'deleting')
-                  AND coalesce(r.latitude, p.latitude) IS NOT NULL
-                LIMIT ?
-                """, .integer(userID), .integer(Int64(limit))
-            ).compactMap { row in
-                guard let name = try row.string(0), let latitude = try row.double(1), let longitude = try row.double(2)
-                else { return nil }
-                return NamedPlace(name: name, latitude: latitude, longitude: longitude)
-            }
-        }
+        try database.read { db in try SQLDraftStatements<SQLiteDatabase>.namedPlaces(db, userID: userID, limit: limit) }
     }
 }
