@@ -181,8 +181,7 @@ extension Kiosks {
     /// A kiosk's photo upload (the visitor's screen and the device's outbox alike): one photo, the
     /// drafts' size limit, and on the request's head, before a byte of the photo, the credential, the
     /// CSRF header, and the room and quota checks of every photo upload (`PhotoRoutes.roomRefusal`:
-    /// the disk's floor, the uploads' folder cap, and the quota of the account the kiosk's reports are
-    /// filed under).
+    /// the disk's floor, the uploads' folder cap, and the quota of the kiosk's own reports' user).
     func photoUploadOptions() -> RouteOptions {
         let maxBody = drafts.options.maxFileBytes + 64 * 1024
         return RouteOptions(
@@ -191,10 +190,11 @@ extension Kiosks {
                 guard let context = try? self.context(for: request) else { return nil }
                 guard let kiosk = try? self.kiosk(of: request) else { return self.notEnrolled(context) }
                 if let refused = self.csrfRefusal(request, context) { return refused }
-                // A kiosk without an account takes no report (its handlers say so).
-                guard let account = kiosk.userID else { return nil }
+                // A kiosk without an account takes no report (its handlers say so). Its photos are its
+                // own reports' and count against its own quota.
+                guard kiosk.userID != nil, let owner = kiosk.reportsUserID else { return nil }
                 return PhotoRoutes.roomRefusal(
-                    request, account: account, web: self.web, drafts: self.drafts, maxBody: maxBody, context: context)
+                    request, account: owner, web: self.web, drafts: self.drafts, maxBody: maxBody, context: context)
             })
     }
 

@@ -10,7 +10,7 @@ import Storage
 enum KioskStatements {
     static let kioskColumns = """
         k.id, k.site_name, k.latitude, k.longitude, k.radius_m, k.languages, k.idle_seconds, k.user_id,
-        k.created_by, k.created_at, k.revoked_at, k.enrolled_at, k.last_seen_at, k.app_version
+        k.created_by, k.created_at, k.revoked_at, k.enrolled_at, k.last_seen_at, k.app_version, k.reports_user_id
         """
 
     static func kiosk(_ row: some SQLRowReading) throws -> Kiosk {
@@ -21,7 +21,8 @@ enum KioskStatements {
             idleSeconds: try row.int("idle_seconds").map { Int($0) }, userID: try row.int("user_id"),
             createdBy: try row.string("created_by") ?? "", createdAt: try row.double("created_at") ?? 0,
             revokedAt: try row.double("revoked_at"), enrolledAt: try row.double("enrolled_at"),
-            lastSeenAt: try row.double("last_seen_at"), appVersion: try row.string("app_version"))
+            lastSeenAt: try row.double("last_seen_at"), appVersion: try row.string("app_version"),
+            reportsUserID: try row.int("reports_user_id"))
     }
 
     static func audit(

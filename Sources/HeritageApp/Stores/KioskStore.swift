@@ -91,6 +91,8 @@ struct Kiosk: Sendable, Equatable {
     var enrolledAt: Double?
     var lastSeenAt: Double?
     var appVersion: String?
+    /// The users row the kiosk's reports belong to (its own, not the linked account's).
+    var reportsUserID: Int64? = nil
 
     var isRevoked: Bool { revokedAt != nil }
 }
