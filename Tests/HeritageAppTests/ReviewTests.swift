@@ -216,10 +216,14 @@ import Testing
         let dashboard = try await coordinator.get("/review?q=barn")
         #expect(dashboard.body.contains("60 reports match"))
         #expect(dashboard.body.contains("rel=\"next\""), "keyset paging: 50 on the first page")
-        let fields = [("q", "barn"), ("action", "approve"), ("scope", "all")]
-        let question = try await Self.post(coordinator, "/review/bulk", fields, tokenFrom: "/review")
+        let asked = [("q", "barn"), ("action", "approve"), ("scope", "all")]
+        let question = try await Self.post(coordinator, "/review/bulk", asked, tokenFrom: "/review")
         #expect(question.status == 200 && question.body.contains("Approve: 60 reports. Confirm?"))
         #expect(try sqlite(server.dataDir, "SELECT count(*) FROM reports WHERE review_state = 'approved'") == "0")
+        // The question carries the ids it counted; the confirmation acts on those (REV-07).
+        let snapshot = try #require(KioskTests.first(#"name="snapshot" value="[0-9,-]+""#, in: question.body))
+            .dropFirst(#"name="snapshot" value=""#.count).dropLast()
+        let fields = asked + [("snapshot", String(snapshot))]
         let wrongCount = try await Self.post(
             coordinator, "/review/bulk", fields + [("confirm", "59")], tokenFrom: "/review")
         #expect(wrongCount.body.contains("Confirm?"), "a count that no longer matches asks again")
@@ -409,7 +413,7 @@ import Testing
         let properties = try #require(features.first?["properties"] as? [String: Any])
         #expect(properties["name"] as? String == "Bridge 1" && properties["review_state"] as? String == "received")
         #expect(
-            try sqlite(server.dataDir, "SELECT group_concat(action) FROM review_audit")
+            try sqlite(server.dataDir, "SELECT group_concat(action) FROM review_audit WHERE action LIKE 'export%'")
                 == "export_csv,export_csv,export_geojson")
 
         // The photos archive: the originals kept (two of three here), a thumbnail for one whose original

@@ -28,7 +28,8 @@ struct SQLiteToPostgresTests {
         let before = try #require(try sqlite.outbox.report(id: reportID))
         let photosBefore = try sqlite.outbox.photos(reportID: reportID)
         #expect(try sqlite.instance.claimPlatform("https://api.example.org") == nil)
-        try sqlite.review.grant(email: "Coordinator@Example.org", role: .coordinator, actor: "cli:op", now: now)
+        // Granted to the volunteer's e-mail: an account that has signed in, so the role is bound (REV-10).
+        try sqlite.review.grant(email: "Volunteer@Example.org", role: .coordinator, actor: "cli:op", now: now)
         let audit = try sqlite.review.audit(AuditFilter(), beforeID: nil, limit: 10)
         #expect(audit.map(\.action) == ["role_grant"])
         let listVersion = try sqlite.reports.listVersion(userID: userID)
@@ -53,7 +54,8 @@ struct SQLiteToPostgresTests {
         // The list version goes over as it was (an ETag the browser holds stays right for the same list).
         #expect(try postgres.reports.listVersion(userID: userID) == listVersion)
         // The roles and the audit log go over; the log's ids go on after the copied ones.
-        #expect(try postgres.review.storedRole(email: "coordinator@example.org") == .coordinator)
+        #expect(try postgres.review.storedRole(email: "volunteer@example.org") == .coordinator)
+        #expect(try postgres.review.role(userID: userID) == .coordinator, "held by the account, on PostgreSQL too")
         #expect(try postgres.review.audit(AuditFilter(), beforeID: nil, limit: 10) == audit)
         try postgres.review.appendAudit(AuditEntry(at: now, actor: "cli:op", action: "export_csv"))
         #expect(
