@@ -134,6 +134,44 @@ import Testing
         #expect(photos.filter { $0.state == .stored }.count < 4, "the photos after the decision were never sent")
     }
 
+    /// REV-11 with `kill -9`: policy `none`, a report's photos on their way to a slow platform; the report
+    /// is rejected and the server killed mid-call. Started again, the server completes nothing of it and
+    /// withdraws it once the undo window has passed: nothing of it stays published.
+    @Test func rev11RejectedThenKilledMidCallIsWithdrawnAfterTheRestart() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let platform = try await PlatformProcess(folder: folder, faults: "latency_ms=600", verified: "lead@example.org")
+        let fixture = try OutboxFixture(dataDir: folder + "/app")
+        var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
+        environment["HAR_REVIEW_POLICY"] = "none"
+        environment["HAR_COORDINATORS"] = "lead@example.org"
+        let serve = try HarProcess(["serve"], environment: environment, folder: folder)
+        let port = try await serve.waitForPort()
+        let browser = try WebReporter(baseURL: "http://127.0.0.1:\(port)", folder: folder)
+        try await browser.signIn(email: "reporter@example.org")
+        try await browser.submitReports(1, photos: 4, tag: "killed", into: fixture)
+        let report = try #require(fixture.captured.first)
+        try await waitUntil("a photo is on its way") { try fixture.state(of: report.localID).state == "uploading" }
+        let server = RunningAddress(baseURL: "http://127.0.0.1:\(port)", dataDir: fixture.dataDir)
+        let lead = try await SignedInClient(server, email: "lead@example.org")
+        let answer = try await ReviewTests.post(
+            lead, "/review/reports/\(report.id)/action", [("action", "reject"), ("reason", "unsafe")],
+            tokenFrom: "/review")
+        #expect(answer.status == 303)
+        await serve.killHard()
+        #expect(try fixture.state(of: report.localID).state == "withdrawing")
+        let again = try HarProcess(["serve"], environment: environment, folder: folder)
+        _ = try await again.waitForPort()
+        try await waitUntil("the report is withdrawn", timeout: 90) {
+            try fixture.state(of: report.localID).state == "withdrawn"
+        }
+        await again.terminate()
+        let db = try Database(path: platform.databasePath, mode: .readOnly)
+        defer { db.close() }
+        #expect(try db.scalar("SELECT count(*) FROM report WHERE deleted_time IS NULL").int == 0)
+        await platform.stop()
+    }
+
     /// REV-11, REV-07: default policy, a stored report rejected in bulk and undone at once stays stored,
     /// on /review and on its reporter's list; nothing is deleted on the platform.
     @Test func rev11UndoneRejectKeepsTheReport() async throws {
@@ -344,5 +382,16 @@ extension ReviewGateTests {
         #expect(try sqlite(server.dataDir, "SELECT count(*) FROM reports WHERE state = 'queued'") == "0")
         #expect(try sqlite(server.dataDir, "SELECT count(*) FROM kiosk_receipts") == "0")
         await server.stop()
+    }
+}
+
+/// A server some other process runs, as the test clients see it.
+final class RunningAddress: ServerUnderTest {
+    let baseURL: String
+    let dataDir: String
+
+    init(baseURL: String, dataDir: String) {
+        self.baseURL = baseURL
+        self.dataDir = dataDir
     }
 }
