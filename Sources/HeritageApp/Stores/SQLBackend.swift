@@ -35,6 +35,10 @@ extension SQLConnection {
 extension Database: SQLConnection {}
 extension PostgresConnection: SQLConnection {}
 
+/// The SQL dialects: the same statements but for the few each engine answers from its own index or
+/// function (the review's text and map filters).
+enum SQLDialect: Sendable { case sqlite, postgres }
+
 /// A database the stores write to, with the few things the dialects do differently.
 protocol SQLBackend: Sendable {
     associatedtype Connection: SQLConnection
@@ -52,6 +56,8 @@ protocol SQLBackend: Sendable {
     func claiming<T>(_ body: (Connection) throws -> T) throws -> T
     /// Ends a `SELECT` in `claiming`: "FOR UPDATE SKIP LOCKED" on PostgreSQL, nothing on SQLite.
     static var skipLocked: String { get }
+    /// Which of the two SQL dialects the database speaks, for the few statements written per engine.
+    static var dialect: SQLDialect { get }
     /// Whether one process at a time uses the database (SQLite: the data folder's lock): then no
     /// other node can hold a lease, and whatever leases the database records are a former run's.
     static var isExclusive: Bool { get }
@@ -62,6 +68,7 @@ extension SQLiteDatabase: SQLBackend {
     func claiming<T>(_ body: (Database) throws -> T) throws -> T { try write(body) }
     static var skipLocked: String { "" }
     static var isExclusive: Bool { true }
+    static var dialect: SQLDialect { .sqlite }
 }
 
 extension PostgresDatabase: SQLBackend {
@@ -70,4 +77,5 @@ extension PostgresDatabase: SQLBackend {
     }
     static var skipLocked: String { "FOR UPDATE SKIP LOCKED" }
     static var isExclusive: Bool { false }
+    static var dialect: SQLDialect { .postgres }
 }

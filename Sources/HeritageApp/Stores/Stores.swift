@@ -44,7 +44,7 @@ extension Stores {
             leases: SQLiteOutboxLeases(database: database),
             instance: SQLiteInstanceStore(database: database),
             signInLimits: SQLiteSignInLimitStore(database: database),
-            photoQuota: SQLitePhotoQuotaStore(database: database), review: SQLiteReviewStore(database: database),
+            photoQuota: SQLitePhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
             kiosks: SQLKioskStore(database: database), close: { database.close() })
     }
 }
@@ -70,7 +70,7 @@ extension Stores {
             leases: PostgresOutboxLeases(database: database),
             instance: PostgresInstanceStore(database: database),
             signInLimits: PostgresSignInLimitStore(database: database),
-            photoQuota: PostgresPhotoQuotaStore(database: database), review: PostgresReviewStore(database: database),
+            photoQuota: PostgresPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
             kiosks: SQLKioskStore(database: database), close: { database.close() })
     }
 }

@@ -1,257 +1,7 @@
-import PostgresStorage
 import Storage
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// `ReviewStore` on PostgreSQL: `user_roles`, `review_audit` and the review columns of `reports`
-/// (`PostgresAppMigrations.review`, migration 6), the same statements as `SQLiteReviewStore` where the
-/// dialects agree (its `reviewable`, `whereClause` and `likeEscaped` are shared). E-mails of roles
-/// compare without case through `lower(email)` (SQLite's `COLLATE NOCASE`). Every decision, claim and
-/// trash move is a read then a compare-and-set in one SERIALIZABLE transaction: two coordinators on two
-/// nodes acting at once never both decide a report (the loser's transaction is run again and finds the
-/// winner's decision).
-struct PostgresReviewStore: ReviewStore {
-    let database: PostgresDatabase
-
-    // MARK: Roles
-
-    private typealias Roles = SQLRoles<PostgresDatabase>
-
-    func role(userID: Int64) throws -> Role? {
-        try database.read { db in try Roles.role(db, userID: userID) }
-    }
-
-    func storedRole(email: String) throws -> Role? {
-        try database.read { db in try Roles.boundRole(db, email: email) }
-    }
-
-    func grant(email: String, role: Role, actor: String, now: Double) throws -> Role? {
-        try database.write { db in try Roles.grant(db, email: email, role: role, actor: actor, now: now) }
-    }
-
-    func confirm(email: String, actor: String, now: Double) throws -> Role? {
-        try database.write { db in try Roles.confirm(db, email: email, actor: actor, now: now) }
-    }
-
-    func signedIn(email: String, accountID: String, verified: Bool, address: String, now: Double) throws
-        -> GrantBinding
-    {
-        try database.write { db in
-            try Roles.signedIn(db, email: email, accountID: accountID, verified: verified, address: address, now: now)
-        }
-    }
-
-    func isAwaitingConfirmation(userID: Int64) throws -> Bool {
-        try database.read { db in try Roles.isAwaitingConfirmation(db, userID: userID) }
-    }
-
-    func syncConfigured(emails: Set<String>, now: Double) throws {
-        try database.write { db in try Roles.syncConfigured(db, emails: emails, now: now) }
-    }
-
-    func revoke(email: String, actor: String, now: Double) throws -> Role? {
-        try database.write { db -> Role? in
-            guard
-                let before = try db.scalar("SELECT role FROM user_roles WHERE lower(email) = lower(?)", .text(email))
-                    .string
-            else { return nil }
-            _ = try db.run("DELETE FROM user_roles WHERE lower(email) = lower(?)", .text(email))
-            try Self.insertAudit(
-                db,
-                AuditEntry(
-                    at: now, actor: actor, action: "role_revoke", subject: email, before: before, after: "volunteer"))
-            return Role(rawValue: before)
-        }
-    }
-
-    func isReviewablePhoto(_ photoID: String) throws -> Bool {
-        try database.read { db in try SQLReviewPhotos<PostgresDatabase>.isReviewable(db, photoID: photoID) }
-    }
-
-    func grants() throws -> [RoleGrant] {
-        try database.read { db in try Roles.grants(db) }
-    }
-
-    func userEmails() throws -> [String] {
-        try database.read { db in
-            try db.query("SELECT email FROM users ORDER BY lower(email), email").compactMap { try $0.string("email") }
-        }
-    }
-
-    // MARK: Policy
-
-    func setPolicy(_ policy: ReviewPolicy) throws {
-        try database.write { db in
-            _ = try db.run(
-                """
-                INSERT INTO instance (key, value) VALUES ('review_policy', ?)
-                ON CONFLICT (key) DO UPDATE SET value = excluded.value
-                """, .text(policy.rawValue))
-        }
-    }
-
-    // MARK: Dashboard
-
-    static let reviewable = SQLiteReviewStore.reviewable
-
-    static let rowColumns = """
-        r.id, r.local_id, r.name, u.email, r.origin, r.submitted_at, r.designation, r.condition, r.grade,
-        r.latitude, r.longitude, r.accuracy, r.state, r.review_state, r.review_reason, r.review_message,
-        r.duplicate_of, r.reviewed_by, r.reviewed_at, r.replied_at, r.claimed_by, r.claimed_until, r.last_error,
-        r.platform_report_id, r.occupancy, r.priority_category, r.owner_type, r.discarded_at, r.discarded_by,
-        (SELECT count(*) FROM photos p WHERE p.report_id = r.id) AS photo_count,
-        (SELECT p.local_id FROM photos p WHERE p.report_id = r.id ORDER BY p.position, p.id LIMIT 1) AS first_photo
-        """
-
-    func counts(now: Double) throws -> ReviewCounts {
-        try database.read { db in
-            guard
-                let row = try db.query(
-                    """
-                    SELECT
-                      sum(CASE WHEN r.review_state = 'received' AND r.replied_at IS NULL THEN 1 ELSE 0 END) AS awaiting,
-                      sum(CASE WHEN r.review_state = 'received' AND r.replied_at IS NOT NULL THEN 1 ELSE 0 END) AS replied,
-                      sum(CASE WHEN r.state = 'needs_attention' THEN 1 ELSE 0 END) AS attention,
-                      sum(CASE WHEN r.state = 'held' THEN 1 ELSE 0 END) AS held
-                    FROM reports r WHERE \(Self.reviewable) AND r.state != 'deleting' AND r.discarded_at IS NULL
-                    """
-                ).first
-            else { return ReviewCounts() }
-            return ReviewCounts(
-                awaitingReview: Int(try row.int("awaiting") ?? 0), reporterReplied: Int(try row.int("replied") ?? 0),
-                needsAttention: Int(try row.int("attention") ?? 0), held: Int(try row.int("held") ?? 0))
-        }
-    }
-
-    static func whereClause(_ filter: ReviewFilter) -> (String, [SQLValue]) {
-        SQLiteReviewStore.whereClause(filter, dialect: .postgres)
-    }
-
-    static func likeEscaped(_ text: String) -> String { SQLiteReviewStore.likeEscaped(text) }
-
-    func search(_ filter: ReviewFilter, after cursor: ReviewCursor?, limit: Int) throws -> [ReviewRow] {
-        var (clause, values) = Self.whereClause(filter)
-        let order: String
-        switch filter.sort {
-        case .newest:
-            order = "r.submitted_at DESC, r.id DESC"
-            if let cursor, let key = Double(cursor.key) {
-                clause += " AND (r.submitted_at < ? OR (r.submitted_at = ? AND r.id < ?))"
-                values += [.real(key), .real(key), .integer(cursor.id)]
-            }
-        case .oldest:
-            order = "r.submitted_at, r.id"
-            if let cursor, let key = Double(cursor.key) {
-                clause += " AND (r.submitted_at > ? OR (r.submitted_at = ? AND r.id > ?))"
-                values += [.real(key), .real(key), .integer(cursor.id)]
-            }
-        case .name:
-            order = "coalesce(r.name, ''), r.id"
-            if let cursor {
-                clause += " AND (coalesce(r.name, '') > ? OR (coalesce(r.name, '') = ? AND r.id > ?))"
-                values += [.text(cursor.key), .text(cursor.key), .integer(cursor.id)]
-            }
-        }
-        values.append(.integer(Int64(max(0, limit))))
-        return try database.read { db in
-            try db.query(
-                """
-                SELECT \(Self.rowColumns)
-                FROM (SELECT r.id FROM reports r WHERE \(clause) ORDER BY \(order) LIMIT ?) AS page
-                JOIN reports r ON r.id = page.id JOIN users u ON u.id = r.user_id
-                ORDER BY \(order)
-                """, values
-            ).map(Self.row)
-        }
-    }
-
-    func count(_ filter: ReviewFilter, atMost: Int?) throws -> Int {
-        let (clause, values) = Self.whereClause(filter)
-        let limit = atMost.map { " LIMIT \(max(0, $0))" } ?? ""
-        return try database.read { db in
-            Int(
-                try db.scalar(
-                    "SELECT count(*) FROM (SELECT 1 FROM reports r WHERE \(clause)\(limit)) AS matched",
-                    values
-                ).int ?? 0)
-        }
-    }
-
-    func row(id: Int64) throws -> ReviewRow? {
-        try database.read { db in
-            try db.query(
-                """
-                SELECT \(Self.rowColumns) FROM reports r JOIN users u ON u.id = r.user_id
-                WHERE r.id = ? AND \(Self.reviewable)
-                """, .integer(id)
-            ).first.map(Self.row)
-        }
-    }
-
-    func photos(reportID: Int64) throws -> [ReviewPhoto] {
-        try database.read { db in
-            try db.query(
-                """
-                SELECT local_id, latitude, longitude, accuracy, captured_at FROM photos
-                WHERE report_id = ? ORDER BY position, id
-                """, .integer(reportID)
-            ).map { row in
-                ReviewPhoto(
-                    localID: try row.string("local_id") ?? "", latitude: try row.double("latitude"),
-                    longitude: try row.double("longitude"), accuracy: try row.double("accuracy"),
-                    capturedAt: try row.string("captured_at"))
-            }
-        }
-    }
-
-    func nearby(id: Int64, metres: Double, limit: Int) throws -> [ReviewRow] {
-        guard let center = try row(id: id), let latitude = center.latitude, let longitude = center.longitude else {
-            return []
-        }
-        // A box first (the index-friendly part), then the exact distance here.
-        let latitudeDelta = metres / 111_320
-        let longitudeDelta = metres / max(1, 111_320 * cos(latitude * .pi / 180))
-        let rows = try database.read { db in
-            try db.query(
-                """
-                SELECT \(Self.rowColumns) FROM reports r JOIN users u ON u.id = r.user_id
-                WHERE \(Self.reviewable) AND r.id != ? AND r.latitude BETWEEN ? AND ? AND r.longitude BETWEEN ? AND ?
-                LIMIT 500
-                """, .integer(id), .real(latitude - latitudeDelta), .real(latitude + latitudeDelta),
-                .real(longitude - longitudeDelta), .real(longitude + longitudeDelta)
-            ).map(Self.row)
-        }
-        return
-            rows
-            .compactMap { row -> (Double, ReviewRow)? in
-                guard let lat = row.latitude, let lon = row.longitude else { return nil }
-                let distance = Geo.distance(latitude, longitude, lat, lon)
-                return distance <= metres ? (distance, row) : nil
-            }
-            .sorted { $0.0 < $1.0 }.prefix(limit).map(\.1)
-    }
-
-    static func row(_ row: PostgresRow) throws -> ReviewRow {
-        ReviewRow(
-            id: try row.int("id") ?? 0, localID: try row.string("local_id") ?? "", name: try row.string("name"),
-            reporter: try row.string("email") ?? "", origin: try row.string("origin") ?? "volunteer",
-            submittedAt: try row.double("submitted_at") ?? 0, designation: try row.string("designation"),
-            condition: try row.string("condition"), grade: try row.string("grade"),
-            latitude: try row.double("latitude"), longitude: try row.double("longitude"),
-            accuracy: try row.double("accuracy"), delivery: try row.string("state") ?? "",
-            review: try row.string("review_state") ?? "", reason: try row.string("review_reason"),
-            message: try row.string("review_message"), duplicateOf: try row.int("duplicate_of"),
-            reviewedBy: try row.string("reviewed_by"), reviewedAt: try row.double("reviewed_at"),
-            repliedAt: try row.double("replied_at"), claimedBy: try row.string("claimed_by"),
-            claimedUntil: try row.double("claimed_until"), lastError: try row.string("last_error"),
-            photoCount: Int(try row.int("photo_count") ?? 0), firstPhoto: try row.string("first_photo"),
-            platformReportID: try row.string("platform_report_id"), occupancy: try row.string("occupancy"),
-            priorityCategory: try row.string("priority_category"), ownerType: try row.string("owner_type"),
-            discardedAt: try row.double("discarded_at"), discardedBy: try row.string("discarded_by"))
-    }
-
+/// The review's decisions, claims, the reporter's side and the trash (`ReviewStore`).
+extension SQLReviewStore {
     // MARK: Actions
 
     func decide(_ decision: ReviewDecision, id: Int64, actor: String, now: Double) throws -> ReviewOutcome {
@@ -274,13 +24,13 @@ struct PostgresReviewStore: ReviewStore {
         return outcomes
     }
 
-    static func decide(_ db: PostgresConnection, _ decision: ReviewDecision, id: Int64, actor: String, now: Double)
+    static func decide(_ db: Backend.Connection, _ decision: ReviewDecision, id: Int64, actor: String, now: Double)
         throws
         -> ReviewOutcome
     {
         guard
             let current = try db.query(
-                "SELECT review_state, claimed_by, claimed_until FROM reports r WHERE r.id = ? AND \(Self.reviewable)",
+                "SELECT review_state, claimed_by, claimed_until FROM reports r WHERE r.id = ? AND \(ReviewSQL.reviewable)",
                 .integer(id)
             ).first, let state = try current.string("review_state")
         else { return .notFound }
@@ -291,7 +41,7 @@ struct PostgresReviewStore: ReviewStore {
                 ?? .conflict(actor: holder, action: "claim", at: until)
         }
         guard decision.from.map(\.rawValue).contains(state) else {
-            return try Self.lastAction(db, reportID: id, actions: Self.decisionActions)
+            return try Self.lastAction(db, reportID: id, actions: ReviewSQL.decisionActions)
                 ?? .conflict(actor: "?", action: state, at: 0)
         }
         if let from = ReviewState(rawValue: state),
@@ -301,7 +51,7 @@ struct PostgresReviewStore: ReviewStore {
         }
         if let duplicateOf = decision.duplicateOf {
             let exists = try db.scalar(
-                "SELECT count(*) FROM reports r WHERE r.id = ? AND r.id != ? AND \(Self.reviewable)",
+                "SELECT count(*) FROM reports r WHERE r.id = ? AND r.id != ? AND \(ReviewSQL.reviewable)",
                 .integer(duplicateOf), .integer(id)
             ).int
             guard exists == 1 else { return .notFound }
@@ -335,10 +85,8 @@ struct PostgresReviewStore: ReviewStore {
         return .done
     }
 
-    static let decisionActions = SQLiteReviewStore.decisionActions
-
     /// The latest of these actions on a report, as a conflict to tell the loser.
-    static func lastAction(_ db: PostgresConnection, reportID: Int64, actions: [String]) throws -> ReviewOutcome? {
+    static func lastAction(_ db: Backend.Connection, reportID: Int64, actions: [String]) throws -> ReviewOutcome? {
         let marks = Array(repeating: "?", count: actions.count).joined(separator: ", ")
         guard
             let row = try db.query(
@@ -357,7 +105,7 @@ struct PostgresReviewStore: ReviewStore {
         try database.write { db -> ReviewOutcome in
             guard
                 let current = try db.query(
-                    "SELECT claimed_by, claimed_until FROM reports r WHERE r.id = ? AND \(Self.reviewable)",
+                    "SELECT claimed_by, claimed_until FROM reports r WHERE r.id = ? AND \(ReviewSQL.reviewable)",
                     .integer(id)
                 ).first
             else { return .notFound }
@@ -381,7 +129,7 @@ struct PostgresReviewStore: ReviewStore {
         try database.write { db -> ReviewOutcome in
             guard
                 let current = try db.query(
-                    "SELECT claimed_by, claimed_until FROM reports r WHERE r.id = ? AND \(Self.reviewable)",
+                    "SELECT claimed_by, claimed_until FROM reports r WHERE r.id = ? AND \(ReviewSQL.reviewable)",
                     .integer(id)
                 ).first
             else { return .notFound }
@@ -402,19 +150,20 @@ struct PostgresReviewStore: ReviewStore {
             try db.query(
                 """
                 SELECT review_state, review_message, review_reason, name, state FROM reports r
-                WHERE r.local_id = ? AND r.user_id = ? AND \(Self.reviewable)
+                WHERE r.local_id = ? AND r.user_id = ? AND \(ReviewSQL.reviewable)
                 """, .text(localID), .integer(userID)
             ).first.map(Self.reporterView)
         }
     }
 
     func reviewStates(userID: Int64) throws -> [String: ReporterView] {
+        // One statement: its own snapshot, without BEGIN and COMMIT around it (issue 14).
         try database.readStatement { db in
             var states: [String: ReporterView] = [:]
             for row in try db.query(
                 """
                 SELECT local_id, review_state, review_message, review_reason, name, state FROM reports r
-                WHERE r.user_id = ? AND r.review_state != 'received' AND \(Self.reviewable)
+                WHERE r.user_id = ? AND r.review_state != 'received' AND \(ReviewSQL.reviewable)
                 """, .integer(userID))
             {
                 states[try row.string("local_id") ?? ""] = try Self.reporterView(row)
@@ -423,7 +172,7 @@ struct PostgresReviewStore: ReviewStore {
         }
     }
 
-    static func reporterView(_ row: PostgresRow) throws -> ReporterView {
+    static func reporterView(_ row: some SQLRowReading) throws -> ReporterView {
         ReporterView(
             review: try row.string("review_state") ?? "", message: try row.string("review_message"),
             reason: try row.string("review_reason"), name: try row.string("name"),
@@ -434,7 +183,7 @@ struct PostgresReviewStore: ReviewStore {
         try database.write { db -> ReviewOutcome in
             guard
                 let row = try db.query(
-                    "SELECT state, discarded_at FROM reports r WHERE r.id = ? AND \(Self.reviewable)", .integer(id)
+                    "SELECT state, discarded_at FROM reports r WHERE r.id = ? AND \(ReviewSQL.reviewable)", .integer(id)
                 ).first, let state = try row.string("state")
             else { return .notFound }
             if try row.double("discarded_at") != nil {
@@ -456,7 +205,7 @@ struct PostgresReviewStore: ReviewStore {
         try database.write { db -> ReviewOutcome in
             guard
                 let row = try db.query(
-                    "SELECT state, discarded_at FROM reports r WHERE r.id = ? AND \(Self.reviewable)", .integer(id)
+                    "SELECT state, discarded_at FROM reports r WHERE r.id = ? AND \(ReviewSQL.reviewable)", .integer(id)
                 ).first
             else { return .notFound }
             guard let discardedAt = try row.double("discarded_at") else {
@@ -585,62 +334,6 @@ struct PostgresReviewStore: ReviewStore {
                     at: now, actor: try row.string("email") ?? "?", action: "reporter_photo", reportID: id,
                     after: photo.localID))
             return .added(position: position)
-        }
-    }
-
-    // MARK: Audit
-
-    func appendAudit(_ entry: AuditEntry) throws {
-        try database.write { db in try Self.insertAudit(db, entry) }
-    }
-
-    static func insertAudit(_ db: PostgresConnection, _ entry: AuditEntry) throws {
-        _ = try db.run(
-            """
-            INSERT INTO review_audit (at, actor, action, report_id, subject, before, after, detail)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, .real(entry.at), .text(entry.actor), .text(entry.action),
-            entry.reportID.map(SQLValue.integer) ?? .null, SQLValue(entry.subject), SQLValue(entry.before),
-            SQLValue(entry.after), SQLValue(entry.detail))
-    }
-
-    func deliveryAttempts(reportID: Int64, limit: Int) throws -> [DeliveryAttempt] {
-        try database.read { try SQLDeliveryAttempts<PostgresDatabase>.list($0, reportID: reportID, limit: limit) }
-    }
-
-    func audit(_ filter: AuditFilter, beforeID: Int64?, limit: Int) throws -> [AuditEntry] {
-        var clauses = ["1 = 1"]
-        var values: [SQLValue] = []
-        if !filter.actor.isEmpty {
-            clauses.append("lower(actor) LIKE ? ESCAPE '\\'")
-            values.append(.text("%" + Self.likeEscaped(filter.actor.lowercased()) + "%"))
-        }
-        if !filter.action.isEmpty {
-            clauses.append("action = ?")
-            values.append(.text(filter.action))
-        }
-        if let reportID = filter.reportID {
-            clauses.append("report_id = ?")
-            values.append(.integer(reportID))
-        }
-        if let beforeID {
-            clauses.append("id < ?")
-            values.append(.integer(beforeID))
-        }
-        values.append(.integer(Int64(max(0, limit))))
-        return try database.read { db in
-            try db.query(
-                """
-                SELECT id, at, actor, action, report_id, subject, before, after, detail FROM review_audit
-                WHERE \(clauses.joined(separator: " AND ")) ORDER BY id DESC LIMIT ?
-                """, values
-            ).map { row in
-                AuditEntry(
-                    id: try row.int("id") ?? 0, at: try row.double("at") ?? 0, actor: try row.string("actor") ?? "",
-                    action: try row.string("action") ?? "", reportID: try row.int("report_id"),
-                    subject: try row.string("subject"), before: try row.string("before"),
-                    after: try row.string("after"), detail: try row.string("detail"))
-            }
         }
     }
 }

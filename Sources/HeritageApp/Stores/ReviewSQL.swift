@@ -1,0 +1,99 @@
+import Storage
+
+/// The review's SQL that both databases share, and the one place the dialects differ (`whereClause`).
+enum ReviewSQL {
+    /// The reports a coordinator sees: submitted here, not deleted by their reporter. A report the review
+    /// withdrew from the platform (`withdrawing`, `withdrawn`; before migration 18, `deleted` with its
+    /// decision) stays in the review.
+    static let reviewable = """
+        r.submitted_at IS NOT NULL AND (r.state NOT IN ('draft', 'cancelled', 'deleted')
+            OR (r.state = 'deleted' AND r.review_state IN ('rejected', 'duplicate')))
+        """
+
+    static let rowColumns = """
+        r.id, r.local_id, r.name, u.email, r.origin, r.submitted_at, r.designation, r.condition, r.grade,
+        r.latitude, r.longitude, r.accuracy, r.state, r.review_state, r.review_reason, r.review_message,
+        r.duplicate_of, r.reviewed_by, r.reviewed_at, r.replied_at, r.claimed_by, r.claimed_until, r.last_error,
+        r.platform_report_id, r.occupancy, r.priority_category, r.owner_type, r.discarded_at, r.discarded_by,
+        (SELECT count(*) FROM photos p WHERE p.report_id = r.id) AS photo_count,
+        (SELECT p.local_id FROM photos p WHERE p.report_id = r.id ORDER BY p.position, p.id LIMIT 1) AS first_photo
+        """
+
+    static let decisionActions = ["approve", "reject", "needs_info", "duplicate", "reopen"]
+
+    /// The WHERE clause of a filter and its values. Each filter that would read the whole table asks an
+    /// index of migration 11 instead (docs/BENCHMARKS.md has the query plans).
+    static func whereClause(_ filter: ReviewFilter, dialect: SQLDialect) -> (String, [SQLValue]) {
+        var clauses = [reviewable, filter.trash ? "r.discarded_at IS NOT NULL" : "r.discarded_at IS NULL"]
+        var values: [SQLValue] = []
+        if let review = filter.review {
+            clauses.append("r.review_state = ?")
+            values.append(.text(review.rawValue))
+        }
+        if let delivery = filter.delivery {
+            clauses.append("r.state = ?")
+            values.append(.text(delivery.rawValue))
+        }
+        if let origin = filter.origin {
+            clauses.append("r.origin = ?")
+            values.append(.text(origin.rawValue))
+        }
+        if !filter.reporter.isEmpty {
+            // The few users whose e-mail matches first (1,000 rows, not 100,000), then their reports by
+            // `reports_user_submitted`.
+            clauses.append("r.user_id IN (SELECT id FROM users WHERE lower(email) LIKE ? ESCAPE '\\')")
+            values.append(.text("%" + likeEscaped(filter.reporter.lowercased()) + "%"))
+        }
+        if let from = filter.from {
+            clauses.append("r.submitted_at >= ?")
+            values.append(.real(from))
+        }
+        if let to = filter.to {
+            clauses.append("r.submitted_at < ?")
+            values.append(.real(to))
+        }
+        if !filter.text.isEmpty {
+            if dialect == .sqlite && filter.text.count >= 3 {
+                // The trigram index: a phrase of the text's trigrams is the text as a substring, any case,
+                // in the name or the address (what the LIKE below says, answered from `reports_text`).
+                clauses.append(
+                    "(r.id IN (SELECT rowid FROM reports_text WHERE reports_text MATCH ?) OR r.local_id = ?)")
+                values += [.text("\"" + filter.text.replacing("\"", with: "\"\"") + "\""), .text(filter.text)]
+            } else {
+                // PostgreSQL's trigram indexes are on these two expressions; under three characters no
+                // trigram index helps, and SQLite reads the table.
+                clauses.append(
+                    "(lower(coalesce(r.name, '')) LIKE ? ESCAPE '\\' OR lower(coalesce(r.formatted_address, '')) LIKE ? ESCAPE '\\' OR r.local_id = ?)"
+                )
+                let pattern = "%" + likeEscaped(filter.text.lowercased()) + "%"
+                values += [.text(pattern), .text(pattern), .text(filter.text)]
+            }
+        }
+        if filter.hasFailure {
+            // Word for word the predicate of the partial index `reports_failure`.
+            clauses.append("(r.state = 'needs_attention' OR r.last_error IS NOT NULL)")
+        }
+        if let (south, west, north, east) = filter.bounds {
+            switch dialect {
+            case .sqlite:
+                // The R*Tree keeps 32-bit boxes rounded outwards: it narrows, the BETWEENs decide.
+                clauses.append(
+                    "r.id IN (SELECT id FROM reports_position WHERE north >= ? AND south <= ? AND east >= ? AND west <= ?)"
+                )
+                values += [.real(south), .real(north), .real(west), .real(east)]
+            case .postgres:
+                clauses.append(
+                    "point(r.longitude, r.latitude) <@ box(point(CAST(? AS double precision), CAST(? AS double precision)), point(CAST(? AS double precision), CAST(? AS double precision)))"
+                )
+                values += [.real(west), .real(south), .real(east), .real(north)]
+            }
+            clauses.append("r.latitude BETWEEN ? AND ? AND r.longitude BETWEEN ? AND ?")
+            values += [.real(south), .real(north), .real(west), .real(east)]
+        }
+        return (clauses.joined(separator: " AND "), values)
+    }
+
+    static func likeEscaped(_ text: String) -> String {
+        text.replacing("\\", with: "\\\\").replacing("%", with: "\\%").replacing("_", with: "\\_")
+    }
+}
