@@ -40,7 +40,7 @@ extension Stores {
         let reports = SQLiteReportStore(database: database)
         return Stores(
             users: SQLiteUserStore(database: database), settings: SQLiteSettingsStore(database: database),
-            drafts: SQLiteDraftStore(database: database), reports: reports, outbox: reports,
+            drafts: SQLDraftStore(database: database), reports: reports, outbox: reports,
             leases: SQLiteOutboxLeases(database: database),
             instance: SQLiteInstanceStore(database: database),
             signInLimits: SQLiteSignInLimitStore(database: database),
@@ -66,7 +66,7 @@ extension Stores {
         let reports = PostgresReportStore(database: database)
         return Stores(
             users: PostgresUserStore(database: database), settings: PostgresSettingsStore(database: database),
-            drafts: PostgresDraftStore(database: database), reports: reports, outbox: reports,
+            drafts: SQLDraftStore(database: database), reports: reports, outbox: reports,
             leases: PostgresOutboxLeases(database: database),
             instance: PostgresInstanceStore(database: database),
             signInLimits: PostgresSignInLimitStore(database: database),

@@ -1,9 +1,9 @@
 import FoundationEssentials
 import Storage
 
-/// `DraftStore` on SQLite: rows of `reports` in state 'draft', their `photos`, and `expired_drafts`.
-struct SQLiteDraftStore: DraftStore {
-    let database: SQLiteDatabase
+/// `DraftStore`, once for both databases (`SQLBackend`): rows of `reports` in state 'draft', their `photos`, and `expired_drafts`.
+struct SQLDraftStore<Backend: SQLBackend>: DraftStore {
+    let database: Backend
 
     /// A draft past its retention is not taken up again, even before the sweep has removed it: the
     /// retention is the same whichever request comes first.
@@ -140,7 +140,8 @@ struct SQLiteDraftStore: DraftStore {
     }
 
     private func deleteDrafts(
-        where condition: String, _ parameter: SQLValue, expiredAt: Double?, also: (Database) throws -> Void = { _ in }
+        where condition: String, _ parameter: SQLValue, expiredAt: Double?,
+        also: (Backend.Connection) throws -> Void = { _ in }
     ) throws -> [String] {
         try database.write { db in
             try also(db)

@@ -1,7 +1,6 @@
-import PostgresStorage
 import Storage
 
-extension PostgresDraftStore {
+extension SQLDraftStore {
     /// The user's expired draft of that id; nil for an id never seen, forgotten, or another user's
     /// (which must read exactly like an unknown one).
     func expiredDraft(localID: String, userID: Int64) throws -> ExpiredDraft? {

@@ -1,10 +1,8 @@
-import PostgresStorage
 import Storage
 
-extension PostgresDraftStore {
+extension SQLDraftStore {
     /// The device's report of that id, made a draft when there is none yet. The same id sent again (an
-    /// answer lost on the way back) finds the same row: one report, answered the same. Two nodes
-    /// receiving the same id at once both insert with `ON CONFLICT DO NOTHING` and then read the one row.
+    /// answer lost on the way back) finds the same row: one report, answered the same.
     func openDeviceDraft(localID: String, userID: Int64, now: Double) throws -> DeviceDraftState {
         try database.write { db in
             _ = try db.run(
