@@ -12,6 +12,7 @@ protocol SQLRowReading {
     func double(_ index: Int) throws -> Double?
     func string(_ name: String) throws -> String?
     func string(_ index: Int) throws -> String?
+    func blob(_ name: String) throws -> [UInt8]?
 }
 
 extension Row: SQLRowReading {}
@@ -56,6 +57,12 @@ protocol SQLBackend: Sendable {
     func claiming<T>(_ body: (Connection) throws -> T) throws -> T
     /// Ends a `SELECT` in `claiming`: "FOR UPDATE SKIP LOCKED" on PostgreSQL, nothing on SQLite.
     static var skipLocked: String { get }
+    /// A read of one statement whose answer the connection may keep under `key` while nothing is
+    /// committed (SQLite: the reader's memo, checked against the file's data version; PostgreSQL: read
+    /// every time). For the hottest read, the session lookup.
+    func readKept<Key: Hashable, Value>(key: Key, _ body: (Connection) throws -> Value?) throws -> Value?
+    /// Runs `body`, mapping the engine's own errors to `StoreError`.
+    static func mapped<T>(_ body: () throws -> T) throws -> T
     /// Which of the two SQL dialects the database speaks, for the few statements written per engine.
     static var dialect: SQLDialect { get }
     /// Whether one process at a time uses the database (SQLite: the data folder's lock): then no
@@ -65,6 +72,14 @@ protocol SQLBackend: Sendable {
 
 extension SQLiteDatabase: SQLBackend {
     func readStatement<T>(_ body: (Database) throws -> T) throws -> T { try readOneStatement(body) }
+    func readKept<Key: Hashable, Value>(key: Key, _ body: (Database) throws -> Value?) throws -> Value? {
+        try readMemoized { (db, memo: inout [Key: Value]) -> Value? in
+            if let kept = memo[key] { return kept }
+            let read = try body(db)
+            if let read { memo[key] = read }
+            return read
+        }
+    }
     func claiming<T>(_ body: (Database) throws -> T) throws -> T { try write(body) }
     static var skipLocked: String { "" }
     static var isExclusive: Bool { true }
@@ -72,6 +87,9 @@ extension SQLiteDatabase: SQLBackend {
 }
 
 extension PostgresDatabase: SQLBackend {
+    func readKept<Key: Hashable, Value>(key: Key, _ body: (PostgresConnection) throws -> Value?) throws -> Value? {
+        try readStatement(body)
+    }
     func claiming<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try Self.mapped { try pool.withConnection { db in try db.transaction(.readCommitted) { try body(db) } } }
     }

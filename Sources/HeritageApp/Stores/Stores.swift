@@ -39,10 +39,10 @@ extension Stores {
     static func sqlite(_ database: SQLiteDatabase) -> Stores {
         let reports = SQLiteReportStore(database: database)
         return Stores(
-            users: SQLiteUserStore(database: database), settings: SQLiteSettingsStore(database: database),
+            users: SQLUserStore(database: database), settings: SQLSettingsStore(database: database),
             drafts: SQLDraftStore(database: database), reports: reports, outbox: reports,
             leases: SQLiteOutboxLeases(database: database),
-            instance: SQLiteInstanceStore(database: database),
+            instance: SQLInstanceStore(database: database),
             signInLimits: SQLiteSignInLimitStore(database: database),
             photoQuota: SQLitePhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
             kiosks: SQLKioskStore(database: database), close: { database.close() })
@@ -65,10 +65,10 @@ extension Stores {
         let database = try PostgresDatabase(url: url, poolSize: poolSize, migrations: PostgresAppMigrations.all)
         let reports = PostgresReportStore(database: database)
         return Stores(
-            users: PostgresUserStore(database: database), settings: PostgresSettingsStore(database: database),
+            users: SQLUserStore(database: database), settings: SQLSettingsStore(database: database),
             drafts: SQLDraftStore(database: database), reports: reports, outbox: reports,
             leases: PostgresOutboxLeases(database: database),
-            instance: PostgresInstanceStore(database: database),
+            instance: SQLInstanceStore(database: database),
             signInLimits: PostgresSignInLimitStore(database: database),
             photoQuota: PostgresPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
             kiosks: SQLKioskStore(database: database), close: { database.close() })

@@ -1,28 +1,31 @@
-import PostgresStorage
 import Storage
 
-/// `UserStore` on PostgreSQL: the `users` and `web_sessions` tables.
-struct PostgresUserStore: UserStore {
-    let database: PostgresDatabase
+/// `UserStore`, once for both databases (`SQLBackend`): the `users` and `web_sessions` tables. E-mails
+/// compare without case (SQLite's `COLLATE NOCASE`, PostgreSQL's unique index on `lower(email)`).
+struct SQLUserStore<Backend: SQLBackend>: UserStore {
+    let database: Backend
+
+    /// The conflict target of the users' e-mail in each dialect: the column SQLite's NOCASE unique
+    /// constraint is on, the expression PostgreSQL's unique index is on.
+    private static var emailConflict: String { Backend.dialect == .sqlite ? "(email)" : "((lower(email)))" }
 
     func signIn(_ record: SignInRecord, now: Double) throws -> Int64 {
         try database.write { db -> Int64 in
-            // Read then written in one SERIALIZABLE transaction: a concurrent sign-in of the same e-mail
-            // on another node cannot slip another account in between.
             if let accountID = record.accountID,
                 let recorded = try db.scalar(
                     "SELECT account_id FROM users WHERE lower(email) = lower(?)", .text(record.email)
-                ).string,
+                )
+                .string,
                 recorded != accountID
             {
                 throw AccountMismatch()
             }
-            try db.run(
+            _ = try db.run(
                 """
                 INSERT INTO users (email, account_id, fullname, platform_session_id, platform_session_expires_at,
                                    created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT ((lower(email))) DO UPDATE SET account_id = excluded.account_id, fullname = excluded.fullname,
+                ON CONFLICT \(Self.emailConflict) DO UPDATE SET account_id = excluded.account_id, fullname = excluded.fullname,
                     platform_session_id = excluded.platform_session_id,
                     platform_session_expires_at = excluded.platform_session_expires_at,
                     updated_at = excluded.updated_at
@@ -50,14 +53,26 @@ struct PostgresUserStore: UserStore {
         }
     }
 
+    /// The session, its user and their list version: one statement in one read, or none at all on SQLite
+    /// when the reader connection holds the answer from an earlier read and nothing was committed to the
+    /// file since (`SQLBackend.readKept`: validated by SQLite's data version on the very connection that
+    /// would read, which moves with every commit of any connection or process). Sign-out, revocation,
+    /// a touch, a settings change and every change of the list are commits, so a kept answer is never
+    /// stale; expiry is by time and is checked here against `now` on every call.
     func session(tokenHash: [UInt8], now: Double) throws -> StoredSession? {
-        let rows = try database.readStatement { db in
-            try db.query(StoredSession.lookupSQL, .blob(tokenHash), .real(now))
-        }
-        return try PostgresDatabase.mapped { () -> StoredSession? in
+        // One statement: the session, its user and the list version in one snapshot.
+        let found = try database.readKept(key: SessionMemoKey(tokenHash: tokenHash)) { db -> StoredSession? in
+            let rows = try db.query(StoredSession.lookupSQL, .blob(tokenHash), .real(now))
             guard let row = rows.first else { return nil }
             return try StoredSession(row: row, tokenHash: tokenHash)
         }
+        guard let found, found.session.expiresAt > now else { return nil }
+        return found
+    }
+
+    /// A session's entry in a reader's memo.
+    private struct SessionMemoKey: Hashable {
+        var tokenHash: [UInt8]
     }
 
     func touchSession(tokenHash: [UInt8], now: Double) throws {
@@ -90,7 +105,7 @@ struct PostgresUserStore: UserStore {
                 WHERE user_id = ? AND expires_at > ? ORDER BY last_seen_at DESC, created_at DESC
                 """, .integer(userID), .real(now))
         }
-        return try PostgresDatabase.mapped {
+        return try Backend.mapped {
             try rows.map { row in
                 SessionSummary(
                     tokenHash: try row.blob("token_hash") ?? [], createdAt: try row.double("created_at") ?? 0,
@@ -108,9 +123,9 @@ struct PostgresUserStore: UserStore {
     }
 }
 
-/// `SettingsStore` on PostgreSQL: three columns of `users`.
-struct PostgresSettingsStore: SettingsStore {
-    let database: PostgresDatabase
+/// `SettingsStore`: three columns of `users`.
+struct SQLSettingsStore<Backend: SQLBackend>: SettingsStore {
+    let database: Backend
 
     func save(settings: UserSettings, userID: Int64, now: Double) throws {
         try database.write { db in
@@ -124,9 +139,9 @@ struct PostgresSettingsStore: SettingsStore {
     }
 }
 
-/// `InstanceStore` on PostgreSQL: the `instance` key-value table.
-struct PostgresInstanceStore: InstanceStore {
-    let database: PostgresDatabase
+/// `InstanceStore`: the `instance` key-value table.
+struct SQLInstanceStore<Backend: SQLBackend>: InstanceStore {
+    let database: Backend
 
     func claimPlatform(_ identity: String) throws -> String? {
         try database.write { db -> String? in
