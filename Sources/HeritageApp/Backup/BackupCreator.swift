@@ -36,6 +36,7 @@ struct BackupCreator {
         }
         let database = dataDir + "/har.sqlite"
         guard access(database, R_OK) == 0 else { throw BackupError("no database at \(database)") }
+        removeLeftovers()
         let snapshot = dataDir + "/backup-snapshot-\(getpid()).sqlite"
         Self.removeDatabaseFiles(snapshot)
         defer { Self.removeDatabaseFiles(snapshot) }
@@ -89,7 +90,8 @@ struct BackupCreator {
         let look = scratch + "/archive"
         guard link(partial, look) == 0 else { throw BackupError("cannot link \(partial): \(ArchiveWriter.reason())") }
         do {
-            _ = try BackupReader(path: look, destination: scratch, extractsPhotos: false).read()
+            _ = try BackupReader(path: look, destination: scratch, extractsPhotos: false, allowsNewerSchema: true)
+                .read()
         } catch {
             throw BackupError("the backup written fails its check: \(error)")
         }
@@ -157,6 +159,20 @@ struct BackupCreator {
         return BackupManifest(
             schemaVersion: schema, sqliteVersion: sqliteVersion, createdAt: ISO8601.utc(seconds: takenAt),
             rowCounts: counts, files: files, sweptPhotos: swept, missingPhotos: missing)
+    }
+
+    /// The snapshot and check folder of a backup whose process is gone (killed half-way).
+    private func removeLeftovers() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dataDir)) ?? []
+        for name in names where name.hasPrefix("backup-snapshot-") || name.hasPrefix("backup-verify-") {
+            let digits = name.split(separator: "-").last?.prefix { $0.isNumber } ?? ""
+            guard let pid = Int32(digits), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            if name.hasPrefix("backup-verify-") {
+                try? FileManager.default.removeItem(atPath: dataDir + "/" + name)
+            } else {
+                Self.removeDatabaseFiles(dataDir + "/" + String(name.prefix { $0 != "." }) + ".sqlite")
+            }
+        }
     }
 
     static func regularFileSize(_ path: String) -> Int? {

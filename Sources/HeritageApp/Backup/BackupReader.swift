@@ -21,6 +21,8 @@ struct BackupReader {
     /// Where the files go: the database only (`extractsPhotos` false) or the whole data folder.
     let destination: String
     let extractsPhotos: Bool
+    /// A backup's own check as it is made: a database a newer har migrated is still backed up whole.
+    var allowsNewerSchema = false
 
     func read() throws(BackupFailure) -> Summary {
         if path.hasSuffix(".partial") {
@@ -42,7 +44,7 @@ struct BackupReader {
         guard manifest.format == BackupManifest.formatName else {
             throw .notABackup("\(path): unknown backup format \"\(manifest.format)\"")
         }
-        try Self.refuseNewer(schema: manifest.schemaVersion, what: "the backup's manifest")
+        if !allowsNewerSchema { try Self.refuseNewer(schema: manifest.schemaVersion, what: "the backup's manifest") }
         var archived = Set<String>()
         for file in manifest.files {
             guard let entry = try archive.next() else {
@@ -122,7 +124,7 @@ struct BackupReader {
                     "\(path): the database fails its integrity check: " + problems.prefix(5).joined(separator: "; "))
             }
             let schema = Int(try db.scalar("SELECT max(version) FROM \(Migrator.tableName)").int ?? 0)
-            try Self.refuseNewer(schema: schema, what: "the backup's database")
+            if !allowsNewerSchema { try Self.refuseNewer(schema: schema, what: "the backup's database") }
             for (table, count) in manifest.rowCounts.sorted(by: { $0.key < $1.key }) {
                 let counted = try db.scalar("SELECT count(*) FROM \"\(table)\"").int ?? -1
                 guard counted == Int64(count) else {
