@@ -99,4 +99,57 @@ import Testing
             names == ["har-backup-20250301T010000Z.tar", "har-backup-20250302T010000Z.tar.partial", made[0]].sorted())
         await platform.stop()
     }
+    /// OPS-01: `kill -9` of `har serve` while its scheduled backup is being written, with volunteers
+    /// uploading through the web pages meanwhile: `backup_dir` holds only a `.partial`, never taken
+    /// for a backup; the server started again makes a good one (and clears the killed one's snapshot).
+    @Test func ops01ServeKilledMidScheduledBackupThenTheNextSucceeds() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let platform = try await PlatformProcess(folder: folder)
+        let fixture = try OutboxFixture(dataDir: folder + "/app")
+        try fixture.addUser(email: "kill-serve@example.org", session: PlatformSession(sessionID: "s"))
+        try fixture.queueReports(2, photos: 1)
+        try fixture.addLargePhotos(80, size: 2 << 20)
+        let backups = folder + "/backups"
+        var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform, workerEnabled: false)
+        environment["HAR_BACKUP_DIR"] = backups
+        let serve = try HarProcess(["serve"], environment: environment, folder: folder)
+        let port = try await serve.waitForPort()
+        let volunteers = try Volunteers(count: 3, baseURL: "http://127.0.0.1:\(port)", folder: folder)
+        for (index, volunteer) in volunteers.reporters.enumerated() {
+            try await volunteer.signIn(email: "volunteer\(index)@example.org")
+        }
+        // One after another: the fixture's record of what was sent is not shared between tasks.
+        let uploads = Task {
+            for (index, volunteer) in volunteers.reporters.enumerated() {
+                try await volunteer.submitReports(2, photos: 2, tag: "v\(index)", into: fixture)
+            }
+        }
+        try await waitUntil("the scheduled backup is being written", timeout: 60, interval: 0.002) {
+            fileNames(in: backups).contains { name in
+                name.hasSuffix(".partial") && (BackupCreator.regularFileSize(backups + "/" + name) ?? 0) > 1 << 20
+            }
+        }
+        await serve.killHard()
+        _ = try? await uploads.value
+        #expect(fixture.captured.count > 2, "volunteers filed reports meanwhile")
+        let left = fileNames(in: backups)
+        #expect(left.count == 1 && left[0].hasSuffix(".tar.partial"), "\(left)")
+        let refused = try await runBackup(["verify", backups + "/" + left[0]], dataDir: fixture.dataDir)
+        #expect(refused.status == 10)
+
+        let again = try HarProcess(["serve"], environment: environment, folder: folder)
+        let againPort = try await again.waitForPort()
+        try await waitUntil("the next scheduled backup is made", timeout: 120, interval: 0.2) {
+            fileNames(in: backups).contains { $0.hasSuffix(".tar") }
+        }
+        let metrics = try await curl("http://127.0.0.1:\(againPort)/metrics").body
+        #expect(metrics.contains("har_backup_failures_total 0\n"))
+        await again.terminate()
+        let made = try #require(fileNames(in: backups).first { $0.hasSuffix(".tar") })
+        let verified = try await runBackup(["verify", backups + "/" + made], dataDir: fixture.dataDir)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(fileNames(in: fixture.dataDir).allSatisfy { !$0.hasPrefix("backup-") }, "no snapshot left behind")
+        await platform.stop()
+    }
 }

@@ -69,3 +69,12 @@ extension OutboxFixture {
         }
     }
 }
+
+/// A few people at browsers (`WebReporter`), each with a cookie jar of their own, handed to one task.
+final class Volunteers: @unchecked Sendable {
+    let reporters: [WebReporter]
+
+    init(count: Int, baseURL: String, folder: String) throws {
+        reporters = try (0..<count).map { try WebReporter(baseURL: baseURL, folder: folder + "/volunteer\($0)") }
+    }
+}
