@@ -5,9 +5,10 @@ import PlatformClient
     import Glibc
 #endif
 
-/// Reads a backup archive (ustar) as a stream, keeping the SHA-256 of every byte read until `seal()`.
+/// Reads a backup archive (ustar) as a stream, keeping the archive's checksum until `seal()` the way
+/// `ArchiveWriter` makes it (header blocks, in-memory entries, each file's digest via `record`).
 /// Knows nothing of what the entries mean (`BackupReader` does); tells a cut-off file (`truncated`)
-/// from one that is not an archive (`notAnArchive`).
+/// from one that is not an archive (`notABackup`).
 final class ArchiveReader {
     struct Entry {
         let name: String
@@ -32,7 +33,7 @@ final class ArchiveReader {
     /// The next entry's header; nil at the end-of-archive block.
     func next() throws(BackupFailure) -> Entry? {
         var block: [UInt8] = []
-        try read(ArchiveWriter.blockSize) { block.append(contentsOf: $0) }
+        try read(ArchiveWriter.blockSize, hashed: true) { block.append(contentsOf: $0) }
         if block.allSatisfy({ $0 == 0 }) { return nil }
         let stored = Self.octal(block[148..<156])
         for index in 148..<156 { block[index] = UInt8(ascii: " ") }
@@ -52,21 +53,33 @@ final class ArchiveReader {
         return Entry(name: name, size: size)
     }
 
-    /// An entry's content, in chunks, then its padding.
+    /// A file entry's content, in chunks, then its padding; the caller `record`s the content's digest.
     func content(_ entry: Entry, _ body: (UnsafeBufferPointer<UInt8>) throws(BackupFailure) -> Void)
         throws(BackupFailure)
     {
-        try read(entry.size, body)
-        let remainder = entry.size % ArchiveWriter.blockSize
-        if remainder != 0 { try read(ArchiveWriter.blockSize - remainder) { _ in } }
+        try read(entry.size, hashed: false, body)
+        try skipPadding(entry)
     }
+
+    /// A file entry's SHA-256, as the writer put it into the archive's checksum.
+    func record(digest bytes: [UInt8]) { digest?.update(bytes) }
 
     /// An entry's content whole (the manifest, the trailer), refused past `limit` bytes.
     func bytes(_ entry: Entry, limit: Int) throws(BackupFailure) -> [UInt8] {
         guard entry.size <= limit else { throw .notABackup("\(path): \(entry.name) is implausibly large") }
         var bytes: [UInt8] = []
-        try content(entry) { bytes.append(contentsOf: $0) }
+        try read(entry.size, hashed: true) { bytes.append(contentsOf: $0) }
+        try skipPadding(entry)
         return bytes
+    }
+
+    /// Zeros to the next block; anything else is damage the checksum would not see.
+    private func skipPadding(_ entry: Entry) throws(BackupFailure) {
+        let remainder = entry.size % ArchiveWriter.blockSize
+        guard remainder != 0 else { return }
+        var clean = true
+        try read(ArchiveWriter.blockSize - remainder, hashed: false) { clean = clean && !$0.contains { $0 != 0 } }
+        guard clean else { throw .checksumMismatch("\(path): damaged padding after \(entry.name)") }
     }
 
     /// The SHA-256 of everything read so far; later bytes are not hashed.
@@ -76,9 +89,9 @@ final class ArchiveReader {
         return value
     }
 
-    private func read(_ count: Int, _ body: (UnsafeBufferPointer<UInt8>) throws(BackupFailure) -> Void)
-        throws(BackupFailure)
-    {
+    private func read(
+        _ count: Int, hashed: Bool, _ body: (UnsafeBufferPointer<UInt8>) throws(BackupFailure) -> Void
+    ) throws(BackupFailure) {
         var remaining = count
         while remaining > 0 {
             if start == end { try fill() }
@@ -86,7 +99,7 @@ final class ArchiveReader {
             let range = start..<start + take
             start += take
             remaining -= take
-            let digest = digest
+            let digest = hashed ? digest : nil
             var failure: BackupFailure?
             buffer.withUnsafeBufferPointer { whole in
                 let part = UnsafeBufferPointer(rebasing: whole[range])

@@ -1,13 +1,19 @@
+import Basics
+import Dispatch
 import FoundationEssentials
 import PlatformClient
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
 /// Writes a backup archive: a POSIX ustar stream (so `tar tf` and `tar xf` read it too), through one
-/// 1 MiB buffer, keeping the SHA-256 of every byte written until `seal()` (the trailer's checksum
-/// covers everything before the trailer). Files are streamed, never held whole in memory.
+/// 1 MiB buffer. Files are streamed, never held whole in memory. Until `seal()` it keeps the archive's
+/// checksum for the trailer: the SHA-256 of every header block and in-memory entry (the manifest) and,
+/// for each file, of its content's 32-byte SHA-256, so each file's bytes are hashed once, not twice
+/// (padding is zeros, which the reader insists on). Any changed byte changes a header, the manifest or
+/// a file's digest, and so the checksum.
 final class ArchiveWriter {
     static let blockSize = 512
     private static let bufferSize = 1 << 20
@@ -32,20 +38,20 @@ final class ArchiveWriter {
 
     /// One entry from bytes in memory (the manifest, the trailer).
     func add(name: String, bytes: [UInt8]) throws {
-        try append(Self.header(name: name, size: bytes.count, modificationTime: modificationTime))
-        try append(bytes)
+        try appendHashed(Self.header(name: name, size: bytes.count, modificationTime: modificationTime))
+        try appendHashed(bytes)
         try pad(bytes.count)
     }
 
     /// One entry streamed from `source`, exactly `size` bytes; returns their SHA-256 (hex). A file
     /// shorter than `size` (changed since it was listed) fails the backup.
     func add(name: String, file source: String, size: Int) throws -> String {
-        try append(Self.header(name: name, size: size, modificationTime: modificationTime))
+        try appendHashed(Self.header(name: name, size: size, modificationTime: modificationTime))
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw BackupError("cannot read \(source): \(Self.reason())") }
         defer { close(input) }
         let fileDigest = SHA256Stream()
-        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+        var chunk = [UInt8](repeating: 0, count: Self.bufferSize)
         var remaining = size
         while remaining > 0 {
             let got = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, min($0.count, remaining)) }
@@ -61,7 +67,9 @@ final class ArchiveWriter {
             remaining -= got
         }
         try pad(size)
-        return fileDigest.finalize()
+        let digestBytes = fileDigest.finalizeBytes()
+        digest?.update(digestBytes)
+        return Hex.encode(digestBytes)
     }
 
     /// The SHA-256 of everything written so far; later bytes are not hashed.
@@ -71,13 +79,17 @@ final class ArchiveWriter {
         return value
     }
 
-    /// The end-of-archive blocks, then everything flushed to the disk and the file closed.
+    /// The end-of-archive blocks, written out of the buffer (not yet flushed to the disk: `sync`).
     func finish() throws {
         try append([UInt8](repeating: 0, count: Self.blockSize * 2))
         try flush()
-        guard fsync(descriptor) == 0 else { throw BackupError("cannot flush \(path) to disk: \(Self.reason())") }
-        close(descriptor)
+    }
+
+    /// The flush to the disk, and the close, started on a thread of their own (`ArchiveFlush`).
+    func startFlush() -> ArchiveFlush {
+        let flush = ArchiveFlush(descriptor: descriptor, path: path)
         descriptor = -1
+        return flush
     }
 
     private func pad(_ size: Int) throws {
@@ -85,15 +97,20 @@ final class ArchiveWriter {
         if remainder != 0 { try append([UInt8](repeating: 0, count: Self.blockSize - remainder)) }
     }
 
+    private func appendHashed(_ bytes: [UInt8]) throws {
+        digest?.update(bytes)
+        try append(bytes)
+    }
+
     private func append(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBufferPointer { try append($0) }
     }
 
     private func append(_ bytes: UnsafeBufferPointer<UInt8>) throws {
-        digest?.update(bytes)
         bytesWritten += bytes.count
         if buffer.count + bytes.count > Self.bufferSize { try flush() }
-        if bytes.count >= Self.bufferSize {
+        if bytes.count >= Self.bufferSize / 2 {
+            try flush()
             try writeAll(bytes)
         } else {
             buffer.append(contentsOf: bytes)
@@ -151,6 +168,28 @@ final class ArchiveWriter {
         let padded = [UInt8](repeating: UInt8(ascii: "0"), count: max(0, width - 1 - digits.count)) + digits
         block.replaceSubrange(offset..<offset + width - 1, with: padded.suffix(width - 1))
         block[offset + width - 1] = 0
+    }
+}
+
+/// `fsync` and `close` of a written archive on a Dispatch thread: the flush waits on the device while
+/// the caller reads the archive back from the page cache to check it.
+final class ArchiveFlush: Sendable {
+    private let failure = Mutex<String?>(nil)
+    private let group = DispatchGroup()
+    private let path: String
+
+    init(descriptor: Int32, path: String) {
+        self.path = path
+        DispatchQueue.global().async(group: group) { [self] in
+            if fsync(descriptor) != 0 { failure.withLock { $0 = ArchiveWriter.reason() } }
+            close(descriptor)
+        }
+    }
+
+    /// Waits for the flush; throws when the disk refused it.
+    func wait() throws {
+        group.wait()
+        if let reason = failure.withLock({ $0 }) { throw BackupError("cannot flush \(path) to disk: \(reason)") }
     }
 }
 

@@ -63,7 +63,12 @@ struct BackupCreator {
                 name: BackupTrailer.entryName,
                 bytes: try BackupTrailer(entries: manifest.files.count + 1, sha256: sealed).encoded())
             try writer.finish()
-            try verify(partial)
+            // The disk flush waits on the device, the check on the CPU (the archive is in the page
+            // cache): both run at once, and both are done before the rename.
+            let flush = writer.startFlush()
+            let checked = Swift.Result { try verify(partial) }
+            try flush.wait()
+            try checked.get()
             guard rename(partial, destination) == 0 else {
                 throw BackupError("cannot rename \(partial) to \(destination): \(ArchiveWriter.reason())")
             }

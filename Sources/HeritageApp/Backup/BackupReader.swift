@@ -1,3 +1,4 @@
+import Basics
 import FoundationEssentials
 import PlatformClient
 import Storage
@@ -53,8 +54,9 @@ struct BackupReader {
             guard entry.name == file.path, entry.size == file.size, Self.isExpected(name: entry.name) else {
                 throw .notABackup("\(path): found \(entry.name) where the manifest lists \(file.path)")
             }
-            let sha256 = try copy(entry, from: archive)
-            guard sha256 == file.sha256 else {
+            let digest = try copy(entry, from: archive)
+            archive.record(digest: digest)
+            guard Hex.encode(digest) == file.sha256 else {
                 throw .checksumMismatch("\(path): \(file.path) does not match its SHA-256 in the manifest")
             }
             archived.insert(file.path)
@@ -83,7 +85,7 @@ struct BackupReader {
     }
 
     /// Copies an entry to the destination when it goes there (else only hashes it); its SHA-256.
-    private func copy(_ entry: ArchiveReader.Entry, from archive: ArchiveReader) throws(BackupFailure) -> String {
+    private func copy(_ entry: ArchiveReader.Entry, from archive: ArchiveReader) throws(BackupFailure) -> [UInt8] {
         let digest = SHA256Stream()
         let keeps = entry.name == BackupManifest.databaseEntry || extractsPhotos
         var output: Int32 = -1
@@ -110,7 +112,7 @@ struct BackupReader {
         if output >= 0, fsync(output) != 0 {
             throw .unreadable("cannot flush \(destination)/\(entry.name): \(ArchiveWriter.reason())")
         }
-        return digest.finalize()
+        return digest.finalizeBytes()
     }
 
     private func checkDatabase(manifest: BackupManifest, archived: Set<String>) throws(BackupFailure) {
