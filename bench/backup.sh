@@ -4,6 +4,7 @@
 # first and last) queued by bench/outbox-fixture.py, then ROUNDS rounds alternating the two, each
 # ending with its file flushed to disk (tar then `sync FILE`; the backup fsyncs and reads its archive
 # back to check it, which tar does not). Also times `har backup verify`. Page cache warm for both.
+# Ends with a restore of the last backup into a new folder, compared file by file with the original.
 #
 #   bench/backup.sh [HAR]                       # default .build/release/har
 #   REPORTS=1000 PHOTO_BYTES=200000 ROUNDS=3 bench/backup.sh
@@ -60,3 +61,9 @@ peak() { printf '%s\n' "${results[@]}" | awk -v l="$1" '$1 == l {print $3}' | so
 t=$(median tar) b=$(median backup) v=$(median verify)
 echo "median: tar ${t} s, har backup create ${b} s ($(awk -v b="$b" -v t="$t" 'BEGIN {printf "%.2f", b / t}')× tar), verify ${v} s"
 echo "peak RSS: har backup create $(( $(peak backup) / 1024 )) MB, verify $(( $(peak verify) / 1024 )) MB, tar $(( $(peak tar) / 1024 )) MB"
+"$har" backup restore "$work/b.tar" --data-dir "$work/restored" > /dev/null
+if diff -r "$work/data/photos" "$work/restored/photos" > /dev/null; then
+    echo "restored: every photo file byte-equal ($(ls "$work/restored/photos" | wc -l) files)"
+else
+    echo "restored: photo files differ" >&2; exit 1
+fi

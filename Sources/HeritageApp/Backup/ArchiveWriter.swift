@@ -21,6 +21,8 @@ final class ArchiveWriter {
     let path: String
     private var descriptor: Int32
     private var buffer: [UInt8] = []
+    /// Where a file's bytes are read into: made once (a megabyte zeroed per photo cost more than the copy).
+    private var chunk = [UInt8](repeating: 0, count: bufferSize)
     private var digest: SHA256Stream? = SHA256Stream()
     private(set) var bytesWritten = 0
     private let modificationTime = Int(time(nil))
@@ -43,15 +45,19 @@ final class ArchiveWriter {
         try pad(bytes.count)
     }
 
-    /// One entry streamed from `source`, exactly `size` bytes; returns their SHA-256 (hex). A file
-    /// shorter than `size` (changed since it was listed) fails the backup.
-    func add(name: String, file source: String, size: Int) throws -> String {
+    /// One entry streamed from `source`, exactly `size` bytes, whose SHA-256 the manifest already
+    /// gives (`sha256`, hex): it goes into the archive's checksum as it is, and the bytes are not
+    /// hashed here. The check that follows every write (`BackupCreator`) hashes what was written, so a
+    /// file that is not what the manifest says fails the backup there. A file shorter than `size`
+    /// (changed since it was listed) fails it here.
+    func add(name: String, file source: String, size: Int, sha256: String) throws {
+        guard let expected = Hex.decode(sha256), expected.count == 32 else {
+            throw BackupError("\(source): its recorded SHA-256 is not one (\(sha256))")
+        }
         try appendHashed(Self.header(name: name, size: size, modificationTime: modificationTime))
         let input = open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw BackupError("cannot read \(source): \(Self.reason())") }
         defer { close(input) }
-        let fileDigest = SHA256Stream()
-        var chunk = [UInt8](repeating: 0, count: Self.bufferSize)
         var remaining = size
         while remaining > 0 {
             let got = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, min($0.count, remaining)) }
@@ -59,17 +65,11 @@ final class ArchiveWriter {
             guard got > 0 else {
                 throw BackupError("\(source) changed while the backup read it (shorter than when it was listed)")
             }
-            try chunk.withUnsafeBufferPointer { whole in
-                let part = UnsafeBufferPointer(rebasing: whole[0..<got])
-                fileDigest.update(part)
-                try append(part)
-            }
+            try chunk.withUnsafeBufferPointer { try append(UnsafeBufferPointer(rebasing: $0[0..<got])) }
             remaining -= got
         }
         try pad(size)
-        let digestBytes = fileDigest.finalizeBytes()
-        digest?.update(digestBytes)
-        return Hex.encode(digestBytes)
+        digest?.update(expected)
     }
 
     /// The SHA-256 of everything written so far; later bytes are not hashed.

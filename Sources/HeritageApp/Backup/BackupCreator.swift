@@ -51,12 +51,7 @@ struct BackupCreator {
                 let source =
                     file.path == BackupManifest.databaseEntry
                     ? snapshot : photosDirectory + "/" + file.path.dropFirst("photos/".count)
-                let sha256 = try writer.add(name: file.path, file: source, size: file.size)
-                guard sha256 == file.sha256 else {
-                    throw BackupError(
-                        "\(source) does not match its recorded SHA-256 (changed or damaged on disk): "
-                            + "the backup is not made")
-                }
+                try writer.add(name: file.path, file: source, size: file.size, sha256: file.sha256)
             }
             let sealed = writer.seal()
             try writer.add(
@@ -98,7 +93,8 @@ struct BackupCreator {
             _ = try BackupReader(path: look, destination: scratch, extractsPhotos: false, allowsNewerSchema: true)
                 .read()
         } catch {
-            throw BackupError("the backup written fails its check: \(error)")
+            throw BackupError(
+                "the backup written fails its check (a file changed or damaged on disk, or the disk): \(error)")
         }
     }
 
