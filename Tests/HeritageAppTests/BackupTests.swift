@@ -68,7 +68,7 @@ import Testing
     /// OPS-01: `har backup verify` tells each way a file can fail to be a backup by its exit status,
     /// with a message: a `.partial` (10), not an archive (11), cut short (12), a byte changed (13), a
     /// schema newer than the binary (16), no such file (66). A restore refuses the same file the same
-    /// way, and refuses a data folder a server holds (75).
+    /// way, and refuses a data folder a server holds (75). A photo file damaged on disk fails the backup.
     @Test func ops01DamagedArchivesAreRefusedByVerify() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -111,6 +111,16 @@ import Testing
         let newerRestore = try await runBackup(
             ["restore", newer, "--data-dir", folder + "/other"], dataDir: fixture.dataDir)
         #expect(newerRestore.status == 16)
+
+        // A photo file changed on disk (same size, other bytes) is not what was acknowledged: no backup.
+        try fixture.execute("DELETE FROM schema_migrations WHERE version = 999")
+        let photo = try #require(fileNames(in: fixture.dataDir + "/photos").first)
+        var photoBytes = try #require(FileManager.default.contents(atPath: fixture.dataDir + "/photos/" + photo))
+        photoBytes[photoBytes.count / 2] ^= 0xFF
+        _ = FileManager.default.createFile(atPath: fixture.dataDir + "/photos/" + photo, contents: photoBytes)
+        let damaged = try await runBackup(["create", "--to", folder + "/damaged.tar"], dataDir: fixture.dataDir)
+        #expect(damaged.status == 1 && damaged.stderr.contains(photo), "\(damaged.stderr)")
+        #expect(!fileNames(in: folder).contains { $0.hasPrefix("damaged.tar") }, "neither a backup nor a .partial")
 
         let lock = try DataFolderLock(dataDir: fixture.dataDir)
         let held = try await runBackup(["restore", good], dataDir: fixture.dataDir)
