@@ -18,19 +18,23 @@ enum RestoreReconciliation {
         var photos = 0
     }
 
+    /// States in which nothing more goes to the platform, for an SQL list (`withdrawn`: the review's,
+    /// where the schema has it).
+    static let finalStates = "'draft', 'cancelled', 'deleted', 'withdrawn'"
+
     static func apply(to db: Database, now: Double) throws -> Counts {
         try db.transaction {
             var counts = Counts()
             counts.reports = try db.run(
                 """
                 UPDATE reports SET create_attempted_at = COALESCE(create_attempted_at, submitted_at, creation_time)
-                WHERE platform_report_id IS NULL AND state NOT IN ('draft', 'cancelled', 'deleted', 'stored')
+                WHERE platform_report_id IS NULL AND state NOT IN (\(finalStates), 'stored')
                 """)
             counts.photos = try db.run(
                 """
                 UPDATE photos SET state = 'uploading'
                 WHERE state = 'pending'
-                  AND report_id IN (SELECT id FROM reports WHERE state NOT IN ('draft', 'cancelled', 'deleted'))
+                  AND report_id IN (SELECT id FROM reports WHERE state NOT IN (\(finalStates)))
                 """)
             _ = try db.run(
                 "UPDATE reports SET lease_holder = NULL, lease_until = NULL WHERE lease_holder IS NOT NULL")
