@@ -86,12 +86,11 @@ struct BackupCreator {
             throw BackupError("cannot create \(scratch): \(ArchiveWriter.reason())")
         }
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        // The reader refuses `.partial` names by design; the file is looked at through another name.
-        let look = scratch + "/archive"
-        guard link(partial, look) == 0 else { throw BackupError("cannot link \(partial): \(ArchiveWriter.reason())") }
         do {
-            _ = try BackupReader(path: look, destination: scratch, extractsPhotos: false, allowsNewerSchema: true)
-                .read()
+            _ = try BackupReader(
+                path: partial, destination: scratch, extractsPhotos: false, allowsNewerSchema: true,
+                isCheckOfOwnPartial: true
+            ).read()
         } catch {
             throw BackupError(
                 "the backup written fails its check (a file changed or damaged on disk, or the disk): \(error)")

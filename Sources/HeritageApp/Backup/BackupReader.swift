@@ -24,9 +24,11 @@ struct BackupReader {
     let extractsPhotos: Bool
     /// A backup's own check as it is made: a database a newer har migrated is still backed up whole.
     var allowsNewerSchema = false
+    /// Only the backup being made reads its own `.partial`; anyone else is refused one.
+    var isCheckOfOwnPartial = false
 
     func read() throws(BackupFailure) -> Summary {
-        if path.hasSuffix(".partial") {
+        if path.hasSuffix(".partial") && !isCheckOfOwnPartial {
             throw .partial("\(path) is a backup still being written or one cut short (.partial): never a backup")
         }
         let archive = try ArchiveReader(path: path)
