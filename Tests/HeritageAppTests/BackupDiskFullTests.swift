@@ -81,4 +81,33 @@ final class SmallDisk {
         let roomAgain = try await runBackup(["create", "--to", folder + "/b.tar"], dataDir: fixture.dataDir)
         #expect(roomAgain.status == 0, "\(roomAgain.stderr)")
     }
+
+    /// OPS-03: a scheduled backup that fails (its disk full) is counted in `/metrics`, and the older
+    /// backups stay: retention runs only after a backup that was written and checked.
+    @Test func ops03FailedScheduledBackupIsCountedAndDeletesNothing() async throws {
+        guard let disk = try SmallDisk(bytes: 1 << 20) else { return }
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let platform = try await PlatformProcess(folder: folder)
+        let fixture = try OutboxFixture(dataDir: folder + "/app")
+        try fixture.addUser(email: "failing@example.org", session: PlatformSession(sessionID: "s"))
+        try fixture.queueReports(2, photos: 1)
+        try fixture.addLargePhotos(3, size: 512 << 10)
+        let old = ["har-backup-20250101T000000Z.tar", "har-backup-20250102T000000Z.tar"]
+        for name in old {
+            _ = FileManager.default.createFile(atPath: disk.path + "/" + name, contents: Data("old".utf8))
+        }
+        var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform, workerEnabled: false)
+        environment["HAR_BACKUP_DIR"] = disk.path
+        environment["HAR_BACKUP_KEEP"] = "1,0,0"
+        let serve = try HarProcess(["serve"], environment: environment, folder: folder)
+        let port = try await serve.waitForPort()
+        try await waitUntil("the scheduled backup fails", timeout: 60, interval: 0.2) {
+            try await curl("http://127.0.0.1:\(port)/metrics").body.contains("har_backup_failures_total 1\n")
+        }
+        await serve.terminate()
+        #expect(serve.errors.contains("scheduled backup failed") && serve.errors.contains("No space left"))
+        #expect(fileNames(in: disk.path) == old, "nothing deleted, no .partial left")
+        await platform.stop()
+    }
 }
