@@ -64,6 +64,7 @@ enum BackupCommand {
         }
         let path = destination ?? defaultPath(in: configuration.backupDir ?? ".", now: WallClock.now())
         do {
+            if destination == nil, let folder = configuration.backupDir { try DataFolder.prepare(folder) }
             let result = try BackupCreator(configuration: configuration).create(to: path)
             print(
                 "backup \(result.path): \(result.bytes) bytes, database and \(result.photoFiles) photo files, "
