@@ -55,6 +55,15 @@ import Testing
             #expect(original != nil && original == copy, "\(file.path) restored byte for byte")
         }
         #expect(fileNames(in: fresh + "/photos").count == 180)
+        // Plain ustar: GNU tar unpacks the same files, byte for byte.
+        let unpacked = folder + "/unpacked"
+        try FileManager.default.createDirectory(atPath: unpacked, withIntermediateDirectories: true)
+        let tar = try await runProgram("/usr/bin/tar", ["xf", archive, "-C", unpacked])
+        #expect(tar.status == 0, "\(tar.stderr)")
+        for file in manifest.files {
+            let sha256 = try? SHA256Stream.hashFile(at: unpacked + "/" + file.path)
+            #expect(sha256 == file.sha256, "tar unpacks \(file.path)")
+        }
         let db = try Database(path: fresh + "/har.sqlite", mode: .readOnly, create: false)
         for table in ["reports", "photos", "users"] {
             #expect(try db.scalar("SELECT count(*) FROM \(table)").int == Int64(manifest.rowCounts[table] ?? -1))
