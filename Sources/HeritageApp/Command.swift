@@ -22,6 +22,8 @@ public enum Command {
                                          kiosks at sites; create prints the enrolment URL (see har kiosk --help)
           har tls self-signed --host NAME-OR-IP [--host …] [--days N] [--dir DIR]
                                          HTTPS for tablets on a LAN (see har tls --help)
+          har backup [--config FILE] create [--to FILE]|verify FILE|restore FILE [--data-dir DIR]
+                                         backups of the data folder (see har backup --help, docs/OPERATIONS.md)
           har migrate sqlite-to-postgres --from DATA_DIR
                                          a single node's data into database_url's PostgreSQL
           har --version
@@ -58,6 +60,8 @@ public enum Command {
             return UsersCommand.main(rest)
         case "kiosk":
             return KioskCommand.main(rest)
+        case "backup":
+            return BackupCommand.main(rest)
         case "serve", "platform":
             if rest.contains("--help") || rest.contains("-h") {
                 printHelp()

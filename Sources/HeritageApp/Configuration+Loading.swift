@@ -128,6 +128,12 @@ extension Configuration {
         .int(
             "kiosk_countdown_seconds", \.kioskCountdownSeconds, 1...3600,
             "the \"still there?\" countdown before a kiosk discards the visitor's report"),
+        .optionalString(
+            "backup_dir", \.backupDir, "folder of scheduled backups (har serve) and of har backup create; unset = none"),
+        .int("backup_interval", \.backupInterval, 60...31_536_000, "seconds between scheduled backups (daily)"),
+        .string(
+            "backup_keep", \.backupKeep,
+            "scheduled backups kept: DAILY,WEEKLY,MONTHLY newest per day, week, month (7,4,12)"),
     ]
 
     /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.
@@ -215,6 +221,10 @@ extension Configuration {
         if case .failure(let invalid) = TrustedProxies.parse(trustedProxies ?? "") {
             throw ConfigurationError(
                 "bad value for \"trusted_proxies\": \"\(invalid.entry)\" is not an address or a CIDR range")
+        }
+        if BackupRetention(keep: backupKeep) == nil {
+            throw ConfigurationError(
+                "bad value for \"backup_keep\": expected DAILY,WEEKLY,MONTHLY counts such as 7,4,12")
         }
         if retryCapSeconds < retryBaseSeconds {
             throw ConfigurationError("retry_cap_seconds must be at least retry_base_seconds")

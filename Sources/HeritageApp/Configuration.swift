@@ -105,6 +105,13 @@ public struct Configuration: Sendable, Equatable {
     public var kioskIdleSeconds = 90
     /// Seconds of the "still there?" countdown before the visitor's report is discarded.
     public var kioskCountdownSeconds = 30
+    // Backups (docs/OPERATIONS.md)
+    /// Where `har serve` writes scheduled backups (and `har backup create` by default); unset = none scheduled.
+    public var backupDir: String?
+    /// Seconds between scheduled backups.
+    public var backupInterval = 86_400
+    /// Grandfather-father-son retention: newest backups kept per day, per week, per month.
+    public var backupKeep = "7,4,12"
 
     public init() {}
 

@@ -26,6 +26,8 @@ final class Metrics: Sendable {
     private let durationNanoseconds = Atomic<Int>(0)
     /// Requests the HTTP server refused before a handler, by reason; the server counts into it.
     let refusals = RequestRefusals()
+    /// The scheduled backups' figures (`BackupSchedule` records them).
+    let backups = BackupMetrics()
 
     func record(_ entry: AccessLogEntry) {
         switch entry.status == 0 ? 0 : entry.status / 100 {
@@ -94,7 +96,7 @@ final class Metrics: Sendable {
             har_process_resident_memory_bytes \(Self.residentBytes())
 
             """
-        text += extra
+        text += extra + backups.text
         var response = Response(
             status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(text.utf8))
         response.headers.add("Cache-Control", "no-store")

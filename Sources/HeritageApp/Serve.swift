@@ -23,8 +23,15 @@ enum Serve {
         log.info(
             "Heritage at Risk \(Command.version) listening on \(scheme)://\(configuration.host):\(application.port)")
         for warning in exposureWarnings(configuration) { log.warning(warning) }
+        let backups = BackupSchedule(configuration: configuration, metrics: application.metrics.backups, log: log)
+        do {
+            try backups?.start()
+        } catch {
+            log.error("scheduled backups are off: \(error)")
+        }
         let signal = Signals.wait()
         log.info("signal \(signal): stopping (finishing requests in flight)")
+        backups?.stop()
         application.stop(gracePeriod: 10)
         log.info("stopped")
         return 0

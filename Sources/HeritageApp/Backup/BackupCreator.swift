@@ -1,0 +1,192 @@
+import Basics
+import FoundationEssentials
+import PlatformClient
+import Storage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `har backup create`: a consistent snapshot of the SQLite database (`VACUUM INTO`, one read
+/// transaction, so `har serve` goes on taking uploads meanwhile), then exactly the photo files that
+/// snapshot names, streamed into `NAME.partial`; flushed, read back and checked whole, and only then
+/// renamed to `NAME`. Whatever stops it half-way leaves at most a `.partial`, which nothing takes
+/// for a backup.
+struct BackupCreator {
+    struct Result {
+        let path: String
+        let bytes: Int
+        let seconds: Double
+        let photoFiles: Int
+        let manifest: BackupManifest
+    }
+
+    let dataDir: String
+    let photosDirectory: String
+
+    init(configuration: Configuration) {
+        dataDir = configuration.dataDir
+        photosDirectory = configuration.photosDirectory
+    }
+
+    func create(to destination: String) throws -> Result {
+        let started = WallClock.now()
+        guard !destination.hasSuffix(".partial") else {
+            throw BackupError("a backup's name must not end in .partial (the name of one being written)")
+        }
+        let database = dataDir + "/har.sqlite"
+        guard access(database, R_OK) == 0 else { throw BackupError("no database at \(database)") }
+        removeLeftovers()
+        let snapshot = dataDir + "/backup-snapshot-\(getpid()).sqlite"
+        Self.removeDatabaseFiles(snapshot)
+        defer { Self.removeDatabaseFiles(snapshot) }
+        try takeSnapshot(of: database, into: snapshot)
+        let manifest = try makeManifest(snapshot: snapshot, takenAt: started)
+
+        let partial = destination + ".partial"
+        do {
+            let writer = try ArchiveWriter(path: partial)
+            try writer.add(name: BackupManifest.entryName, bytes: try manifest.encoded())
+            for file in manifest.files {
+                let source =
+                    file.path == BackupManifest.databaseEntry
+                    ? snapshot : photosDirectory + "/" + file.path.dropFirst("photos/".count)
+                try writer.add(name: file.path, file: source, size: file.size, sha256: file.sha256)
+            }
+            let sealed = writer.seal()
+            try writer.add(
+                name: BackupTrailer.entryName,
+                bytes: try BackupTrailer(entries: manifest.files.count + 1, sha256: sealed).encoded())
+            try writer.finish()
+            // The disk flush waits on the device, the check on the CPU (the archive is in the page
+            // cache): both run at once, and both are done before the rename.
+            let flush = writer.startFlush()
+            let checked = Swift.Result { try verify(partial) }
+            try flush.wait()
+            try checked.get()
+            guard rename(partial, destination) == 0 else {
+                throw BackupError("cannot rename \(partial) to \(destination): \(ArchiveWriter.reason())")
+            }
+            _ = PhotoFiles.flush(Self.folder(of: destination))
+        } catch {
+            unlink(partial)
+            throw error
+        }
+        return Result(
+            path: destination, bytes: BackupReader.size(of: destination), seconds: WallClock.now() - started,
+            photoFiles: manifest.files.count - 1, manifest: manifest)
+    }
+
+    /// Reads the written archive back and checks it as `har backup verify` does, the database
+    /// unpacked into a folder of the data folder that is removed afterwards.
+    private func verify(_ partial: String) throws {
+        let scratch = dataDir + "/backup-verify-\(getpid())"
+        try? FileManager.default.removeItem(atPath: scratch)
+        guard mkdir(scratch, 0o700) == 0 else {
+            throw BackupError("cannot create \(scratch): \(ArchiveWriter.reason())")
+        }
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        do {
+            _ = try BackupReader(
+                path: partial, destination: scratch, extractsPhotos: false, allowsNewerSchema: true,
+                isCheckOfOwnPartial: true
+            ).read()
+        } catch {
+            throw BackupError(
+                "the backup written fails its check (a file changed or damaged on disk, or the disk): \(error)")
+        }
+    }
+
+    /// `VACUUM INTO` reads the database in one transaction: a consistent snapshot while the server writes.
+    private func takeSnapshot(of database: String, into snapshot: String) throws {
+        do {
+            let db = try Database(path: database, mode: .readWrite, create: false, busyTimeout: .seconds(30))
+            defer { db.close() }
+            try db.execute(
+                "VACUUM INTO '"
+                    + String(snapshot.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''"))
+                    + "'")
+            chmod(snapshot, 0o600)
+        } catch {
+            throw BackupError("cannot snapshot the database \(database): \(error)")
+        }
+    }
+
+    /// The manifest from the snapshot: schema, counts, and the photo files it names that exist.
+    private func makeManifest(snapshot: String, takenAt: Double) throws -> BackupManifest {
+        let db = try Database(path: snapshot, mode: .readOnly, create: false)
+        defer { db.close() }
+        let schema = Int(try db.scalar("SELECT max(version) FROM \(Migrator.tableName)").int ?? 0)
+        let sqliteVersion = try db.scalar("SELECT sqlite_version()").string ?? ""
+        var counts: [String: Int] = [:]
+        let tables = try db.query(
+            """
+            SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+              AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name
+            """)
+        for row in tables {
+            guard let name = try row.string("name") else { continue }
+            counts[name] = Int(try db.scalar("SELECT count(*) FROM \"\(name)\"").int ?? 0)
+        }
+        var files = [
+            BackupManifest.File(
+                path: BackupManifest.databaseEntry, size: BackupReader.size(of: snapshot),
+                sha256: try SHA256Stream.hashFile(at: snapshot))
+        ]
+        var swept: [String] = []
+        var missing: [String] = []
+        let photos = try db.query("SELECT local_id, state, sha256 FROM photos ORDER BY id")
+        for row in photos {
+            guard let localID = try row.string("local_id"), PhotoFiles.isValidID(localID) else { continue }
+            let original = photosDirectory + "/" + localID
+            if let size = Self.regularFileSize(original), let sha256 = try row.string("sha256") {
+                files.append(BackupManifest.File(path: "photos/" + localID, size: size, sha256: sha256))
+            } else if try row.string("state") == "stored" {
+                swept.append(localID)
+                continue
+            } else {
+                missing.append(localID)
+                continue
+            }
+            let thumbnail = original + ".thumb.jpg"
+            if let size = Self.regularFileSize(thumbnail) {
+                files.append(
+                    BackupManifest.File(
+                        path: "photos/\(localID).thumb.jpg", size: size,
+                        sha256: try SHA256Stream.hashFile(at: thumbnail)))
+            }
+        }
+        return BackupManifest(
+            schemaVersion: schema, sqliteVersion: sqliteVersion, createdAt: ISO8601.utc(seconds: takenAt),
+            rowCounts: counts, files: files, sweptPhotos: swept, missingPhotos: missing)
+    }
+
+    /// The snapshot and check folder of a backup whose process is gone (killed half-way).
+    private func removeLeftovers() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dataDir)) ?? []
+        for name in names where name.hasPrefix("backup-snapshot-") || name.hasPrefix("backup-verify-") {
+            let digits = name.split(separator: "-").last?.prefix { $0.isNumber } ?? ""
+            guard let pid = Int32(digits), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            if name.hasPrefix("backup-verify-") {
+                try? FileManager.default.removeItem(atPath: dataDir + "/" + name)
+            } else {
+                Self.removeDatabaseFiles(dataDir + "/" + String(name.prefix { $0 != "." }) + ".sqlite")
+            }
+        }
+    }
+
+    static func regularFileSize(_ path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int(info.st_size)
+    }
+
+    static func removeDatabaseFiles(_ path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+    }
+
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}
