@@ -43,8 +43,8 @@ extension Stores {
             drafts: SQLDraftStore(database: database), reports: reports, outbox: reports,
             leases: SQLiteOutboxLeases(database: database),
             instance: SQLInstanceStore(database: database),
-            signInLimits: SQLiteSignInLimitStore(database: database),
-            photoQuota: SQLitePhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
+            signInLimits: SQLSignInLimitStore(database: database),
+            photoQuota: SQLPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
             kiosks: SQLKioskStore(database: database), close: { database.close() })
     }
 }
@@ -69,8 +69,8 @@ extension Stores {
             drafts: SQLDraftStore(database: database), reports: reports, outbox: reports,
             leases: PostgresOutboxLeases(database: database),
             instance: SQLInstanceStore(database: database),
-            signInLimits: PostgresSignInLimitStore(database: database),
-            photoQuota: PostgresPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
+            signInLimits: SQLSignInLimitStore(database: database),
+            photoQuota: SQLPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
             kiosks: SQLKioskStore(database: database), close: { database.close() })
     }
 }

@@ -1,11 +1,10 @@
-import PostgresStorage
 import Storage
 
-/// `SignInLimitStore` on PostgreSQL: the `signin_failures` table (migration 5), shared by every node on
-/// the database, so a guesser gains nothing by spreading guesses over nodes. Each write is one
-/// SERIALIZABLE transaction: two nodes counting a failure of one key at once both count.
-struct PostgresSignInLimitStore: SignInLimitStore {
-    let database: PostgresDatabase
+/// `SignInLimitStore`, once for both databases: the `signin_failures` table (migration 5), shared by
+/// every node on a PostgreSQL database, so a guesser gains nothing by spreading guesses over nodes; two
+/// nodes counting a failure of one key at once both count (each write one SERIALIZABLE transaction).
+struct SQLSignInLimitStore<Backend: SQLBackend>: SignInLimitStore {
+    let database: Backend
 
     func failures(keys: [String], forgetBefore: Double) throws -> [String: SignInFailures] {
         guard !keys.isEmpty else { return [:] }
@@ -15,7 +14,7 @@ struct PostgresSignInLimitStore: SignInLimitStore {
                 "SELECT key, failures, last_at FROM signin_failures WHERE last_at > ? AND key IN (\(marks))",
                 [.real(forgetBefore)] + keys.map { .text($0) })
         }
-        return try PostgresDatabase.mapped {
+        return try Backend.mapped {
             var found: [String: SignInFailures] = [:]
             for row in rows {
                 guard let key = try row.string("key"), let count = try row.int("failures"),
@@ -46,29 +45,6 @@ struct PostgresSignInLimitStore: SignInLimitStore {
     func clear(keys: [String]) throws {
         try database.write { db in
             for key in keys { _ = try db.run("DELETE FROM signin_failures WHERE key = ?", .text(key)) }
-        }
-    }
-}
-
-/// `PhotoQuotaStore` on PostgreSQL: the same one pass as SQLite's over the user's reports' photos (the
-/// sums cast back to `bigint`: PostgreSQL's `sum` of a `bigint` is `numeric`).
-struct PostgresPhotoQuotaStore: PhotoQuotaStore {
-    let database: PostgresDatabase
-
-    func photoUsage(userID: Int64, since: Double) throws -> PhotoUsage {
-        let rows = try database.read { db in
-            try db.query(
-                """
-                SELECT COALESCE(SUM(CASE WHEN p.created_at > ? THEN 1 ELSE 0 END), 0)::bigint AS added,
-                       COALESCE(SUM(CASE WHEN p.state <> 'stored' THEN p.size ELSE 0 END), 0)::bigint AS bytes
-                FROM photos p JOIN reports r ON r.id = p.report_id
-                WHERE r.user_id = ?
-                """, .real(since), .integer(userID))
-        }
-        return try PostgresDatabase.mapped {
-            PhotoUsage(
-                addedSince: Int(try rows.first?.int("added") ?? 0),
-                undeliveredBytes: Int(try rows.first?.int("bytes") ?? 0))
         }
     }
 }
