@@ -47,6 +47,18 @@ struct Review: Sendable {
         return stored
     }
 
+    /// The answer to the head of a review request from someone signed out or below `role`, or nil.
+    func headRefusal(_ request: Request, role: Role) -> Response? {
+        if let signedOut = web.signedOutHeadRefusal(request, access: .page) { return signedOut }
+        guard let context = try? web.context(for: request), let user = context.user,
+            let held = try? self.role(of: user)
+        else { return nil }  // the handler will say
+        guard held < role else { return nil }
+        web.log.security(
+            "review.refused", ["path": request.path, "method": request.method, "client": request.remoteAddress])
+        return forbidden(context)
+    }
+
     /// The 403 page in the user's language: no data of the review on it.
     func forbidden(_ context: WebContext) -> Response {
         web.errorPage(status: 403, titleKey: "review.forbiddenTitle", messageKey: "review.forbidden", context: context)
@@ -61,6 +73,12 @@ extension Router {
         options: RouteOptions = .init(),
         _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
     ) {
+        var options = options
+        if options.beforeBody == nil, Web.takesLargeBody(options) {
+            // A large body (a bulk action's ids) is read only for a coordinator: anyone else is
+            // answered on the head, before a byte of it arrives.
+            options.beforeBody = { request in review.headRefusal(request, role: role) }
+        }
         web(method, pattern, review.web, access: .page, options: options) { request, context in
             let user = try context.requireUser()
             let held = try review.role(of: user)
