@@ -13,8 +13,8 @@ extension Web {
     /// Wraps an inline handler (no waiting on the network: SQLite and templates only).
     func authenticated(_ access: Access, csrfProtected: Bool, _ handler: @escaping PageHandler) -> InlineHandler {
         { request in
-            let context = try self.context(for: request)
-            if let refusal = self.refusal(request, context, access: access, csrfProtected: csrfProtected) {
+            var context = try self.context(for: request)
+            if let refusal = self.refusal(request, &context, access: access, csrfProtected: csrfProtected) {
                 return refusal
             }
             do {
@@ -29,8 +29,8 @@ extension Web {
     /// server thread waits).
     func authenticated(_ access: Access, csrfProtected: Bool, _ handler: @escaping AsyncPageHandler) -> AsyncHandler {
         { request in
-            let context = try self.context(for: request)
-            if let refusal = self.refusal(request, context, access: access, csrfProtected: csrfProtected) {
+            var context = try self.context(for: request)
+            if let refusal = self.refusal(request, &context, access: access, csrfProtected: csrfProtected) {
                 return refusal
             }
             do {
@@ -42,9 +42,11 @@ extension Web {
     }
 
     /// Sign-in required but missing, or a CSRF token missing or wrong: the answer; else nil.
-    private func refusal(_ request: Request, _ context: WebContext, access: Access, csrfProtected: Bool) -> Response? {
-        // A kiosk's tablet reaches its own screens only (issue 11, KIO-02).
-        if let refusal = kioskRefusal(request, context) { return refusal }
+    private func refusal(_ request: Request, _ context: inout WebContext, access: Access, csrfProtected: Bool)
+        -> Response?
+    {
+        // A kiosk's tablet reaches its own screens only (KIO-02).
+        if let refusal = kioskRefusal(request, &context) { return refusal }
         if access != .anyone && context.user == nil {
             // A session that just ended (idle, lifetime) says so; no session at all is a plain sign-in.
             return signedOutAnswer(access: access, context: context, notice: context.sessionEnded ? "expired" : nil)
