@@ -91,8 +91,9 @@ extension Router {
         }
     }
 
-    /// An export: a GET review route that writes a file and an audit row, so one that another site
-    /// sent the browser to is not made (`ReviewExports.crossSiteRefusal`).
+    /// An export: a review route that writes a file and an audit row. Asked for by POST with the CSRF
+    /// token (the dashboard's buttons); by GET only when the browser vouches it comes from this origin
+    /// or the user (`ReviewExports.crossSiteRefusal`). Both read the filter from the query string.
     mutating func reviewExport(
         _ pattern: String, _ review: Review,
         _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
@@ -101,6 +102,7 @@ extension Router {
             if let refused = ReviewExports.crossSiteRefusal(request, context, review) { return refused }
             return try handler(request, context, user, role)
         }
+        self.review("POST", pattern, review, handler)
     }
 }
 
@@ -115,6 +117,8 @@ enum ReviewRoutes {
         ("GET", "/review/audit", .coordinator), ("GET", "/review/audit.csv", .coordinator),
         ("GET", "/review/export.csv", .coordinator), ("GET", "/review/export.geojson", .coordinator),
         ("GET", "/review/map.geojson", .coordinator), ("GET", "/review/export.zip", .coordinator),
+        ("POST", "/review/export.csv", .coordinator), ("POST", "/review/export.geojson", .coordinator),
+        ("POST", "/review/export.zip", .coordinator), ("POST", "/review/audit.csv", .coordinator),
         ("GET", "/review/photos/00000000-0000-0000-0000-000000000000/thumb", .coordinator),
         ("GET", "/review/photos/00000000-0000-0000-0000-000000000000", .coordinator),
         ("GET", "/review/users", .admin), ("POST", "/review/users", .admin),
