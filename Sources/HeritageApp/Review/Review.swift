@@ -16,13 +16,24 @@ struct ReviewSettings: Sendable {
     var exportsDirectory: String
     /// The dashboard map's tiles (the creation page's `map_tile_url`).
     var mapTileURL: String
+    /// The node's exports, shared by every copy of these settings.
+    var exports: ExportRunner
 
     init(configuration: Configuration, wakeWorker: @escaping @Sendable () -> Void) {
         exportsDirectory = configuration.exportsDirectory
+        exports = Self.exportRunner(configuration)
         mapTileURL = configuration.mapTileURL
         configuredCoordinators = Self.emails(configuration.coordinators)
         policy = ReviewPolicy(rawValue: configuration.reviewPolicy) ?? .kiosk
         self.wakeWorker = wakeWorker
+    }
+
+    /// A node's exports: the data folder's disk floor of uploads; a deadline a little under the
+    /// server's own, so that the export's words come first.
+    static func exportRunner(_ configuration: Configuration) -> ExportRunner {
+        ExportRunner(
+            directory: configuration.exportsDirectory, minimumFreeBytes: configuration.uploadMinFreeBytes,
+            deadlineSeconds: max(1, Double(configuration.handlerDeadlineSeconds) - 1))
     }
 
     static func emails(_ list: String?) -> Set<String> {
@@ -59,6 +70,17 @@ struct Review: Sendable {
         return forbidden(context)
     }
 
+    /// The user's role when it is at least `role`; nil (the refusal logged) when it is not.
+    func admittedRole(_ request: Request, user: WebUser, atLeast role: Role) throws -> Role? {
+        let held = try self.role(of: user)
+        guard held >= role else {
+            web.log.security(
+                "review.refused", ["path": request.path, "method": request.method, "client": request.remoteAddress])
+            return nil
+        }
+        return held
+    }
+
     /// The 403 page in the user's language: no data of the review on it.
     func forbidden(_ context: WebContext) -> Response {
         web.errorPage(status: 403, titleKey: "review.forbiddenTitle", messageKey: "review.forbidden", context: context)
@@ -73,22 +95,41 @@ extension Router {
         options: RouteOptions = .init(),
         _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
     ) {
-        var options = options
-        if options.beforeBody == nil, Web.takesLargeBody(options) {
-            // A large body (a bulk action's ids) is read only for a coordinator: anyone else is
-            // answered on the head, before a byte of it arrives.
-            options.beforeBody = { request in review.headRefusal(request, role: role) }
-        }
+        let options = Self.reviewOptions(options, review, role: role)
         web(method, pattern, review.web, access: .page, options: options) { request, context in
             let user = try context.requireUser()
-            let held = try review.role(of: user)
-            guard held >= role else {
-                review.web.log.security(
-                    "review.refused", ["path": request.path, "method": request.method, "client": request.remoteAddress])
+            guard let held = try review.admittedRole(request, user: user, atLeast: role) else {
                 return review.forbidden(context)
             }
             return try handler(request, context, user, held)
         }
+    }
+
+    /// A review route whose work is long (a bulk action over thousands of reports): as `review`, but
+    /// the handler runs on the exports' threads, never on a poll thread.
+    mutating func reviewOnPool(
+        _ method: String, _ pattern: String, _ review: Review, role: Role = .coordinator,
+        options: RouteOptions = .init(),
+        _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
+    ) {
+        let options = Self.reviewOptions(options, review, role: role)
+        webAsync(method, pattern, review.web, access: .page, options: options) { request, context in
+            let user = try context.requireUser()
+            guard let held = try review.admittedRole(request, user: user, atLeast: role) else {
+                return review.forbidden(context)
+            }
+            return try await review.settings.exports.work.run { try handler(request, context, user, held) }
+        }
+    }
+
+    /// A large body (a bulk action's ids) is read only for a coordinator: anyone else is answered on
+    /// the head, before a byte of it arrives.
+    private static func reviewOptions(_ options: RouteOptions, _ review: Review, role: Role) -> RouteOptions {
+        var options = options
+        if options.beforeBody == nil, Web.takesLargeBody(options) {
+            options.beforeBody = { request in review.headRefusal(request, role: role) }
+        }
+        return options
     }
 
     /// An export: a review route that writes a file and an audit row. Asked for by POST with the CSRF
@@ -98,11 +139,20 @@ extension Router {
         _ pattern: String, _ review: Review,
         _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
     ) {
-        self.review("GET", pattern, review) { request, context, user, role in
-            if let refused = ReviewExports.crossSiteRefusal(request, context, review) { return refused }
-            return try handler(request, context, user, role)
+        for method in ["GET", "POST"] {
+            webAsync(method, pattern, review.web, access: .page) { request, context in
+                let user = try context.requireUser()
+                guard let held = try review.admittedRole(request, user: user, atLeast: .coordinator) else {
+                    return review.forbidden(context)
+                }
+                if method == "GET", let refused = ReviewExports.crossSiteRefusal(request, context, review) {
+                    return refused
+                }
+                return try await review.settings.exports.run(user: user, review: review, context: context) {
+                    try handler(request, context, user, held)
+                }
+            }
         }
-        self.review("POST", pattern, review, handler)
     }
 }
 

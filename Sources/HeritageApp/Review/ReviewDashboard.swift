@@ -19,11 +19,11 @@ enum ReviewDashboard {
         router.review("GET", "/review", review) { request, context, _, role in
             try page(review, context, query: ReviewQuery(request.query), role: role)
         }
-        router.review("POST", "/review/bulk", review, options: bulkOptions) {
+        router.reviewOnPool("POST", "/review/bulk", review, options: bulkOptions) {
             request, context, user, _ in
             try bulk(review, request, context, user: user)
         }
-        router.review("POST", "/review/bulk/undo", review, options: bulkOptions) {
+        router.reviewOnPool("POST", "/review/bulk/undo", review, options: bulkOptions) {
             request, context, user, _ in
             try undo(review, request, context, user: user)
         }
