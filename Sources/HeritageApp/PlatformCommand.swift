@@ -12,8 +12,14 @@ enum PlatformCommand {
     static func run(_ configuration: Configuration) -> Int32 {
         let log = Log()
         let server: LocalPlatformServer
+        // Its accounts (password hashes), sessions and photos are the server's alone: SQLite makes its
+        // database, -wal and -shm files 0644 under the usual umask, and the photos would be too.
+        umask(0o077)
         do {
             try DataFolder.prepare(configuration.dataDir)
+            let databasePath = configuration.platformDB ?? configuration.dataDir + "/platform.sqlite"
+            // Files an older version left readable by others become private too.
+            for suffix in ["", "-wal", "-shm"] { DataFolder.makePrivate(databasePath + suffix) }
             let apps: [String: String]
             if let text = configuration.platformApps {
                 do { apps = try LocalPlatformConfiguration.parseApps(text) } catch {
@@ -42,7 +48,7 @@ enum PlatformCommand {
             platformConfiguration.caseSensitiveEmails = getenv("HAR_INTERNAL_TEST_CASE_SENSITIVE_EMAILS") != nil
             server = try LocalPlatformServer(
                 configuration: platformConfiguration,
-                databasePath: configuration.platformDB ?? configuration.dataDir + "/platform.sqlite",
+                databasePath: databasePath,
                 host: configuration.platformHost, port: configuration.platformPort,
                 errorLog: { log.error($0) })
             try server.start()

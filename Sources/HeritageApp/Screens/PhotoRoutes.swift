@@ -135,8 +135,9 @@ enum PhotoRoutes {
         response.headers.add("X-Content-Type-Options", "nosniff")
         response.headers.add("Content-Disposition", "inline")
         response.headers.add("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; sandbox")
-        // A photo's bytes never change under its id; private: it is one user's.
-        response.headers.add("Cache-Control", "private, max-age=86400")
+        // Private: it is one user's. no-cache: asked again at every use (a 304 when unchanged), so a
+        // shared browser's history does not show it once the session is over.
+        response.headers.add("Cache-Control", PhotoFiles.cacheControl)
         return context.finish(ConditionalFile.respond(to: request, with: response))
     }
 }
