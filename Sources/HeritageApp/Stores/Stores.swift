@@ -37,7 +37,7 @@ extension Stores {
     }
 
     static func sqlite(_ database: SQLiteDatabase) -> Stores {
-        let reports = SQLiteReportStore(database: database)
+        let reports = SQLReportStore(database: database)
         return Stores(
             users: SQLUserStore(database: database), settings: SQLSettingsStore(database: database),
             drafts: SQLDraftStore(database: database), reports: reports, outbox: reports,
@@ -63,7 +63,7 @@ extension Stores {
     /// with at most `poolSize` connections.
     static func postgres(url: String, poolSize: Int) throws -> Stores {
         let database = try PostgresDatabase(url: url, poolSize: poolSize, migrations: PostgresAppMigrations.all)
-        let reports = PostgresReportStore(database: database)
+        let reports = SQLReportStore(database: database)
         return Stores(
             users: SQLUserStore(database: database), settings: SQLSettingsStore(database: database),
             drafts: SQLDraftStore(database: database), reports: reports, outbox: reports,

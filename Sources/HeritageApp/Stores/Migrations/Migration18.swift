@@ -11,7 +11,9 @@
 /// - A kiosk's reports belong to a users row of its own (`users.kiosk_id`, `kiosks.reports_user_id`),
 ///   which nobody can sign in as (its e-mail `kiosk:N` is no address); the account they go up with is
 ///   still the one linked to the kiosk (`kiosks.user_id`).
-enum ReviewGateMigration {
+enum Migration18 {
+    static let name = "the review gate"
+
     /// The grants already bound to an account that signed in here keep it; the others wait.
     /// The reports' CHECK on `state` gains two states: SQLite keeps a table's constraints only in its
     /// schema text, and documents changing that text with `writable_schema` for changes that leave the

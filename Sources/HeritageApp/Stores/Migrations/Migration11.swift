@@ -1,13 +1,15 @@
-/// Migration 11 (issue 10, REV-05): what lets the dashboard's filters answer from an index at 100,000
+/// Migration 11: review search indexes, what lets the dashboard's filters answer from an index at 100,000
 /// reports instead of reading the table (docs/BENCHMARKS.md has the plans and the figures).
-extension AppMigrations {
+enum Migration11 {
+    static let name = "review search indexes"
+
     /// - the reporter filter reads the matching users first (`user_id IN (…)`), then each one's reports
     ///   newest first: `reports_user_submitted`;
     /// - "has a failure" is a partial index of exactly the reports it names, newest first;
     /// - the text filter (a substring of the name or address, as `LIKE '%…%'`) asks `reports_text`, an
     ///   FTS5 index of trigrams kept by triggers (external content: the text stays in `reports`);
     /// - the map's bounds ask `reports_position`, an R*Tree of the reports' positions kept by triggers.
-    static let reviewSearch = """
+    static let sqlite = """
         CREATE INDEX reports_user_submitted ON reports(user_id, submitted_at DESC, id DESC);
         CREATE INDEX reports_failure ON reports(submitted_at DESC, id DESC)
             WHERE state = 'needs_attention' OR last_error IS NOT NULL;
@@ -49,14 +51,12 @@ extension AppMigrations {
             WHERE NEW.latitude IS NOT NULL AND NEW.longitude IS NOT NULL;
         END;
         """
-}
 
-extension PostgresAppMigrations {
-    /// `AppMigrations.reviewSearch` in PostgreSQL: the same two B-tree indexes; the map's bounds by a
+    /// `sqlite` in PostgreSQL's words: the same two B-tree indexes; the map's bounds by a
     /// GiST index of `point(longitude, latitude)` (built in); the text by trigram GIN indexes when the
     /// `pg_trgm` extension can be had (a contrib module, trusted since PostgreSQL 13: the database's
     /// owner may create it). Without it the migration still applies and the text filter reads the table.
-    static let reviewSearch = """
+    static let postgres = """
         CREATE INDEX reports_user_submitted ON reports(user_id, submitted_at DESC, id DESC);
         CREATE INDEX reports_failure ON reports(submitted_at DESC, id DESC)
             WHERE state = 'needs_attention' OR last_error IS NOT NULL;
