@@ -69,13 +69,15 @@ struct PackageInstallTests {
     }
 }
 
-/// The package, built once per test run by `scripts/package` from this build's `har`.
+/// The package, built once per test run by `scripts/package` from this build's `har`, or from the binary
+/// named by `HAR_PACKAGE_BINARY` in the test's environment (the release build, to test what ships).
 enum BuiltPackage {
     static let shared = Task { () throws -> String in
         let folder = try TestPaths.temporaryDirectory(prefix: "har-package")
+        let binary = ProcessInfo.processInfo.environment["HAR_PACKAGE_BINARY"] ?? TestPaths.harExecutable
         let result = try await runProgram(
             TestPaths.packageRoot + "/scripts/package", [folder],
-            environment: harEnvironment(["HAR_PACKAGE_BINARY": TestPaths.harExecutable]),
+            environment: harEnvironment(["HAR_PACKAGE_BINARY": binary]),
             directory: TestPaths.packageRoot)
         let deb = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
         guard result.status == 0, deb.hasSuffix(".deb") else {

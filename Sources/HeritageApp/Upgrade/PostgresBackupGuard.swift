@@ -26,13 +26,17 @@ enum PostgresBackupGuard {
         log.warning("applying \(due.summary) to PostgreSQL: the operator says a backup was taken")
     }
 
-    /// What the database at `url` lacks of `known`.
+    /// What the database at `url` lacks of `known`, read under the migrations' advisory lock: a node
+    /// starting beside one that is migrating a fresh database waits for it, rather than seeing half a
+    /// schema and taking it for an old one.
     static func pending(url: String, known: [Migration]) throws -> PendingMigrations {
         let connection = try PostgresConnection(url)
         defer { connection.close() }
-        let tables = try connection.scalar(
-            "SELECT count(*) FROM information_schema.tables WHERE table_name = '\(PostgresMigrator.tableName)'")
-        let applied = tables.int == 0 ? [] : try PostgresMigrator.appliedVersions(connection)
-        return PendingMigrations(applied: applied, known: known)
+        return try connection.withAdvisoryLock(PostgresMigrator.lockKey) {
+            let tables = try connection.scalar(
+                "SELECT count(*) FROM information_schema.tables WHERE table_name = '\(PostgresMigrator.tableName)'")
+            let applied = tables.int == 0 ? [] : try PostgresMigrator.appliedVersions(connection)
+            return PendingMigrations(applied: applied, known: known)
+        }
     }
 }
