@@ -46,6 +46,15 @@ struct PackageInstallTests {
         var info = stat()
         #expect(stat(dataDir, &info) == 0 && info.st_uid == user.uid && info.st_mode & 0o777 == 0o700)
 
+        // OPS-07 on the installed layout: the packaged har doctor, as the service's user, finds nothing wrong.
+        let doctor = try await runProgram(
+            "/usr/bin/setpriv",
+            [
+                "--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", root.path + "/usr/bin/har", "doctor",
+                "--config", root.path + "/etc/har/har.json",
+            ], environment: harEnvironment(PackagedServer.environment(root)), directory: dataDir)
+        #expect(doctor.status == 0, "\(doctor.stdout)\(doctor.stderr)")
+
         let server = try await PackagedServer(root: root, user: user)
         let health = try await curl(server.baseURL + "/healthz")
         #expect(health.status == 200)
@@ -151,11 +160,7 @@ final class PackagedServer: ServerUnderTest, @unchecked Sendable {
             "/usr/bin/python3", "-c", wrapper, root.path + "/usr/bin/har", "serve", "--config",
             root.path + "/etc/har/har.json",
         ]
-        process.environment = harEnvironment([
-            "HAR_DATA_DIR": dataDir, "HAR_PORT": "0", "HAR_STATIC_WARM": "false",
-            "HAR_TEMPLATES_DIR": root.path + "/usr/share/har/Templates",
-            "HAR_PUBLIC_DIR": root.path + "/usr/share/har/Public",
-        ])
+        process.environment = harEnvironment(Self.environment(root))
         process.currentDirectoryURL = URL(fileURLWithPath: dataDir)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: errorPath)
@@ -172,6 +177,15 @@ final class PackagedServer: ServerUnderTest, @unchecked Sendable {
             return false
         }
         port = try #require(found)
+    }
+
+    /// The unit's environment, and the root's shared files in place of /usr/share/har.
+    static func environment(_ root: InstallRoot) -> [String: String] {
+        [
+            "HAR_DATA_DIR": root.path + "/var/lib/har", "HAR_PORT": "0", "HAR_STATIC_WARM": "false",
+            "HAR_TEMPLATES_DIR": root.path + "/usr/share/har/Templates",
+            "HAR_PUBLIC_DIR": root.path + "/usr/share/har/Public",
+        ]
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
