@@ -71,6 +71,12 @@ final class NotifySocket: @unchecked Sendable {
         return found
     }
 
+    /// Discards the datagrams already queued (sent before now).
+    func drain() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while buffer.withUnsafeMutableBytes({ recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }) > 0 {}
+    }
+
     deinit {
         close(descriptor)
         unlink(path)

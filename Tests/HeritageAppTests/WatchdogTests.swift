@@ -17,7 +17,9 @@ import Testing
         watchdog.start()
         _ = try await socket.waitFor("WATCHDOG=1", timeout: 5)
         healthy.value = false
-        try await Task.sleep(for: .milliseconds(200))  // a ping already decided may still arrive
+        // A ping decided before the flip may still be sent; those queued are not the answer.
+        try await Task.sleep(for: .milliseconds(200))
+        socket.drain()
         await #expect(throws: TestFailure.self) { try await socket.waitFor("WATCHDOG=1", timeout: 0.5) }
         watchdog.stop()
     }
