@@ -50,7 +50,7 @@ public final class Application: Sendable {
         DataFolder.removeContents(of: configuration.exportsDirectory)
 
         if configuration.databaseURL == nil { try DataFolder.preparePrivateFile(dataDir + "/har.sqlite") }
-        stores = try Stores.open(configuration: configuration)
+        stores = try Stores.open(configuration: configuration, log: log)
         try PlatformIdentity.check(PlatformIdentity.of(configuration), store: stores.instance, dataDir: dataDir)
         templates = try TemplateLibrary(directory: configuration.templatesDir)
         metrics = Metrics()

@@ -12,7 +12,9 @@ public enum Command {
         Heritage at Risk for the web \(version)
 
         Usage:
-          har serve [--config FILE]      the web application (stops cleanly on SIGINT or SIGTERM)
+          har serve [--config FILE] [--i-have-a-backup]
+                                         the web application (stops cleanly on SIGINT or SIGTERM); the
+                                         flag lets it migrate PostgreSQL after you took a pg_dump
           har platform [--config FILE]   the local Heritage Observatory platform, for tests and offline use
           har outbox [--config FILE] list|counts|retry ID|retry --all|hold ID|release ID
                                          the upload queue (see har outbox --help)
@@ -26,6 +28,10 @@ public enum Command {
                                          backups of the data folder (see har backup --help, docs/OPERATIONS.md)
           har migrate sqlite-to-postgres --from DATA_DIR
                                          a single node's data into database_url's PostgreSQL
+          har migrate --dry-run [--config FILE]
+                                         the migrations har serve would apply, applying none
+          har doctor [--config FILE]     checks before and after installing: one line each, OK/WARN/FAIL;
+                                         exit 0 all OK, 1 warnings, 2 failures
           har --version
           har --help | har serve --help
 
@@ -56,6 +62,8 @@ public enum Command {
             return TLSCommand.main(rest)
         case "migrate":
             return MigrateCommand.main(rest)
+        case "doctor":
+            return DoctorCommand.main(rest)
         case "users":
             return UsersCommand.main(rest)
         case "kiosk":
@@ -67,9 +75,12 @@ public enum Command {
                 printHelp()
                 return 0
             }
-            let configuration: Configuration
+            // PostgreSQL's migrations wait for the operator's word that a backup exists (PostgresBackupGuard).
+            let backupTaken = subcommand == "serve" && rest.contains("--i-have-a-backup")
+            var configuration: Configuration
             do {
-                configuration = try loadConfiguration(rest)
+                configuration = try loadConfiguration(rest.filter { !backupTaken || $0 != "--i-have-a-backup" })
+                if backupTaken { configuration.databaseBackupTaken = true }
             } catch {
                 printError("\(error)")
                 return 78  // EX_CONFIG

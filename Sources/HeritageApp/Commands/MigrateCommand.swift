@@ -5,6 +5,9 @@ import FoundationEssentials
 enum MigrateCommand {
     static let usage = """
         Usage:
+          har migrate --dry-run [--config FILE]
+              lists the migrations har serve would apply to the configured database, and what it
+              does first (a verified snapshot of SQLite; PostgreSQL wants --i-have-a-backup); changes nothing
           har migrate sqlite-to-postgres --from DATA_DIR [--config FILE]
               copies DATA_DIR/har.sqlite into the empty PostgreSQL database of database_url
               (HAR_DATABASE_URL): row ids kept, sequences set, row counts checked. Stop the node first;
@@ -12,6 +15,7 @@ enum MigrateCommand {
         """
 
     static func main(_ arguments: [String]) -> Int32 {
+        if arguments.contains("--dry-run") { return MigrateDryRun.main(arguments.filter { $0 != "--dry-run" }) }
         guard arguments.first == "sqlite-to-postgres", let fromIndex = arguments.firstIndex(of: "--from"),
             fromIndex + 1 < arguments.count
         else {

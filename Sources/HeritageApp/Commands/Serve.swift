@@ -1,3 +1,4 @@
+import FoundationEssentials
 import HTTPServer
 
 /// `har serve`: start the application, wait for SIGINT or SIGTERM, stop cleanly, exit 0.
@@ -29,12 +30,36 @@ enum Serve {
         } catch {
             log.error("scheduled backups are off: \(error)")
         }
+        let watchdog = notifyServiceManager(application, log: log)
         let signal = Signals.wait()
         log.info("signal \(signal): stopping (finishing requests in flight)")
+        if let notifier = ServiceNotifier(environment: ProcessInfo.processInfo.environment) {
+            notifier.send("STOPPING=1")
+        }
+        watchdog?.stop()
         backups?.stop()
         application.stop(gracePeriod: 10)
         log.info("stopped")
         return 0
+    }
+
+    /// Tells systemd (`Type=notify`) that the server answers, and starts the watchdog's pings when the
+    /// unit asked for them; nothing without a service manager.
+    static func notifyServiceManager(_ application: Application, log: Log) -> Watchdog? {
+        let environment = ProcessInfo.processInfo.environment
+        guard let notifier = ServiceNotifier(environment: environment) else { return nil }
+        if !notifier.send("READY=1\nSTATUS=serving on port \(application.port)") {
+            log.warning("could not tell the service manager at NOTIFY_SOCKET that the server is ready")
+        }
+        let configuration = application.configuration
+        let probe = ListenerProbe(
+            host: configuration.host, port: application.port, speaksTLS: configuration.tlsCert != nil)
+        let health = Health(store: application.stores.instance)
+        let watchdog = Watchdog(environment: environment, notifier: notifier) {
+            probe.answers() && health.storeIsHealthy
+        }
+        watchdog?.start()
+        return watchdog
     }
 
     /// What an operator should know at start about how exposed the server is; empty on loopback.

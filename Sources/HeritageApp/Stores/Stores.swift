@@ -52,11 +52,18 @@ extension Stores {
 extension Stores {
     /// The stores `har serve` runs on: PostgreSQL at `database_url` when set, else the data folder's
     /// SQLite file.
-    static func open(configuration: Configuration) throws -> Stores {
+    /// Before migrating an existing database: a verified snapshot (SQLite), or the operator's word that a
+    /// backup was taken (PostgreSQL).
+    static func open(configuration: Configuration, log: Log = Log()) throws -> Stores {
         if let url = configuration.databaseURL {
+            try PostgresBackupGuard.check(
+                url: url, known: PostgresAppMigrations.all, backupTaken: configuration.databaseBackupTaken, log: log)
             return try postgres(url: url, poolSize: configuration.databasePoolSize)
         }
-        return try sqlite(path: configuration.dataDir + "/har.sqlite")
+        let path = configuration.dataDir + "/har.sqlite"
+        try MigrationSnapshot.takeIfDue(
+            path: path, snapshotsDirectory: configuration.dataDir + "/snapshots", known: AppMigrations.all, log: log)
+        return try sqlite(path: path)
     }
 
     /// The stores on the PostgreSQL database at `url` (migrated when needed, under an advisory lock),
