@@ -325,13 +325,17 @@ enum ReviewBulk {
             return results
         }
         var results: [Result] = []
+        // The trash is emptied of what has been there 30 days once for the whole bulk, not per report.
+        if action == "discard" { try ReviewActions.purge(review, now: now) }
         for id in ids {
             results.append(
                 Result(
                     id: id,
-                    outcome: try ReviewActions.perform(
-                        review, action: action, id: id, actor: actor, reason: reason,
-                        message: message.isEmpty ? nil : message, duplicateOf: nil, now: now)))
+                    outcome: action == "discard"
+                        ? try review.store.discard(id: id, actor: actor, now: now)
+                        : try ReviewActions.perform(
+                            review, action: action, id: id, actor: actor, reason: reason,
+                            message: message.isEmpty ? nil : message, duplicateOf: nil, now: now)))
         }
         if results.contains(where: \.done) { review.settings.wakeWorker() }
         return results
