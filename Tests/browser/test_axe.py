@@ -418,8 +418,10 @@ def coordinator_user(driver, server):
     account = user_cookies(driver, server, "coordinator")
     if not account.get("seeded"):
         with database(server) as connection:
-            connection.execute("INSERT INTO user_roles (email, role, granted_by, granted_at) "
-                               "VALUES (?, 'admin', 'test', 0)", (account["email"],))
+            # Bound to the account that signed in, as a grant to a known e-mail is (REV-10).
+            connection.execute("INSERT INTO user_roles (email, role, granted_by, granted_at, account_id) "
+                               "SELECT email, 'admin', 'test', 0, account_id FROM users WHERE email = ?",
+                               (account["email"],))
         seed_report(server, account["email"], "Review Chapel", photos=1)
         seed_report(server, account["email"], "Review Mill", state="needs_attention",
                     last_error="The platform refused the report.")
