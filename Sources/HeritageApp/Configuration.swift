@@ -112,6 +112,16 @@ public struct Configuration: Sendable, Equatable {
     public var backupInterval = 86_400
     /// Grandfather-father-son retention: newest backups kept per day, per week, per month.
     public var backupKeep = "7,4,12"
+    // Mail (docs/NOTIFICATIONS.md); no smtp_url = no mail sent
+    /// `smtp://host:587` (STARTTLS when offered) or `smtps://host:465` (TLS from the start).
+    public var smtpURL: String?
+    public var smtpFrom: String?
+    public var smtpUser: String?
+    /// From `HAR_SMTP_PASSWORD` only: no config file holds it, nothing logs or prints it.
+    public var smtpPassword: String?
+    /// PEM authorities trusted for the SMTP server's certificate; unset = the system's.
+    public var smtpCAFile: String?
+    public var smtpTimeoutSeconds = 60.0
 
     public init() {}
 
