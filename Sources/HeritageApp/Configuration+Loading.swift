@@ -145,6 +145,8 @@ extension Configuration {
         .double(
             "smtp_timeout_seconds", \.smtpTimeoutSeconds, 1...3600, "seconds for handing one message to the mail server"
         ),
+        .optionalString(
+            "public_url", \.publicURL, "this site's address for the links in mail (https://…); unset = host and port"),
     ]
 
     /// The one setting read from the environment only: a secret has no place in a config file.

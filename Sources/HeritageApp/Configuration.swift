@@ -122,6 +122,8 @@ public struct Configuration: Sendable, Equatable {
     /// PEM authorities trusted for the SMTP server's certificate; unset = the system's.
     public var smtpCAFile: String?
     public var smtpTimeoutSeconds = 60.0
+    /// This site's address as people reach it, for the links in mail; unset = from host, port and TLS.
+    public var publicURL: String?
 
     public init() {}
 

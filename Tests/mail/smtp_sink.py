@@ -4,7 +4,7 @@ to a folder as N.eml (with N.json: envelope and what the sink answered). Faults 
   --defer N        answer 451 to the first N messages' DATA (nothing kept)
   --drop N         keep the first N messages, then drop the connection instead of answering DATA
   --reject         answer 550 to every RCPT TO
-  --delay S        wait S seconds before answering DATA (a server killed mid-send)
+  --delay S        keep the message, then wait S seconds before answering DATA (a sender killed mid-send)
   --tls CERT KEY   offer STARTTLS (and require it before MAIL)
   --auth USER:PASS require AUTH PLAIN/LOGIN with these credentials
 Prints "listening on PORT" once ready."""
@@ -38,7 +38,13 @@ def main():
             if state["data"] <= options.defer:
                 return "451 4.3.0 try again later"
             if options.delay:
+                # The worst case for the sender: the message is kept (as a server that took it would),
+                # the answer comes late; a test kills its sender in between (N.arrived marks the moment).
+                state["kept"] += 1
+                keep(state["kept"], envelope, session, "250 after %gs" % options.delay)
+                open(os.path.join(options.folder, "%d.arrived" % state["data"]), "w").close()
                 await asyncio.sleep(options.delay)
+                return "250 2.0.0 OK queued as sink-%d" % state["kept"]
             state["kept"] += 1
             number = state["kept"]
             dropped = state["data"] <= options.defer + options.drop

@@ -31,6 +31,26 @@ struct MailContent: Sendable {
     }
 }
 
+extension MailContent {
+    /// A coordinator's decision on a reporter's report: approved, or rejected with the label of its public
+    /// reason code (never a coordinator's note).
+    static func decision(
+        _ messages: Messages, approved: Bool, reporterName: String, reportTitle: String, reasonCode: String?,
+        listURL: String
+    ) -> MailContent {
+        let title = MailHeader.plainText(reportTitle, limit: 80)
+        let key = approved ? "mail.approved" : "mail.rejected"
+        let reason = reasonCode.map { messages["review.reason.\($0)"] } ?? ""
+        return MailContent(
+            template: "decision", subject: messages.format(key + ".subject", ["title": title]),
+            values: [
+                "greeting": messages.format("mail.needsInfo.greeting", ["name": MailHeader.plainText(reporterName)]),
+                "intro": messages.format(key + ".body", ["title": title, "reason": reason]),
+                "listURL": listURL,
+            ])
+    }
+}
+
 /// Renders a `MailContent` into a `MailMessage` in the recipient's language.
 struct MailComposer: Sendable {
     let templates: TemplateLibrary

@@ -33,6 +33,7 @@ enum AppMigrations {
         Migration(version: 16, name: "create gates held by leases", sql: createGates),
         Migration(version: 17, name: "review notices' list versions", sql: reviewListVersions),
         Migration(version: 18, name: "the review gate", sql: ReviewGateMigration.sqlite),
+        Migration(version: 19, name: "mail outbox", sql: MailOutboxMigration.sqlite),
     ]
 
     /// The list shows the owner's review notices (`ReviewStore.reviewStates`: a report's review state,

@@ -36,6 +36,7 @@ enum PostgresAppMigrations {
         Migration(version: 16, name: "create gates held by leases", sql: createGates),
         Migration(version: 17, name: "review notices' list versions", sql: reviewListVersions),
         Migration(version: 18, name: "the review gate", sql: ReviewGateMigration.postgres),
+        Migration(version: 19, name: "mail outbox", sql: MailOutboxMigration.postgres),
     ]
 
     /// `AppMigrations.reviewListVersions` in PostgreSQL's words: a report's review state, message,

@@ -26,6 +26,8 @@ struct Stores: Sendable {
     var review: any ReviewStore
     /// Kiosks, their visitors' drafts and receipts (issue 11).
     var kiosks: any KioskStore
+    /// The mail outbox (docs/NOTIFICATIONS.md).
+    var mail: any MailOutboxStore
     /// Closes the backend; later calls throw `StoreError`.
     var close: @Sendable () -> Void
 }
@@ -45,7 +47,8 @@ extension Stores {
             instance: SQLInstanceStore(database: database),
             signInLimits: SQLiteSignInLimitStore(database: database),
             photoQuota: SQLitePhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
-            kiosks: SQLKioskStore(database: database), close: { database.close() })
+            kiosks: SQLKioskStore(database: database), mail: SQLMailOutboxStore(database: database),
+            close: { database.close() })
     }
 }
 
@@ -71,7 +74,8 @@ extension Stores {
             instance: SQLInstanceStore(database: database),
             signInLimits: PostgresSignInLimitStore(database: database),
             photoQuota: PostgresPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
-            kiosks: SQLKioskStore(database: database), close: { database.close() })
+            kiosks: SQLKioskStore(database: database), mail: SQLMailOutboxStore(database: database),
+            close: { database.close() })
     }
 }
 

@@ -28,6 +28,7 @@ enum LanguageSwitch {
         }
         var context = context
         context.cookies.append(web.cookie(Web.languageCookieName, language.rawValue, maxAge: 365 * 24 * 3600))
+        if let user = context.user { try? web.stores.mail.recordLanguage(userID: user.id, language: language.rawValue) }
         return web.redirect(localPath(request.formValue("back")), context: context)
     }
 
