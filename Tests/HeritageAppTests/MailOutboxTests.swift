@@ -107,7 +107,9 @@ import Testing
         await server.stop()
     }
 
-    @Test("NOT-04: approvals and rejections go only to who asked for them, with the public reason, never the note")
+    @Test(
+        "NOT-03: approvals and rejections go only to who asked for them in their settings, with the public reason, never the note"
+    )
     func decisionsGoOnlyToWhoAskedForThem() async throws {
         let sink = try await SMTPSink()
         let server = try ReviewTests.server(Self.mailEnvironment(sink))
@@ -118,7 +120,19 @@ import Testing
             coordinator, "/review/reports/\(ids[0])/action", [("action", "approve")], tokenFrom: "/review")
         #expect(first.status == 303)
         #expect(try sqlite(server.dataDir, "SELECT count(*) FROM mail_outbox") == "0")
-        try sqlite(server.dataDir, "UPDATE users SET mail_decisions = 1 WHERE email = '\(volunteer.email)'")
+        // The settings page, without JavaScript: questions on by default, decisions off; the volunteer turns
+        // decisions on (and questions off).
+        let settings = try await volunteer.get("/settings")
+        #expect(settings.body.contains(#"name="needs_info" value="1" checked"#))
+        #expect(settings.body.contains(#"name="decisions" value="1">"#))
+        let saved = try await ReviewTests.post(
+            volunteer, "/settings/mail", [("decisions", "1")], tokenFrom: "/settings")
+        #expect(saved.status == 303)
+        #expect(
+            try sqlite(
+                server.dataDir, "SELECT mail_needs_info || mail_decisions FROM users WHERE email = '\(volunteer.email)'"
+            )
+                == "01")
         let second = try await ReviewTests.post(
             coordinator, "/review/reports/\(ids[1])/action",
             [("action", "reject"), ("reason", "not_heritage"), ("message", "internal: looks like a garage")],

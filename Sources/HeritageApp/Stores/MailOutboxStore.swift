@@ -36,6 +36,14 @@ protocol MailOutboxStore: Sendable {
     func unsubscribe(token: String) throws -> Bool
     /// The language a user last used, for their mail.
     func recordLanguage(userID: Int64, language: String) throws
+    /// Which mail a user wants: questions about their reports, decisions on them.
+    func mailChoices(userID: Int64) throws -> MailChoices
+    func saveMailChoices(_ choices: MailChoices, userID: Int64) throws
+}
+
+struct MailChoices: Sendable, Equatable {
+    var needsInfo = true
+    var decisions = false
 }
 
 enum MailAttemptResult: Sendable, Equatable {
@@ -156,6 +164,25 @@ struct SQLMailOutboxStore<Backend: SQLBackend>: MailOutboxStore {
             try db.run(
                 "UPDATE users SET language = ? WHERE id = ? AND (language IS NULL OR language != ?)",
                 .text(language), .integer(userID), .text(language))
+        }
+    }
+
+    func mailChoices(userID: Int64) throws -> MailChoices {
+        try database.read { db in
+            guard
+                let row = try db.query(
+                    "SELECT mail_needs_info, mail_decisions FROM users WHERE id = ?", .integer(userID)
+                ).first
+            else { return MailChoices() }
+            return MailChoices(needsInfo: try row.int(0) == 1, decisions: try row.int(1) == 1)
+        }
+    }
+
+    func saveMailChoices(_ choices: MailChoices, userID: Int64) throws {
+        try database.write { db in
+            try db.run(
+                "UPDATE users SET mail_needs_info = ?, mail_decisions = ? WHERE id = ?",
+                .integer(choices.needsInfo ? 1 : 0), .integer(choices.decisions ? 1 : 0), .integer(userID))
         }
     }
 
