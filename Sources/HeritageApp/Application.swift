@@ -167,7 +167,7 @@ public final class Application: Sendable {
             keptListBytes: configuration.listKeptBytes, gzipLevel: Int32(configuration.gzipLevel))
         let drafts = Drafts(web: web, options: draftOptions)
         WebRoutes.register(on: &router, web: web, drafts: drafts)
-        UnsubscribeRoutes.register(on: &router, store: parts.stores.mail, catalog: parts.messages)
+        UnsubscribeRoutes.register(on: &router, web: web)
         let reviewSettings = ReviewSettings(configuration: configuration, wakeWorker: { worker.wake() })
         ReviewRoutes.register(on: &router, web: web, settings: reviewSettings, drafts: drafts)
         KioskRoutes.register(
