@@ -72,7 +72,7 @@ import Testing
 
         // Unsubscribed: the next question queues nothing.
         _ = try await Self.askAbout(server, volunteer, question: "Et le porche ?", prefix: "Porche")
-        #expect(try sqlite(server.dataDir, "SELECT count(*) FROM mail_outbox") == "1")
+        #expect(try sqlite(server.dataDir, "SELECT group_concat(state) FROM mail_outbox ORDER BY id") == "sent,skipped")
         await server.stop()
     }
 
@@ -119,7 +119,7 @@ import Testing
         let first = try await ReviewTests.post(
             coordinator, "/review/reports/\(ids[0])/action", [("action", "approve")], tokenFrom: "/review")
         #expect(first.status == 303)
-        #expect(try sqlite(server.dataDir, "SELECT count(*) FROM mail_outbox") == "0")
+        #expect(try sqlite(server.dataDir, "SELECT state FROM mail_outbox") == "skipped")
         // The settings page, without JavaScript: questions on by default, decisions off; the volunteer turns
         // decisions on (and questions off).
         let settings = try await volunteer.get("/settings")
@@ -189,5 +189,45 @@ import Testing
         #expect(sink.messageFiles().count == 2)
         _ = await second.stop()
         withExtendedLifetime(first) {}
+    }
+}
+
+/// NOT-06: the same events in the app, with no mail server configured: a bell with the unread count on
+/// every signed-in screen, the notifications page, and reading one goes to what it is about.
+@Suite struct NotificationsPageTests {
+    @Test("NOT-06: with mail off, a question shows on the bell and the notifications page; opening it reads it")
+    func aQuestionShowsInTheAppWithMailOff() async throws {
+        let server = try ReviewTests.server()
+        let volunteer = try await SignedInClient(server)
+        #expect(try await volunteer.get("/reports").body.contains(#"aria-label="Notifications: 0 unread""#))
+        let coordinator = try await SignedInClient(server, email: ReviewTests.coordinator)
+        let id = try #require(
+            try ReviewTests.insertReports(server, email: volunteer.email, count: 1, prefix: "Bell").first)
+        let question = "Which <b>door</b>?"
+        let asked = try await ReviewTests.post(
+            coordinator, "/review/reports/\(id)/action", [("action", "needs_info"), ("message", question)],
+            tokenFrom: "/review")
+        #expect(asked.status == 303)
+        let localID = try sqlite(server.dataDir, "SELECT local_id FROM reports WHERE id = \(id)")
+        #expect(try sqlite(server.dataDir, "SELECT state FROM mail_outbox") == "queued", "kept for when mail is on")
+
+        for path in ["/reports", "/settings", "/notifications"] {
+            let page = try await volunteer.get(path)
+            #expect(page.body.contains(#"aria-label="Notifications: 1 unread""#), "\(path)")
+            #expect(page.body.contains(#"<span class="bell-count" aria-hidden="true">1</span>"#), "\(path)")
+        }
+        let page = try await volunteer.get("/notifications")
+        #expect(page.body.contains("A coordinator asks for more information about “Bell 1”"))
+        #expect(page.body.contains("Which &lt;b&gt;door&lt;/b&gt;?"))
+        #expect(page.body.contains(#"<strong class="notification-new">New</strong>"#))
+        let notice = try sqlite(server.dataDir, "SELECT id FROM mail_outbox")
+        let opened = try await volunteer.get("/notifications/\(notice)")
+        #expect(opened.status == 303 && opened.headers["location"] == "/reports/\(localID)/reply")
+        #expect(try await volunteer.get("/reports").body.contains(#"aria-label="Notifications: 0 unread""#))
+        #expect(!(try await volunteer.get("/notifications").body.contains("notification-new")))
+        // Someone else's notice is not theirs to open.
+        let other = try await SignedInClient(server)
+        #expect(try await other.get("/notifications/\(notice)").status == 404)
+        await server.stop()
     }
 }

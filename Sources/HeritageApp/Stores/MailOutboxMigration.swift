@@ -4,7 +4,9 @@
 ///   once however often its transaction runs again (PostgreSQL retries a serialization failure). Written
 ///   in the transaction of the change that causes it; sent by `MailWorker` under a lease (`lease_owner`,
 ///   `lease_until`), as the upload worker's leases work. `token` makes the Message-ID, the same on every
-///   attempt of a row. `state`: queued → sending → sent | failed (a 5xx, or the attempts' cap).
+///   attempt of a row. `state`: queued → sending → sent | failed (a 5xx, or the attempts' cap), or
+///   `skipped` from the start when the recipient does not want that mail: the row is still the in-app
+///   notification (`/notifications`), read once `read_at` is set.
 /// - `users.language`: the language the user last used, for the mail they get; `mail_needs_info` (on by
 ///   default) and `mail_decisions` (off by default): which mail they want; `mail_token`: the secret of
 ///   their one-click unsubscribe link, made at the first message that carries one.
@@ -19,7 +21,7 @@ enum MailOutboxMigration {
             language TEXT NOT NULL,
             detail TEXT,
             token TEXT NOT NULL,
-            state TEXT NOT NULL CHECK (state IN ('queued', 'sending', 'sent', 'failed')),
+            state TEXT NOT NULL CHECK (state IN ('queued', 'sending', 'sent', 'failed', 'skipped')),
             attempts INTEGER NOT NULL DEFAULT 0,
             next_attempt_at REAL NOT NULL,
             lease_owner TEXT,
@@ -27,9 +29,11 @@ enum MailOutboxMigration {
             created_at REAL NOT NULL,
             sent_at REAL,
             last_reply TEXT,
+            read_at REAL,
             UNIQUE (event_key, user_id)
         ) STRICT;
         CREATE INDEX mail_outbox_due ON mail_outbox(state, next_attempt_at);
+        CREATE INDEX mail_outbox_user ON mail_outbox(user_id, id);
         ALTER TABLE users ADD COLUMN language TEXT;
         ALTER TABLE users ADD COLUMN mail_needs_info INTEGER NOT NULL DEFAULT 1 CHECK (mail_needs_info IN (0, 1));
         ALTER TABLE users ADD COLUMN mail_decisions INTEGER NOT NULL DEFAULT 0 CHECK (mail_decisions IN (0, 1));
@@ -47,7 +51,7 @@ enum MailOutboxMigration {
             language text NOT NULL,
             detail text,
             token text NOT NULL,
-            state text NOT NULL CHECK (state IN ('queued', 'sending', 'sent', 'failed')),
+            state text NOT NULL CHECK (state IN ('queued', 'sending', 'sent', 'failed', 'skipped')),
             attempts bigint NOT NULL DEFAULT 0,
             next_attempt_at double precision NOT NULL,
             lease_owner text,
@@ -55,9 +59,11 @@ enum MailOutboxMigration {
             created_at double precision NOT NULL,
             sent_at double precision,
             last_reply text,
+            read_at double precision,
             UNIQUE (event_key, user_id)
         );
         CREATE INDEX mail_outbox_due ON mail_outbox(state, next_attempt_at);
+        CREATE INDEX mail_outbox_user ON mail_outbox(user_id, id);
         ALTER TABLE users ADD COLUMN language text;
         ALTER TABLE users ADD COLUMN mail_needs_info bigint NOT NULL DEFAULT 1 CHECK (mail_needs_info IN (0, 1));
         ALTER TABLE users ADD COLUMN mail_decisions bigint NOT NULL DEFAULT 0 CHECK (mail_decisions IN (0, 1));

@@ -54,8 +54,8 @@ enum MailAttemptResult: Sendable, Equatable {
 
 /// Queues messages in the transaction of the change that causes them (the review's decisions).
 enum MailOutboxSQL {
-    /// The reporter's mail about a decision on their report, when they want that kind (kiosks' own users
-    /// have no address and get none). `event` names the decision; a second run of the same transaction
+    /// The reporter's notice of a decision on their report: mailed when they want that kind (else
+    /// `skipped`, still shown in the app); kiosks' own users have no address and get none. `event` names the decision; a second run of the same transaction
     /// queues nothing more.
     static func queueForReporter(
         _ db: some SQLConnection, kind: String, reportID: Int64, event: String, detail: String?, token: String,
@@ -65,13 +65,15 @@ enum MailOutboxSQL {
             """
             INSERT INTO mail_outbox (event_key, user_id, kind, report_id, language, detail, token, state,
                 next_attempt_at, created_at)
-            SELECT ?, u.id, ?, r.id, COALESCE(u.language, 'en'), ?, ?, 'queued', ?, ?
+            SELECT ?, u.id, ?, r.id, COALESCE(u.language, 'en'), ?, ?,
+                CASE WHEN (CASE WHEN CAST(? AS text) = 'needs_info' THEN u.mail_needs_info ELSE u.mail_decisions END)
+                    = 1 THEN 'queued' ELSE 'skipped' END,
+                ?, ?
             FROM reports r JOIN users u ON u.id = r.user_id
             WHERE r.id = ? AND u.email LIKE '%@%'
-                AND (CASE WHEN CAST(? AS text) = 'needs_info' THEN u.mail_needs_info ELSE u.mail_decisions END) = 1
             ON CONFLICT (event_key, user_id) DO NOTHING
-            """, .text(event), .text(kind), SQLValue(detail), .text(token), .real(now), .real(now),
-            .integer(reportID), .text(kind))
+            """, .text(event), .text(kind), SQLValue(detail), .text(token), .text(kind), .real(now), .real(now),
+            .integer(reportID))
     }
 }
 

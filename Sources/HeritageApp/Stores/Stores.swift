@@ -28,6 +28,8 @@ struct Stores: Sendable {
     var kiosks: any KioskStore
     /// The mail outbox (docs/NOTIFICATIONS.md).
     var mail: any MailOutboxStore
+    /// The same rows as the signed-in user's notifications.
+    var notifications: any NotificationStore
     /// Closes the backend; later calls throw `StoreError`.
     var close: @Sendable () -> Void
 }
@@ -48,7 +50,7 @@ extension Stores {
             signInLimits: SQLiteSignInLimitStore(database: database),
             photoQuota: SQLitePhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
             kiosks: SQLKioskStore(database: database), mail: SQLMailOutboxStore(database: database),
-            close: { database.close() })
+            notifications: SQLMailOutboxStore(database: database), close: { database.close() })
     }
 }
 
@@ -75,7 +77,7 @@ extension Stores {
             signInLimits: PostgresSignInLimitStore(database: database),
             photoQuota: PostgresPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
             kiosks: SQLKioskStore(database: database), mail: SQLMailOutboxStore(database: database),
-            close: { database.close() })
+            notifications: SQLMailOutboxStore(database: database), close: { database.close() })
     }
 }
 

@@ -14,6 +14,7 @@ enum WebRoutes {
         SignInScreen.register(on: &router, web: web)
         ReportListScreen.register(on: &router, web: web)
         SettingsScreen.register(on: &router, web: web)
+        NotificationsScreen.register(on: &router, web: web)
         DraftRoutes.register(on: &router, web: web, drafts: drafts)
     }
 }
