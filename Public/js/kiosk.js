@@ -421,6 +421,15 @@
     var seconds = parseInt(body.getAttribute('data-receipt-seconds'), 10) || 20;
     function back() { window.location.replace('/kiosk'); }
     later(back, seconds * 1000);
+    // The QR code's link carries the claim secret: it leaves the screen well before the receipt does,
+    // so the next visitor does not find it there.
+    var qrSeconds = parseInt(body.getAttribute('data-qr-seconds'), 10) || 8;
+    later(function () {
+      var qr = document.getElementById('kiosk-qr');
+      if (qr) qr.remove();
+      var gone = document.getElementById('kiosk-qr-gone');
+      if (gone) gone.hidden = false;
+    }, qrSeconds * 1000);
     listen(document, 'pointerdown', back);
     // The report reached the server: nothing of it stays on the tablet.
     if (outbox()) outbox().dropOpen().catch(nothing);

@@ -9,7 +9,9 @@ final class BodyReader {
         var maxBodyBytes: Int
         var maxFileBytes: Int
         var maxFiles: Int
+        /// Bounds the text fields' values and names together.
         var maxInMemoryBytes: Int
+        var maxFields: Int
     }
 
     private struct FilePart {
@@ -205,6 +207,11 @@ final class BodyReader {
                 return true
             }
         }
+        // A new field: its name counts against the same budget as the values, and fields are
+        // counted (each costs far more than its bytes).
+        guard fields.count < limits.maxFields else { return fail(413) }
+        fieldBytes += key.utf8.count
+        if fieldBytes > limits.maxInMemoryBytes { return fail(413) }
         fields.append((key, Array(data)))
         textPartOpen = true
         return true

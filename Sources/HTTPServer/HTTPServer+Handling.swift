@@ -73,7 +73,8 @@ extension HTTPServer {
             limits: .init(
                 maxBodyBytes: maxBody, maxFileBytes: route.options.maxFileBytes ?? limits.maxFileBytes,
                 maxFiles: route.options.maxFiles ?? limits.maxFiles,
-                maxInMemoryBytes: limits.maxInMemoryBodyBytes),
+                maxInMemoryBytes: limits.maxInMemoryBodyBytes,
+                maxFields: route.options.maxFields ?? limits.maxFormFields),
             directory: configuration.temporaryDirectory, spoolRaw: route.options.spoolRawBody)
         state.body = reader
         if let failure = reader.failure { return refuse(state, status: failure, connection: connection, now: true) }

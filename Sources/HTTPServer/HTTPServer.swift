@@ -166,6 +166,14 @@ public final class HTTPServer: @unchecked Sendable {
             resources.append(key)
             options.append(har_mhd_option_pointer(MHD_OPTION.HTTPS_MEM_CERT, certificate))
             options.append(har_mhd_option_pointer(MHD_OPTION.HTTPS_MEM_KEY, key))
+            // Without it GnuTLS's defaults apply (TLS 1.0/1.1 and CBC suites among them). Kept with
+            // the certificate's copy so it outlives the start, whatever MHD does with it.
+            guard let priorities = strdup(TLSProfile.gnuTLSPriorities) else {
+                me.release()
+                throw HTTPServerError.cannotStart(address: address, reason: "out of memory")
+            }
+            resources.append(UnsafeMutableRawPointer(priorities))
+            options.append(har_mhd_option_pointer(MHD_OPTION.HTTPS_PRIORITIES, priorities))
         }
         options.append(har_mhd_option_end())
 

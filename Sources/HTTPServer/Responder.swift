@@ -18,6 +18,8 @@ public struct RouteOptions: Sendable {
     /// Most file parts in a multipart body, and the largest one; nil = the server's configured limits.
     public var maxFiles: Int?
     public var maxFileBytes: Int?
+    /// Most text fields in a form body; nil = the server's configured limit (`maxFormFields`).
+    public var maxFields: Int?
     /// Looks at a request that has a body when only its head is in (method, path, headers, cookies,
     /// addresses; no body, form or files): an answer returned here goes out at once and not a byte of
     /// the body is read (an upload refused for its session, token or size). Runs on a poll thread:
@@ -26,8 +28,9 @@ public struct RouteOptions: Sendable {
 
     public init(
         maxBodyBytes: Int? = nil, spoolRawBody: Bool = false, runsInline: Bool = false, maxFiles: Int? = nil,
-        maxFileBytes: Int? = nil, beforeBody: (@Sendable (Request) -> Response?)? = nil
+        maxFileBytes: Int? = nil, maxFields: Int? = nil, beforeBody: (@Sendable (Request) -> Response?)? = nil
     ) {
+        self.maxFields = maxFields
         self.maxBodyBytes = maxBodyBytes
         self.spoolRawBody = spoolRawBody
         self.runsInline = runsInline

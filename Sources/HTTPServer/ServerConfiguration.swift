@@ -31,6 +31,9 @@ public struct ServerLimits: Sendable {
     /// zeroes the pool before every request of a kept-alive connection, so its size is paid on each
     /// request. docs/HTTP.md, "Connection memory"; docs/BENCHMARKS.md says how the default was chosen.
     public var connectionMemoryBytes: Int = 24 * 1024
+    /// Most fields (text parts) in one form body; a route may raise it. Without it, `a=&a=&…` makes
+    /// a million fields of a 4 MB body, each an array and a string, far more memory than its bytes.
+    public var maxFormFields: Int = 1000
 
     public init(
         maxBodyBytes: Int = 64 << 20, maxFileBytes: Int = 32 << 20, maxFiles: Int = 20,

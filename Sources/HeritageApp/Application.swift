@@ -33,6 +33,8 @@ public final class Application: Sendable {
     let drafts: Drafts
     /// Every route's method and pattern (the kiosk's sweep of the tests, KIO-02).
     let routeTable: [(method: String, pattern: String)]
+    /// The review's exports, off the poll threads (tests hold its jobs to see the server meanwhile).
+    let exports: ExportRunner
 
     /// Opens the data folder and the database, compiles every template and builds the routes.
     /// Throws, with a message naming the file, when any of them cannot be used.
@@ -50,7 +52,7 @@ public final class Application: Sendable {
         DataFolder.removeContents(of: configuration.exportsDirectory)
 
         if configuration.databaseURL == nil { try DataFolder.preparePrivateFile(dataDir + "/har.sqlite") }
-        stores = try Stores.open(configuration: configuration)
+        stores = try Stores.open(configuration: configuration, log: log)
         try PlatformIdentity.check(PlatformIdentity.of(configuration), store: stores.instance, dataDir: dataDir)
         templates = try TemplateLibrary(directory: configuration.templatesDir)
         metrics = Metrics()
@@ -75,11 +77,14 @@ public final class Application: Sendable {
         mailWorker = MailSetup.worker(
             configuration: configuration, store: stores.mail, templates: templates, catalog: messages, log: log)
 
+        let exports = ReviewSettings.exportRunner(configuration)
+        self.exports = exports
         let (router, drafts) = Self.router(
             configuration: configuration, log: log,
             parts: RouterParts(
                 stores: stores, outbox: outbox, templates: templates, messages: messages, metrics: metrics,
-                workerMetrics: workerMetrics, worker: worker, platform: platform, benchmarkFixtures: benchmarkFixtures))
+                workerMetrics: workerMetrics, worker: worker, platform: platform, benchmarkFixtures: benchmarkFixtures,
+                exports: exports))
         self.drafts = drafts
         routeTable = router.routeTable
 
@@ -104,6 +109,7 @@ public final class Application: Sendable {
         let worker: UploadWorker
         let platform: PlatformClient
         let benchmarkFixtures: BenchmarkFixtures?
+        let exports: ExportRunner
     }
 
     /// Loads and compresses the static files on a thread of their own at nice +10 (`static_warm`), so
@@ -168,7 +174,8 @@ public final class Application: Sendable {
         let drafts = Drafts(web: web, options: draftOptions)
         WebRoutes.register(on: &router, web: web, drafts: drafts)
         UnsubscribeRoutes.register(on: &router, web: web)
-        let reviewSettings = ReviewSettings(configuration: configuration, wakeWorker: { worker.wake() })
+        var reviewSettings = ReviewSettings(configuration: configuration, wakeWorker: { worker.wake() })
+        reviewSettings.exports = parts.exports
         ReviewRoutes.register(on: &router, web: web, settings: reviewSettings, drafts: drafts)
         KioskRoutes.register(
             on: &router, web: web, drafts: drafts, settings: KioskSettings(configuration: configuration),

@@ -117,6 +117,9 @@ extension Configuration {
             "database_url", \.databaseURL,
             "PostgreSQL shared by several nodes (postgresql://… or key=value; never logged); unset = SQLite"),
         .int("database_pool_size", \.databasePoolSize, 1...1000, "PostgreSQL connections per node, at most"),
+        .bool(
+            "database_backup_taken", \.databaseBackupTaken,
+            "PostgreSQL: a pg_dump was taken, start may apply migrations (or serve --i-have-a-backup)"),
         .optionalString("photo_dir", \.photoDir, "photo folder shared by every node; unset = <data_dir>/photos"),
         .optionalString("node_id", \.nodeID, "this node's name (letters, digits, . _ - :); unset = host name and port"),
         .optionalString("coordinators", \.coordinators, "comma-separated e-mails of coordinators (see har users)"),

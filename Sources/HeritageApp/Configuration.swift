@@ -91,6 +91,9 @@ public struct Configuration: Sendable, Equatable {
     /// A `postgresql://` URL or libpq key=value string; it may hold a password: never logged or shown.
     public var databaseURL: String?
     public var databasePoolSize = 8
+    /// PostgreSQL is not snapshotted by `har serve`: start migrates it only once the operator says a
+    /// backup (pg_dump) was taken, here or with `har serve --i-have-a-backup`.
+    public var databaseBackupTaken = false
     /// One photo folder shared by every node (NFS or the like); unset = `<data_dir>/photos`.
     public var photoDir: String?
     /// This node's name among the nodes (its uploads folder under `photo_dir`); unset = host name and port.

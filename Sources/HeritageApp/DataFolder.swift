@@ -40,6 +40,13 @@ enum DataFolder {
         try refuseWorldWritable(path, info, what: "database")
     }
 
+    /// Takes group and others' bits off an existing file; nothing when it is absent.
+    static func makePrivate(_ path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & 0o077 != 0 else { return }
+        chmod(path, info.st_mode & 0o700)
+    }
+
     /// Anyone on the machine could replace what the server trusts: stop with the fix instead.
     private static func refuseWorldWritable(_ path: String, _ info: stat, what: String) throws {
         guard info.st_mode & S_IWOTH == 0 else {

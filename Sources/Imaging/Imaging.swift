@@ -35,6 +35,10 @@ public enum Imaging {
         _ = vipsStarted
     }
 
+    /// Whether libvips could be opened and started (`har doctor`: it is loaded at first use, so a
+    /// missing libvips42 shows only at the first photo otherwise).
+    public static var isAvailable: Bool { vipsStarted }
+
     /// The format by magic bytes only: FF D8 FF (JPEG), the 8-byte PNG signature, RIFF....WEBP.
     public static func sniff(path: String) -> ImageFormat? {
         guard let reader = FileReader(path: path) else { return nil }

@@ -25,6 +25,7 @@ public final class PostgresConnection {
     /// Connects with a `postgresql://…` URL or a libpq `key=value` string. The string is never part of an
     /// error (it may hold a password).
     public init(_ connectionString: String) throws {
+        try ConnectionString.validate(connectionString)
         let handle = PQconnectdb(connectionString)
         guard let handle, PQstatus(handle) == CONNECTION_OK else {
             let message = PostgresError.connectionMessage(handle)

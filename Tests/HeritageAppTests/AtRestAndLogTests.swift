@@ -29,6 +29,26 @@ import Testing
         #expect(try mode(fresh + "/har.sqlite") == 0o600)
     }
 
+    /// The embedded platform keeps accounts and sessions: its database and the -wal and -shm files
+    /// SQLite makes beside it (seen while it runs), and every other file it writes, are 0600.
+    @Test func everyFileTheEmbeddedPlatformWritesIsTheServersAlone() async throws {
+        let server = try await ServeProcess()
+        let client = try WebClient(server)
+        _ = try await client.signIn(uniqueEmail(), "a password of the volunteer")
+        let folder = server.dataDir + "/platform"
+        for suffix in ["", "-wal", "-shm"] {
+            #expect(try mode(folder + "/platform.sqlite" + suffix) == 0o600, "platform.sqlite\(suffix)")
+        }
+        let files = FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []
+        #expect(!files.isEmpty)
+        for name in files {
+            var info = stat()
+            guard stat(folder + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            #expect(info.st_mode & 0o077 == 0, "\(name) is \(String(info.st_mode & 0o777, radix: 8))")
+        }
+        #expect(await server.stop().status == 0)
+    }
+
     @Test func aWorldWritableDataFolderOrDatabaseStopsStartWithTheFix() async throws {
         let folder = try TestPaths.temporaryDirectory() + "/data"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)

@@ -170,6 +170,44 @@ def test_KIO_03_report_and_receipt_then_back_to_start(driver, server):
         assert tuple(row) == ("kiosk", "received", "queued")
 
 
+def test_KIO_06_qr_leaves_the_tablet_and_the_secret_leaves_the_visitors_history(driver, server):
+    """The receipt's QR code (its link carries the claim secret) goes from the tablet after a few seconds
+    while the code stays; on the visitor's phone the receipt page takes the secret out of the address
+    (history.replaceState) and keeps it for the tab only, for the way back from signing in."""
+    import hashlib
+    import time
+    enrol(driver, server, site="Secret Chapel")
+    driver.find_element(By.ID, "kiosk-start").click()
+    wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-shoot"))
+    take_photos(driver, 1)
+    driver.find_element(By.ID, "kiosk-next").click()
+    wait_for(driver, lambda d: d.find_elements(By.ID, "field-name"))
+    fill_form(driver)
+    driver.find_element(By.ID, "kiosk-submit").click()
+    wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-code"))
+    shown = time.monotonic()
+    code = driver.find_element(By.ID, "kiosk-code").text
+    assert driver.find_elements(By.CSS_SELECTOR, "#kiosk-qr svg")
+    wait_for(driver, lambda d: not d.find_elements(By.ID, "kiosk-qr"), timeout=15)
+    assert time.monotonic() - shown < 12, "gone within the QR's seconds, well before the receipt's 20"
+    assert driver.find_element(By.ID, "kiosk-qr-gone").is_displayed()
+    assert driver.find_element(By.ID, "kiosk-code").text == code, "the code stays"
+
+    secret = os.urandom(32).hex()
+    with database(server) as db:
+        db.execute("UPDATE kiosk_receipts SET secret_hash = ? WHERE code = ?",
+                   (hashlib.sha256(secret.encode()).digest(), code))
+        db.commit()
+    driver.delete_all_cookies()  # the visitor's own phone: no kiosk credential
+    driver.get(server.url + "/r/" + code + "#" + secret)
+    wait_for(driver, lambda d: d.find_element(By.ID, "claim-signin").is_displayed())
+    assert "#" not in driver.current_url and secret not in driver.current_url
+    assert driver.execute_script("return location.hash") == ""
+    driver.refresh()  # as after signing in and coming back in the same tab
+    wait_for(driver, lambda d: d.find_element(By.ID, "claim-signin").is_displayed())
+    assert secret not in driver.current_url
+
+
 def fill_form(driver):
     from selenium.webdriver.support.ui import Select
     for field, value in [("field-designation", "LB"), ("field-condition", "poor"), ("field-occupancy", "vacant"),

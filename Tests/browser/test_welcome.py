@@ -28,6 +28,9 @@ def test_welcome_once_keyboard_and_swipe_then_the_guide_at_the_first_sign_in(new
     driver.get(server.url + "/signin")
     wait_for(driver, lambda d: is_open(d, "welcome"))
     assert step(driver) == "1"
+    # `hidden` hides a .button too (one global rule): no Back on the first screen, no Next on the last.
+    assert not driver.find_element(By.ID, "welcome-back").is_displayed()
+    assert driver.find_element(By.ID, "welcome-next").is_displayed()
     assert driver.find_element(By.ID, "welcome-step-1").text.startswith("Report heritage at risk")
     assert driver.find_element(By.ID, "welcome-done").text == "Sign in"
     # The keyboard: arrows, and Tab to the buttons.
@@ -35,6 +38,8 @@ def test_welcome_once_keyboard_and_swipe_then_the_guide_at_the_first_sign_in(new
     assert step(driver) == "2" and driver.find_element(By.ID, "welcome-progress").text == "Screen 2 of 3"
     driver.find_element(By.ID, "welcome-next").send_keys(Keys.ENTER)
     assert step(driver) == "3" and "without signal" in driver.find_element(By.ID, "welcome-step-3").text
+    assert not driver.find_element(By.ID, "welcome-next").is_displayed()
+    assert driver.find_element(By.ID, "welcome-back").is_displayed()
     driver.switch_to.active_element.send_keys(Keys.ARROW_LEFT)
     assert step(driver) == "2"
     # A swipe to the left is the next screen.

@@ -110,6 +110,7 @@ enum KioskVisitor {
             "kioskPage": true, "site": .string(kiosk.siteName), "step": .string(step),
             "idleSeconds": .int(kiosks.idleSeconds(kiosk)), "countdownSeconds": .int(kiosks.settings.countdownSeconds),
             "receiptSeconds": .int(kiosks.settings.receiptSeconds),
+            "qrSeconds": .int(min(kiosks.settings.qrSeconds, kiosks.settings.receiptSeconds)),
             "radius": .int(Int(kiosk.radiusMetres)), "hasSiteLocation": .bool(kiosk.latitude != nil),
             "kioskLanguages": .array(
                 Language.allCases.filter { codes.contains($0.rawValue) }.map { language in

@@ -13,6 +13,9 @@ struct KioskSettings: Sendable {
     var countdownSeconds = 30
     /// Seconds the receipt stays up before the attract screen returns.
     var receiptSeconds = 20
+    /// Seconds the receipt's QR code (its link carries the claim secret) stays up: long enough to scan,
+    /// too short for the next visitor to find it there.
+    var qrSeconds = 8
     /// Where the kiosk's service worker (`Public/js/kiosk-sw.js`) is read from.
     var publicDir = "Public"
     /// An enrolment link works this long, once.
@@ -102,17 +105,22 @@ struct Kiosks: Sendable {
 extension Web {
     var kioskCookieName: String { secure ? "__Host-har_kiosk" : "har_kiosk" }
 
-    /// Any screen but the kiosk's refuses a tablet that carries a kiosk credential: a live one is told to
-    /// use a personal device (no personal sign-in on a kiosk, KIO-02), a dead one that it is not enrolled.
-    func kioskRefusal(_ request: Request, _ context: WebContext) -> Response? {
+    /// Any screen but the kiosk's refuses a tablet that carries a live kiosk credential: it is told to
+    /// use a personal device (no personal sign-in on a kiosk, KIO-02). A dead credential (revoked,
+    /// unknown, or planted by someone else) refuses nothing: it is cleared from the browser, which goes
+    /// on as any other, so it cannot lock a personal browser out of the site.
+    func kioskRefusal(_ request: Request, _ context: inout WebContext) -> Response? {
         guard let token = request.cookie(kioskCookieName) else { return nil }
         let live = WebSessions.hash(token: token).flatMap { try? stores.kiosks.kiosk(credentialHash: $0) }
+        guard let live, !live.isRevoked else {
+            log.security(
+                "kiosk.dead_credential_cleared",
+                ["path": request.path, "method": request.method, "client": request.remoteAddress])
+            context.cookies.append(expiredCookie(kioskCookieName))
+            return nil
+        }
         log.security(
             "kiosk.refused", ["path": request.path, "method": request.method, "client": request.remoteAddress])
-        guard let live, !live.isRevoked else {
-            return errorPage(
-                status: 403, titleKey: "kiosk.notEnrolledTitle", messageKey: "kiosk.notEnrolled", context: context)
-        }
         if context.wantsJSON {
             return jsonError("kiosk", context.messages["kiosk.refused"], status: 403, context: context)
         }
@@ -128,8 +136,10 @@ extension Router {
         _ handler: @escaping @Sendable (Request, WebContext, Kiosk) throws -> Response
     ) {
         addInline(method: method, pattern: pattern, options: Web.declared(options)) { request in
-            let context = try kiosks.context(for: request)
-            guard let kiosk = try kiosks.kiosk(of: request) else { return kiosks.notEnrolled(context) }
+            let kiosk = try kiosks.kiosk(of: request)
+            // A browser that is no kiosk (a volunteer's, following a link to /kiosk) keeps its session.
+            let context = try kiosks.context(for: request, endsSession: kiosk != nil)
+            guard let kiosk else { return kiosks.notEnrolled(context) }
             if let refusal = kiosks.csrfRefusal(request, context) { return refusal }
             kiosks.seen(kiosk)
             return try handler(request, context, kiosk)
@@ -141,8 +151,10 @@ extension Router {
         _ handler: @escaping @Sendable (Request, WebContext, Kiosk) async throws -> Response
     ) {
         add(method: method, pattern: pattern, options: Web.declared(options)) { request in
-            let context = try kiosks.context(for: request)
-            guard let kiosk = try kiosks.kiosk(of: request) else { return kiosks.notEnrolled(context) }
+            let kiosk = try kiosks.kiosk(of: request)
+            // A browser that is no kiosk (a volunteer's, following a link to /kiosk) keeps its session.
+            let context = try kiosks.context(for: request, endsSession: kiosk != nil)
+            guard let kiosk else { return kiosks.notEnrolled(context) }
             if let refusal = kiosks.csrfRefusal(request, context) { return refusal }
             kiosks.seen(kiosk)
             return try await handler(request, context, kiosk)
@@ -151,9 +163,12 @@ extension Router {
 }
 
 extension Kiosks {
-    /// The web context without anyone signed in: a kiosk never carries a volunteer's session.
-    func context(for request: Request) throws -> WebContext {
+    /// The web context without anyone signed in: a kiosk never carries a volunteer's session (ended
+    /// here unless `endsSession` is false: a browser without a live kiosk credential is only shown
+    /// the not-enrolled page).
+    func context(for request: Request, endsSession: Bool = true) throws -> WebContext {
         var context = try web.context(for: request)
+        guard endsSession else { return context }
         if context.session != nil {
             context.user = nil
             context.session = nil
@@ -187,8 +202,9 @@ extension Kiosks {
         return RouteOptions(
             maxBodyBytes: maxBody, maxFiles: 1, maxFileBytes: drafts.options.maxFileBytes,
             beforeBody: { request in
-                guard let context = try? self.context(for: request) else { return nil }
-                guard let kiosk = try? self.kiosk(of: request) else { return self.notEnrolled(context) }
+                let kiosk = try? self.kiosk(of: request)
+                guard let context = try? self.context(for: request, endsSession: kiosk != nil) else { return nil }
+                guard let kiosk else { return self.notEnrolled(context) }
                 if let refused = self.csrfRefusal(request, context) { return refused }
                 // A kiosk without an account takes no report (its handlers say so). Its photos are its
                 // own reports' and count against its own quota.
@@ -207,19 +223,4 @@ extension Kiosks {
 
     /// The kiosk's idle time: its own, else the configuration's.
     func idleSeconds(_ kiosk: Kiosk) -> Int { kiosk.idleSeconds ?? settings.idleSeconds }
-}
-
-/// Every kiosk route, registered once from `Application`.
-enum KioskRoutes {
-    /// The visitor's routes a kiosk credential reaches (the sweep of the tests skips them).
-    static let kioskPaths = ["/kiosk"]
-
-    static func register(on router: inout Router, web: Web, drafts: Drafts, settings: KioskSettings, review: Review) {
-        let kiosks = Kiosks(web: web, store: web.stores.kiosks, drafts: drafts, settings: settings)
-        KioskEnrolment.register(on: &router, kiosks: kiosks)
-        KioskAdminScreen.register(on: &router, kiosks: kiosks, review: review)
-        KioskVisitor.register(on: &router, kiosks: kiosks)
-        KioskDevice.register(on: &router, kiosks: kiosks, publicDir: settings.publicDir)
-        ReceiptScreen.register(on: &router, kiosks: kiosks)
-    }
 }

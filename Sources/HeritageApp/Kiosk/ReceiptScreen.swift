@@ -2,14 +2,26 @@ import Basics
 import HTTPServer
 import Mustache
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `/r/{code}` (KIO-06): a kiosk report's public status for anyone holding the code: received, under
 /// review, accepted (and sent), not accepted with the public reason; its location only once approved,
 /// never a photo. A signed-in visitor claims it with the secret of the QR link's fragment (read by the
 /// page's script, never sent in a URL): the report then shows in their list. Unknown codes and wrong
-/// secrets count against the client's address, and past ten of them in fifteen minutes each further
-/// guess waits longer (the sign-in limiter's store and doubling delay).
+/// secrets count against the client's address (an IPv6 client's /64, which one subscriber holds whole),
+/// and past ten of them in fifteen minutes each further guess waits longer (the sign-in limiter's store
+/// and doubling delay). Every client's failures also count against one budget for the whole site, so
+/// that many addresses together still guess slowly.
 enum ReceiptScreen {
-    static let guessRule = SignInLimiter.Rule(prefix: "receipt:", freeFailures: 10, firstDelay: 15, maximumDelay: 900)
+    static let guessRules = [
+        SignInLimiter.Rule(prefix: "receipt:", freeFailures: 10, firstDelay: 15, maximumDelay: 900),
+        // 300 failures in all, then one guess a minute for the whole site: against 2^40 codes, a botnet
+        // of many addresses learns nothing in any useful time; a visitor with a valid code may have to
+        // wait up to a minute while one runs.
+        SignInLimiter.Rule(prefix: "receipt-all:", freeFailures: 300, firstDelay: 1, maximumDelay: 60),
+    ]
 
     static func register(on router: inout Router, kiosks: Kiosks) {
         let web = kiosks.web
@@ -54,11 +66,27 @@ enum ReceiptScreen {
         }
     }
 
-    static func key(_ request: Request) -> [String] { ["receipt:ip:" + request.remoteAddress] }
+    static func key(_ request: Request) -> [String] {
+        ["receipt:ip:" + clientPrefix(request.remoteAddress), "receipt-all:site"]
+    }
+
+    /// An IPv4 address as it is; an IPv6 address as its /64 (`2001:db8:1:2::/64`): a client handed a
+    /// /64 can use a fresh address for every guess. IPv4-mapped IPv6 addresses count as IPv4.
+    static func clientPrefix(_ address: String) -> String {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        guard address.contains(":"), inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+            return bytes[12..<16].map { String($0) }.joined(separator: ".")
+        }
+        let groups = stride(from: 0, to: 8, by: 2).map {
+            String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+        }
+        return groups.joined(separator: ":") + "::/64"
+    }
 
     /// The 429 page while the client's guesses must wait.
     static func limited(_ web: Web, _ request: Request, _ context: WebContext) throws -> Response? {
-        let limiter = SignInLimiter(store: web.stores.signInLimits, rules: [guessRule])
+        let limiter = SignInLimiter(store: web.stores.signInLimits, rules: guessRules)
         let wait = try limiter.wait(keys: key(request), now: WallClock.now())
         guard wait > 0 else { return nil }
         web.log.security("receipt.limited", ["client": request.remoteAddress])
@@ -69,7 +97,7 @@ enum ReceiptScreen {
     }
 
     static func failed(_ web: Web, _ request: Request) throws {
-        let limiter = SignInLimiter(store: web.stores.signInLimits, rules: [guessRule])
+        let limiter = SignInLimiter(store: web.stores.signInLimits, rules: guessRules)
         try limiter.failed(keys: key(request), now: WallClock.now())
     }
 

@@ -17,13 +17,24 @@ struct ReviewSettings: Sendable {
     var exportsDirectory: String
     /// The dashboard map's tiles (the creation page's `map_tile_url`).
     var mapTileURL: String
+    /// The node's exports, shared by every copy of these settings.
+    var exports: ExportRunner
 
     init(configuration: Configuration, wakeWorker: @escaping @Sendable () -> Void) {
         exportsDirectory = configuration.exportsDirectory
+        exports = Self.exportRunner(configuration)
         mapTileURL = configuration.mapTileURL
         configuredCoordinators = Self.emails(configuration.coordinators)
         policy = ReviewPolicy(rawValue: configuration.reviewPolicy) ?? .kiosk
         self.wakeWorker = wakeWorker
+    }
+
+    /// A node's exports: the data folder's disk floor of uploads; a deadline a little under the
+    /// server's own, so that the export's words come first.
+    static func exportRunner(_ configuration: Configuration) -> ExportRunner {
+        ExportRunner(
+            directory: configuration.exportsDirectory, minimumFreeBytes: configuration.uploadMinFreeBytes,
+            deadlineSeconds: max(1, Double(configuration.handlerDeadlineSeconds) - 1))
     }
 
     static func emails(_ list: String?) -> Set<String> {
@@ -53,6 +64,41 @@ struct Review: Sendable {
             status: 403, titleKey: "review.forbiddenTitle", messageKey: "review.awaitingConfirmation", context: context)
     }
 
+    /// The answer to the head of a review request from someone signed out or below `role`, or nil.
+    func headRefusal(_ request: Request, role: Role) -> Response? {
+        if let signedOut = web.signedOutHeadRefusal(request, access: .page) { return signedOut }
+        guard let context = try? web.context(for: request), let user = context.user,
+            let held = try? self.role(of: user)
+        else { return nil }  // the handler will say
+        guard held < role else { return nil }
+        _ = try? admittedRole(request, user: user, atLeast: role)  // logs the refusal
+        return refusal(context, user: user)
+    }
+
+    /// The user's role when it is at least `role`; nil (the refusal logged) when it is not. A refusal
+    /// of someone whose e-mail has a grant waiting for an administrator is an event of its own: the one
+    /// using it may not be its owner (REV-10).
+    func admittedRole(_ request: Request, user: WebUser, atLeast role: Role) throws -> Role? {
+        let held = try self.role(of: user)
+        guard held >= role else {
+            let pending = (try? store.isAwaitingConfirmation(userID: user.id)) ?? false
+            web.log.security(
+                pending ? "review.pending_refused" : "review.refused",
+                [
+                    "path": request.path, "method": request.method, "client": request.remoteAddress,
+                    "user": String(user.id),
+                ])
+            return nil
+        }
+        return held
+    }
+
+    /// The 403 page for a user below the route's role: the waiting grant's page when there is one.
+    func refusal(_ context: WebContext, user: WebUser) -> Response {
+        let pending = (try? store.isAwaitingConfirmation(userID: user.id)) ?? false
+        return pending ? awaitingConfirmation(context) : forbidden(context)
+    }
+
     /// The 403 page in the user's language: no data of the review on it.
     func forbidden(_ context: WebContext) -> Response {
         web.errorPage(status: 403, titleKey: "review.forbiddenTitle", messageKey: "review.forbidden", context: context)
@@ -67,73 +113,63 @@ extension Router {
         options: RouteOptions = .init(),
         _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
     ) {
+        let options = Self.reviewOptions(options, review, role: role)
         web(method, pattern, review.web, access: .page, options: options) { request, context in
             let user = try context.requireUser()
-            let held = try review.role(of: user)
-            guard held >= role else {
-                // A grant to this e-mail that waits for an administrator: someone may be using it who
-                // is not its owner, which is worth an event of its own.
-                let pending = (try? review.store.isAwaitingConfirmation(userID: user.id)) ?? false
-                review.web.log.security(
-                    pending ? "review.pending_refused" : "review.refused",
-                    [
-                        "path": request.path, "method": request.method, "client": request.remoteAddress,
-                        "user": String(user.id),
-                    ])
-                return pending ? review.awaitingConfirmation(context) : review.forbidden(context)
+            guard let held = try review.admittedRole(request, user: user, atLeast: role) else {
+                return review.refusal(context, user: user)
             }
             return try handler(request, context, user, held)
         }
     }
 
-    /// An export: a GET review route that writes a file and an audit row, so one that another site
-    /// sent the browser to is not made (`ReviewExports.crossSiteRefusal`).
+    /// A review route whose work is long (a bulk action over thousands of reports): as `review`, but
+    /// the handler runs on the exports' threads, never on a poll thread.
+    mutating func reviewOnPool(
+        _ method: String, _ pattern: String, _ review: Review, role: Role = .coordinator,
+        options: RouteOptions = .init(),
+        _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
+    ) {
+        let options = Self.reviewOptions(options, review, role: role)
+        webAsync(method, pattern, review.web, access: .page, options: options) { request, context in
+            let user = try context.requireUser()
+            guard let held = try review.admittedRole(request, user: user, atLeast: role) else {
+                return review.forbidden(context)
+            }
+            return try await review.settings.exports.work.run { try handler(request, context, user, held) }
+        }
+    }
+
+    /// A large body (a bulk action's ids) is read only for a coordinator: anyone else is answered on
+    /// the head, before a byte of it arrives.
+    private static func reviewOptions(_ options: RouteOptions, _ review: Review, role: Role) -> RouteOptions {
+        var options = options
+        if options.beforeBody == nil, Web.takesLargeBody(options) {
+            options.beforeBody = { request in review.headRefusal(request, role: role) }
+        }
+        return options
+    }
+
+    /// An export: a review route that writes a file and an audit row. Asked for by POST with the CSRF
+    /// token (the dashboard's buttons); by GET only when the browser vouches it comes from this origin
+    /// or the user (`ReviewExports.crossSiteRefusal`). Both read the filter from the query string.
     mutating func reviewExport(
         _ pattern: String, _ review: Review,
         _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
     ) {
-        self.review("GET", pattern, review) { request, context, user, role in
-            if let refused = ReviewExports.crossSiteRefusal(request, context, review) { return refused }
-            return try handler(request, context, user, role)
+        for method in ["GET", "POST"] {
+            webAsync(method, pattern, review.web, access: .page) { request, context in
+                let user = try context.requireUser()
+                guard let held = try review.admittedRole(request, user: user, atLeast: .coordinator) else {
+                    return review.forbidden(context)
+                }
+                if method == "GET", let refused = ReviewExports.crossSiteRefusal(request, context, review) {
+                    return refused
+                }
+                return try await review.settings.exports.run(user: user, review: review, context: context) {
+                    try handler(request, context, user, held)
+                }
+            }
         }
-    }
-}
-
-/// Every route of the review, registered once from `Application`. `routes` lists them for the sweep of
-/// the tests (anonymous, volunteer, coordinator).
-enum ReviewRoutes {
-    /// Method, example path and the least role; the role sweep tries each of them.
-    static let routes: [(method: String, path: String, role: Role)] = [
-        ("GET", "/review", .coordinator), ("GET", "/review/reports/1", .coordinator),
-        ("POST", "/review/reports/1/action", .coordinator), ("POST", "/review/bulk", .coordinator),
-        ("POST", "/review/bulk/undo", .coordinator),
-        ("GET", "/review/audit", .coordinator), ("GET", "/review/audit.csv", .coordinator),
-        ("GET", "/review/export.csv", .coordinator), ("GET", "/review/export.geojson", .coordinator),
-        ("GET", "/review/map.geojson", .coordinator), ("GET", "/review/export.zip", .coordinator),
-        ("GET", "/review/photos/00000000-0000-0000-0000-000000000000/thumb", .coordinator),
-        ("GET", "/review/photos/00000000-0000-0000-0000-000000000000", .coordinator),
-        ("GET", "/review/users", .admin), ("POST", "/review/users", .admin),
-        // Kiosks (issue 11).
-        ("GET", "/review/kiosks", .coordinator), ("POST", "/review/kiosks", .coordinator),
-        ("POST", "/review/kiosks/1/link", .coordinator), ("POST", "/review/kiosks/1/revoke", .coordinator),
-        ("POST", "/review/kiosks/1/account", .coordinator),
-    ]
-
-    static func register(on router: inout Router, web: Web, settings: ReviewSettings, drafts: Drafts) {
-        let review = Review(web: web, store: web.stores.review, settings: settings)
-        do {
-            try review.store.setPolicy(settings.policy)
-            try review.store.syncConfigured(emails: settings.configuredCoordinators, now: WallClock.now())
-        } catch {
-            web.log.error("review: cannot record the review policy or the configured coordinators: \(error)")
-        }
-        try? ReviewActions.purge(review, now: WallClock.now())
-        ReviewDashboard.register(on: &router, review: review)
-        ReviewReportScreen.register(on: &router, review: review)
-        ReviewAuditScreen.register(on: &router, review: review)
-        ReviewExports.register(on: &router, review: review)
-        ReviewPhotoArchive.register(on: &router, review: review)
-        ReviewUsersScreen.register(on: &router, review: review)
-        ReporterReply.register(on: &router, review: review, drafts: drafts)
     }
 }

@@ -12,15 +12,18 @@ enum ReviewDashboard {
     /// The most reports one bulk action takes ("all matching" beyond this: narrow the filter).
     static let bulkLimit = 20_000
 
+    /// Up to `bulkLimit` ticked ids besides the filter's and the form's own fields.
+    static let bulkOptions = RouteOptions(maxBodyBytes: 4 * 1024 * 1024, maxFields: bulkLimit + 100)
+
     static func register(on router: inout Router, review: Review) {
         router.review("GET", "/review", review) { request, context, _, role in
             try page(review, context, query: ReviewQuery(request.query), role: role)
         }
-        router.review("POST", "/review/bulk", review, options: RouteOptions(maxBodyBytes: 4 * 1024 * 1024)) {
+        router.reviewOnPool("POST", "/review/bulk", review, options: bulkOptions) {
             request, context, user, _ in
             try bulk(review, request, context, user: user)
         }
-        router.review("POST", "/review/bulk/undo", review, options: RouteOptions(maxBodyBytes: 4 * 1024 * 1024)) {
+        router.reviewOnPool("POST", "/review/bulk/undo", review, options: bulkOptions) {
             request, context, user, _ in
             try undo(review, request, context, user: user)
         }
@@ -322,13 +325,17 @@ enum ReviewBulk {
             return results
         }
         var results: [Result] = []
+        // The trash is emptied of what has been there 30 days once for the whole bulk, not per report.
+        if action == "discard" { try ReviewActions.purge(review, now: now) }
         for id in ids {
             results.append(
                 Result(
                     id: id,
-                    outcome: try ReviewActions.perform(
-                        review, action: action, id: id, actor: actor, reason: reason,
-                        message: message.isEmpty ? nil : message, duplicateOf: nil, now: now)))
+                    outcome: action == "discard"
+                        ? try review.store.discard(id: id, actor: actor, now: now)
+                        : try ReviewActions.perform(
+                            review, action: action, id: id, actor: actor, reason: reason,
+                            message: message.isEmpty ? nil : message, duplicateOf: nil, now: now)))
         }
         if results.contains(where: \.done) { review.settings.wakeWorker() }
         return results

@@ -27,7 +27,8 @@ enum ReviewExports {
         router.reviewExport("/review/export.geojson", review) { request, context, user, _ in
             try geoJSON(review, request, context, user: user, audited: true)
         }
-        // The dashboard's map: the same features (at most `mapLimit`), a view rather than an export.
+        // The dashboard's map: the same features (at most `mapLimit`), a view rather than an export, so
+        // without the reporters' e-mails (nor an audit row).
         router.review("GET", "/review/map.geojson", review) { request, context, user, _ in
             try geoJSON(review, request, context, user: user, audited: false)
         }
@@ -35,13 +36,16 @@ enum ReviewExports {
 
     static let mapLimit = 10_000
 
-    /// An export asked for by another site: a link or a redirect there, which the session cookie follows
-    /// (SameSite=Lax lets it through on a top-level navigation), would make a coordinator's browser write
-    /// an export and an audit row in their name. Browsers say where a request comes from in
-    /// `Sec-Fetch-Site` (Fetch Metadata); "cross-site" is refused (403), while same-origin, same-site
-    /// and "none" (typed, bookmarked) are let through, as is a browser that sends no such field.
+    /// An export by GET that its browser does not vouch for: a link or a redirect from another page,
+    /// which the session cookie follows (SameSite=Lax lets it through on a top-level navigation), would
+    /// make a coordinator's browser write an export and an audit row in their name. The dashboard asks
+    /// for exports by POST with the CSRF token; a GET (a bookmark, a typed address, the page's own
+    /// fetch) is made only when the browser says, in `Sec-Fetch-Site` (Fetch Metadata), that it comes
+    /// from this origin or from the user ("none"). Another site, a sibling subdomain ("same-site") and a
+    /// browser that sends no such field are refused (403).
     static func crossSiteRefusal(_ request: Request, _ context: WebContext, _ review: Review) -> Response? {
-        guard request.headers["Sec-Fetch-Site"]?.lowercased() == "cross-site" else { return nil }
+        let site = request.headers["Sec-Fetch-Site"]?.lowercased()
+        guard site != "same-origin" && site != "none" else { return nil }
         review.web.log.security(
             "export.cross_site", ["client": request.remoteAddress, "path": request.path])
         return review.web.errorPage(
@@ -60,7 +64,7 @@ enum ReviewExports {
         var count = 0
         try eachRow(review.store, query.filter, limit: audited ? nil : mapLimit) { row in
             count += 1
-            let feature = Feature(row)
+            let feature = Feature(row, withReporter: audited)
             let bytes = Array(try encoder.encode(feature))
             try file.write(first ? "\n" : ",\n")
             try file.write(bytes)
@@ -120,7 +124,7 @@ enum ReviewExports {
             var id: Int64
             var localID: String
             var name: String?
-            var reporter: String
+            var reporter: String?
             var origin: String
             var submittedAt: String
             var reviewState: String
@@ -150,12 +154,13 @@ enum ReviewExports {
         var geometry: Point?
         var properties: Properties
 
-        init(_ row: ReviewRow) {
+        init(_ row: ReviewRow, withReporter: Bool) {
             if let latitude = row.latitude, let longitude = row.longitude {
                 geometry = Point(coordinates: [longitude, latitude])
             }
             properties = Properties(
-                id: row.id, localID: row.localID, name: row.name, reporter: row.reporter, origin: row.origin,
+                id: row.id, localID: row.localID, name: row.name, reporter: withReporter ? row.reporter : nil,
+                origin: row.origin,
                 submittedAt: ISO8601.utc(seconds: row.submittedAt), reviewState: row.review,
                 reviewReason: row.reason, deliveryState: row.delivery, accuracyMetres: row.accuracy,
                 designation: row.designation, condition: row.condition, occupancy: row.occupancy,

@@ -190,7 +190,7 @@ enum ReviewReportScreen {
         response.headers.add("X-Content-Type-Options", "nosniff")
         response.headers.add("Content-Disposition", "inline")
         response.headers.add("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'; sandbox")
-        response.headers.add("Cache-Control", "private, max-age=86400")
+        response.headers.add("Cache-Control", PhotoFiles.cacheControl)
         return context.finish(ConditionalFile.respond(to: request, with: response))
     }
 

@@ -10,6 +10,10 @@ import Imaging
 struct PhotoFiles: Sendable {
     let directory: String
 
+    /// How a photo or thumbnail may be kept by the browser, for its owner's and the review's routes:
+    /// only by asking first (the ETag makes that a 304), never from history after a sign-out.
+    static let cacheControl = "private, no-cache"
+
     /// Uploads keeping a photo the page named, by its file's path: one at a time per photo
     /// (`DraftPhotoUpload.answer`).
     static let keeping = KeyedGate()

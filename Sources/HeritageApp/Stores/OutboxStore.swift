@@ -138,13 +138,13 @@ struct OutboxListing: Sendable, Equatable {
 enum OutboxDue {
     /// Active reports (retry_wait once due) the review lets go, deletions once due, and withdrawals once
     /// the decision's undo window and any retry delay have passed. A queued report the review keeps back
-    /// (`SQLiteReportStore.waitingForReviewSQL`) waits; one the review stopped is never created nor
+    /// (`ReportSQL.waitingForReviewSQL`) waits; one the review stopped is never created nor
     /// completed, whatever its delivery state: it is withdrawn instead (docs/REVIEW.md's table).
     static let sql = """
         (((state IN ('queued', 'creating', 'created', 'uploading')
            OR (state IN ('retry_wait', 'deleting') AND COALESCE(next_attempt_at, 0) <= ?))
-          AND NOT (state = 'queued' AND \(SQLiteReportStore.waitingForReviewSQL))
-          AND NOT (state != 'deleting' AND \(SQLiteReportStore.stoppedByReviewSQL)))
+          AND NOT (state = 'queued' AND \(ReportSQL.waitingForReviewSQL))
+          AND NOT (state != 'deleting' AND \(ReportSQL.stoppedByReviewSQL)))
          OR (state = 'withdrawing' AND COALESCE(withdraw_after, 0) <= ? AND COALESCE(next_attempt_at, 0) <= ?))
         """
 

@@ -12,22 +12,23 @@ struct PhotoUsage: Sendable, Equatable {
     var undeliveredBytes: Int
 }
 
-/// `PhotoQuotaStore` on SQLite: one pass over the user's reports' photos (`reports_user_time`,
-/// `photos_report`).
-struct SQLitePhotoQuotaStore: PhotoQuotaStore {
-    let database: SQLiteDatabase
+/// `PhotoQuotaStore`, once for both databases: one pass over the user's reports' photos
+/// (`reports_user_time`, `photos_report`); the sums cast to `bigint`, which PostgreSQL's `sum` of a
+/// `bigint` (a `numeric`) needs and SQLite takes as an integer.
+struct SQLPhotoQuotaStore<Backend: SQLBackend>: PhotoQuotaStore {
+    let database: Backend
 
     func photoUsage(userID: Int64, since: Double) throws -> PhotoUsage {
         let rows = try database.read { db in
             try db.query(
                 """
-                SELECT COALESCE(SUM(CASE WHEN p.created_at > ? THEN 1 ELSE 0 END), 0) AS added,
-                       COALESCE(SUM(CASE WHEN p.state != 'stored' THEN p.size ELSE 0 END), 0) AS bytes
+                SELECT CAST(COALESCE(SUM(CASE WHEN p.created_at > ? THEN 1 ELSE 0 END), 0) AS bigint) AS added,
+                       CAST(COALESCE(SUM(CASE WHEN p.state <> 'stored' THEN p.size ELSE 0 END), 0) AS bigint) AS bytes
                 FROM photos p JOIN reports r ON r.id = p.report_id
                 WHERE r.user_id = ?
                 """, .real(since), .integer(userID))
         }
-        return try SQLiteDatabase.mapped {
+        return try Backend.mapped {
             PhotoUsage(
                 addedSince: Int(try rows.first?.int("added") ?? 0),
                 undeliveredBytes: Int(try rows.first?.int("bytes") ?? 0))

@@ -9,22 +9,13 @@ protocol SQLOutboxTransitions: OutboxStore {
     var database: Backend { get }
 }
 
-extension SQLiteReportStore: SQLOutboxTransitions {}
-extension PostgresReportStore: SQLOutboxTransitions {}
-
-extension SQLiteReportStore {
-    /// SQL list of the active states, for `state IN (…)`.
-    static let activeSQL = ReportState.active.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-    /// The review stops the report (rejected, duplicate) or keeps it out of the queue (the trash): the
-    /// worker neither creates it nor sends its photos. `reports` unaliased.
-    static let stoppedByReviewSQL = "(review_state IN ('rejected', 'duplicate') OR discarded_at IS NOT NULL)"
-}
+extension SQLReportStore: SQLOutboxTransitions {}
 
 /// The state transitions of the outbox (`OutboxStore`). Each is one write transaction (SQLite:
 /// IMMEDIATE, committed with synchronous=FULL; PostgreSQL: SERIALIZABLE, run again on a serialization
 /// failure), fenced by the worker's lease when it gives one, and a compare-and-set on the state.
 extension SQLOutboxTransitions {
-    private static var activeSQL: String { SQLiteReportStore.activeSQL }
+    private static var activeSQL: String { ReportSQL.activeSQL }
     private static func now() -> Double { WallClock.now() }
     private static func fence(_ db: Backend.Connection, _ lease: Lease?, now: Double) throws {
         try SQLOutboxLeases<Backend>.fence(db, lease, now: now)
@@ -219,7 +210,7 @@ extension SQLOutboxTransitions {
             attempt: refusedCall ? (.failed, 401) : nil, lease: lease)
     }
 
-    private static var stoppedByReviewSQL: String { SQLiteReportStore.stoppedByReviewSQL }
+    private static var stoppedByReviewSQL: String { ReportSQL.stoppedByReviewSQL }
 
     /// Before the withdrawal's first call: only once the undo window has passed, and from then on no
     /// undo or reopen can take the report back (`ReviewStore.decide` checks `withdrawal_started_at`).

@@ -7,7 +7,7 @@ protocol ReportStore: Sendable {
     /// there are in all, read in one snapshot so that the two agree.
     func page(userID: Int64, limit: Int?) throws -> ReportPage
 
-    /// LST-05: keeps a local copy of what the platform lists (see `SQLiteReportStore.merge` for the
+    /// LST-05: keeps a local copy of what the platform lists (see `SQLReportStore.merge` for the
     /// rules), without taking a report the worker is still creating for a copy
     /// (`Reconciliation.heldBack`).
     func merge(

@@ -61,6 +61,8 @@ protocol SQLBackend: Sendable {
     /// committed (SQLite: the reader's memo, checked against the file's data version; PostgreSQL: read
     /// every time). For the hottest read, the session lookup.
     func readKept<Key: Hashable, Value>(key: Key, _ body: (Connection) throws -> Value?) throws -> Value?
+    /// The list's page of the user's reports (`ReportStore.page`): the hottest page, tuned per engine.
+    func reportPage(userID: Int64, limit: Int?) throws -> ReportPage
     /// Runs `body`, mapping the engine's own errors to `StoreError`.
     static func mapped<T>(_ body: () throws -> T) throws -> T
     /// Which of the two SQL dialects the database speaks, for the few statements written per engine.

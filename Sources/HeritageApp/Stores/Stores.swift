@@ -41,14 +41,14 @@ extension Stores {
     }
 
     static func sqlite(_ database: SQLiteDatabase) -> Stores {
-        let reports = SQLiteReportStore(database: database)
+        let reports = SQLReportStore(database: database)
         return Stores(
             users: SQLUserStore(database: database), settings: SQLSettingsStore(database: database),
             drafts: SQLDraftStore(database: database), reports: reports, outbox: reports,
             leases: SQLiteOutboxLeases(database: database),
             instance: SQLInstanceStore(database: database),
-            signInLimits: SQLiteSignInLimitStore(database: database),
-            photoQuota: SQLitePhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
+            signInLimits: SQLSignInLimitStore(database: database),
+            photoQuota: SQLPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
             kiosks: SQLKioskStore(database: database), mail: SQLMailOutboxStore(database: database),
             notifications: SQLMailOutboxStore(database: database), close: { database.close() })
     }
@@ -57,25 +57,32 @@ extension Stores {
 extension Stores {
     /// The stores `har serve` runs on: PostgreSQL at `database_url` when set, else the data folder's
     /// SQLite file.
-    static func open(configuration: Configuration) throws -> Stores {
+    /// Before migrating an existing database: a verified snapshot (SQLite), or the operator's word that a
+    /// backup was taken (PostgreSQL).
+    static func open(configuration: Configuration, log: Log = Log()) throws -> Stores {
         if let url = configuration.databaseURL {
+            try PostgresBackupGuard.check(
+                url: url, known: PostgresAppMigrations.all, backupTaken: configuration.databaseBackupTaken, log: log)
             return try postgres(url: url, poolSize: configuration.databasePoolSize)
         }
-        return try sqlite(path: configuration.dataDir + "/har.sqlite")
+        let path = configuration.dataDir + "/har.sqlite"
+        try MigrationSnapshot.takeIfDue(
+            path: path, snapshotsDirectory: configuration.dataDir + "/snapshots", known: AppMigrations.all, log: log)
+        return try sqlite(path: path)
     }
 
     /// The stores on the PostgreSQL database at `url` (migrated when needed, under an advisory lock),
     /// with at most `poolSize` connections.
     static func postgres(url: String, poolSize: Int) throws -> Stores {
         let database = try PostgresDatabase(url: url, poolSize: poolSize, migrations: PostgresAppMigrations.all)
-        let reports = PostgresReportStore(database: database)
+        let reports = SQLReportStore(database: database)
         return Stores(
             users: SQLUserStore(database: database), settings: SQLSettingsStore(database: database),
             drafts: SQLDraftStore(database: database), reports: reports, outbox: reports,
             leases: PostgresOutboxLeases(database: database),
             instance: SQLInstanceStore(database: database),
-            signInLimits: PostgresSignInLimitStore(database: database),
-            photoQuota: PostgresPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
+            signInLimits: SQLSignInLimitStore(database: database),
+            photoQuota: SQLPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
             kiosks: SQLKioskStore(database: database), mail: SQLMailOutboxStore(database: database),
             notifications: SQLMailOutboxStore(database: database), close: { database.close() })
     }

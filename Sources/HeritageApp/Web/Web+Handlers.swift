@@ -13,8 +13,8 @@ extension Web {
     /// Wraps an inline handler (no waiting on the network: SQLite and templates only).
     func authenticated(_ access: Access, csrfProtected: Bool, _ handler: @escaping PageHandler) -> InlineHandler {
         { request in
-            let context = try self.context(for: request)
-            if let refusal = self.refusal(request, context, access: access, csrfProtected: csrfProtected) {
+            var context = try self.context(for: request)
+            if let refusal = self.refusal(request, &context, access: access, csrfProtected: csrfProtected) {
                 return refusal
             }
             do {
@@ -29,8 +29,8 @@ extension Web {
     /// server thread waits).
     func authenticated(_ access: Access, csrfProtected: Bool, _ handler: @escaping AsyncPageHandler) -> AsyncHandler {
         { request in
-            let context = try self.context(for: request)
-            if let refusal = self.refusal(request, context, access: access, csrfProtected: csrfProtected) {
+            var context = try self.context(for: request)
+            if let refusal = self.refusal(request, &context, access: access, csrfProtected: csrfProtected) {
                 return refusal
             }
             do {
@@ -42,9 +42,11 @@ extension Web {
     }
 
     /// Sign-in required but missing, or a CSRF token missing or wrong: the answer; else nil.
-    private func refusal(_ request: Request, _ context: WebContext, access: Access, csrfProtected: Bool) -> Response? {
-        // A kiosk's tablet reaches its own screens only (issue 11, KIO-02).
-        if let refusal = kioskRefusal(request, context) { return refusal }
+    private func refusal(_ request: Request, _ context: inout WebContext, access: Access, csrfProtected: Bool)
+        -> Response?
+    {
+        // A kiosk's tablet reaches its own screens only (KIO-02).
+        if let refusal = kioskRefusal(request, &context) { return refusal }
         if access != .anyone && context.user == nil {
             // A session that just ended (idle, lifetime) says so; no session at all is a plain sign-in.
             return signedOutAnswer(access: access, context: context, notice: context.sessionEnded ? "expired" : nil)
@@ -85,6 +87,30 @@ extension Web {
         if options.maxFiles == nil { options.maxFiles = 0 }
         return options
     }
+
+    /// `declared`, plus a session check on the head of a route that takes a large body and says
+    /// nothing itself about who may send one.
+    static func headGated(_ options: RouteOptions, _ web: Web, _ access: Access) -> RouteOptions {
+        var options = declared(options)
+        if access != .anyone, options.beforeBody == nil, takesLargeBody(options) {
+            options.beforeBody = { request in web.signedOutHeadRefusal(request, access: access) }
+        }
+        return options
+    }
+
+    /// True when a route takes more body than any route takes before authentication: such a body is
+    /// read only for someone already signed in (`beforeBody`), never for anyone who asks.
+    static func takesLargeBody(_ options: RouteOptions) -> Bool {
+        (options.maxBodyBytes ?? defaultBodyBytes) > defaultBodyBytes
+    }
+
+    /// The answer to the head of a large body with no live session (a redirect to /signin, or 401 for
+    /// fetch), or nil to read the body. One indexed read, on the poll thread.
+    func signedOutHeadRefusal(_ request: Request, access: Access) -> Response? {
+        guard let context = try? context(for: request) else { return nil }  // the handler will say
+        guard context.user == nil else { return nil }
+        return signedOutAnswer(access: access, context: context, notice: context.sessionEnded ? "expired" : nil)
+    }
 }
 
 extension Router {
@@ -94,7 +120,7 @@ extension Router {
         _ handler: @escaping Web.PageHandler
     ) {
         let wrapped = web.authenticated(access, csrfProtected: Web.changesState(method), handler)
-        addInline(method: method, pattern: pattern, options: Web.declared(options), handler: wrapped)
+        addInline(method: method, pattern: pattern, options: Web.headGated(options, web, access), handler: wrapped)
     }
 
     /// The same for an async handler (one that calls the platform).
@@ -103,6 +129,6 @@ extension Router {
         _ handler: @escaping Web.AsyncPageHandler
     ) {
         let wrapped = web.authenticated(access, csrfProtected: Web.changesState(method), handler)
-        add(method: method, pattern: pattern, options: Web.declared(options), handler: wrapped)
+        add(method: method, pattern: pattern, options: Web.headGated(options, web, access), handler: wrapped)
     }
 }

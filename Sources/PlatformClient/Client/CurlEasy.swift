@@ -64,6 +64,8 @@ final class CurlEasy {
             har_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0),
             har_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1),
             har_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2),
+            // TLS 1.2 at least, whatever the TLS library's own configuration would still allow.
+            har_curl_setopt_long(handle, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2)),
             har_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(c.connectTimeout * 1000)),
             har_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(c.totalTimeout * 1000)),
             har_curl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, c.lowSpeedLimit),

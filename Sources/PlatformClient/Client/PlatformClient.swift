@@ -121,7 +121,7 @@ public final class PlatformClient: Sendable {
     }
 
     /// Runs blocking work on one of the client's threads and suspends the caller meanwhile.
-    private func onTransferThread<T: Sendable>(_ work: @escaping @Sendable (CurlEasy) throws -> T) async throws -> T {
+    func onTransferThread<T: Sendable>(_ work: @escaping @Sendable (CurlEasy) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let accepted = threads.submit { easy in continuation.resume(with: Result { try work(easy) }) }
             if !accepted {

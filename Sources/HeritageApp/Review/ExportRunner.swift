@@ -1,0 +1,63 @@
+import HTTPServer
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where the review's exports run: never on an MHD poll thread (a photo ZIP of a large view would stall
+/// every connection that thread owns), but on a small pool of threads of their own below the requests'
+/// CPU priority, at most `limit` at once per node and one per coordinator, refused under the uploads'
+/// free-disk floor (the exports' files go to the data folder's disk), and answered 503 past the
+/// request deadline, their file removed.
+final class ExportRunner: Sendable {
+    let work: BlockingWork
+    let directory: String
+    let minimumFreeBytes: Int
+    let deadlineSeconds: Double
+    private let running = Mutex<Set<String>>([])
+
+    init(directory: String, minimumFreeBytes: Int, deadlineSeconds: Double, limit: Int = 2) {
+        self.directory = directory
+        self.minimumFreeBytes = minimumFreeBytes
+        self.deadlineSeconds = deadlineSeconds
+        work = BlockingWork(label: "har.exports", limit: limit, threads: .background(nice: 5))
+    }
+
+    /// Runs `export` for `user` on the pool, or answers why not: 429 while that coordinator's last one
+    /// runs, 507 under the disk floor, 503 past the deadline.
+    func run(
+        user: WebUser, review: Review, context: WebContext, _ export: @escaping @Sendable () throws -> Response
+    ) async throws -> Response {
+        let web = review.web
+        if let free = UploadRoom.freeBytes(on: directory), free < minimumFreeBytes {
+            web.log.warning("export refused: free disk space under the floor")
+            return web.errorPage(
+                status: 507, titleKey: "review.exportNoRoomTitle", messageKey: "review.exportNoRoom", context: context)
+        }
+        let key = user.email.lowercased()
+        guard running.withLock({ $0.insert(key).inserted }) else {
+            var busy = web.errorPage(
+                status: 429, titleKey: "review.exportBusyTitle", messageKey: "review.exportBusy", context: context)
+            busy.headers.add("Retry-After", "5")
+            return busy
+        }
+        defer { _ = running.withLock { $0.remove(key) } }
+        let started = Self.now()
+        let response = try await work.run(export)
+        guard Self.now() - started < deadlineSeconds else {
+            // The server has answered 503 by now and drops this answer: its file would stay behind.
+            if case .file(let path, _) = response.body { unlink(path) }
+            return web.errorPage(
+                status: 503, titleKey: "review.exportTooLongTitle", messageKey: "review.exportTooLong", context: context
+            )
+        }
+        return response
+    }
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,44 @@
+import Basics
+import HTTPServer
+import Mustache
+
+/// Every route of the review, registered once from `Application`. `routes` lists them for the sweep of
+/// the tests (anonymous, volunteer, coordinator).
+enum ReviewRoutes {
+    /// Method, example path and the least role; the role sweep tries each of them.
+    static let routes: [(method: String, path: String, role: Role)] = [
+        ("GET", "/review", .coordinator), ("GET", "/review/reports/1", .coordinator),
+        ("POST", "/review/reports/1/action", .coordinator), ("POST", "/review/bulk", .coordinator),
+        ("POST", "/review/bulk/undo", .coordinator),
+        ("GET", "/review/audit", .coordinator), ("GET", "/review/audit.csv", .coordinator),
+        ("GET", "/review/export.csv", .coordinator), ("GET", "/review/export.geojson", .coordinator),
+        ("GET", "/review/map.geojson", .coordinator), ("GET", "/review/export.zip", .coordinator),
+        ("POST", "/review/export.csv", .coordinator), ("POST", "/review/export.geojson", .coordinator),
+        ("POST", "/review/export.zip", .coordinator), ("POST", "/review/audit.csv", .coordinator),
+        ("GET", "/review/photos/00000000-0000-0000-0000-000000000000/thumb", .coordinator),
+        ("GET", "/review/photos/00000000-0000-0000-0000-000000000000", .coordinator),
+        ("GET", "/review/users", .admin), ("POST", "/review/users", .admin),
+        // Kiosks (issue 11).
+        ("GET", "/review/kiosks", .coordinator), ("POST", "/review/kiosks", .coordinator),
+        ("POST", "/review/kiosks/1/link", .coordinator), ("POST", "/review/kiosks/1/revoke", .coordinator),
+        ("POST", "/review/kiosks/1/account", .coordinator),
+    ]
+
+    static func register(on router: inout Router, web: Web, settings: ReviewSettings, drafts: Drafts) {
+        let review = Review(web: web, store: web.stores.review, settings: settings)
+        do {
+            try review.store.setPolicy(settings.policy)
+            try review.store.syncConfigured(emails: settings.configuredCoordinators, now: WallClock.now())
+        } catch {
+            web.log.error("review: cannot record the review policy or the configured coordinators: \(error)")
+        }
+        try? ReviewActions.purge(review, now: WallClock.now())
+        ReviewDashboard.register(on: &router, review: review)
+        ReviewReportScreen.register(on: &router, review: review)
+        ReviewAuditScreen.register(on: &router, review: review)
+        ReviewExports.register(on: &router, review: review)
+        ReviewPhotoArchive.register(on: &router, review: review)
+        ReviewUsersScreen.register(on: &router, review: review)
+        ReporterReply.register(on: &router, review: review, drafts: drafts)
+    }
+}

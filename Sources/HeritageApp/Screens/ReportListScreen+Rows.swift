@@ -1,0 +1,211 @@
+import Basics
+import FoundationEssentials
+import HTTPServer
+import Mustache
+import PlatformClient
+import Synchronization
+
+/// The list's rows: their rendering (HTML and JSON), their status words, kept rendered rows.
+extension ReportListScreen {
+    /// `{"rows": [...], "html": "...", "moreHTML": "...", "shown": n, "total": n, "refreshed": true}`: the
+    /// rows as data, and as the page renders them (rows, then the "Show more" line).
+    static func rowsAnswer(
+        _ web: Web, _ context: WebContext, _ page: ReportPage, refreshed: Bool = true, rendered: RenderedRows
+    ) throws -> Response {
+        let rows = page.rows
+        let words = RowWords(context.messages)
+        let values: MustacheFields = [
+            "rows": try rowsValue(rows, web, context, rendered), "t": context.messages.tree,
+            "more": moreValue(page, context.messages),
+        ]
+        let html = try web.templates.render("partials/report-rows", .fields(values))
+        let moreHTML = try web.templates.render("partials/show-more", .fields(values))
+        let answer = RowsAnswer(
+            rows: rows.map { row in
+                RowJSON(
+                    id: row.localID, name: row.name, formattedAddress: row.formattedAddress,
+                    creationTime: ISO8601.format(Date(timeIntervalSince1970: row.creationTime)),
+                    state: row.state.rawValue,
+                    status: status(of: row).kind, statusText: words.status(of: row).text)
+            }, html: html, moreHTML: moreHTML, shown: rows.count, total: page.total, refreshed: refreshed,
+            pending: rows.contains { $0.state != .stored })
+        return web.json(answer, context: context)
+    }
+
+    /// The rows for `partials/report-rows`: each one's HTML, rendered through `partials/report-row`
+    /// or taken from `rendered`.
+    static func rowsValue(
+        _ rows: [ListedReport], _ web: Web, _ context: WebContext, _ rendered: RenderedRows
+    ) throws -> MustacheValue {
+        var words: RowWords?
+        let language = context.language.rawValue
+        var values: [MustacheValue] = []
+        values.reserveCapacity(rows.count)
+        // A loop rather than a closure per row: the closure copied the request's context for every
+        // row (callgrind, issue 14), and a kept row is taken as the value the page renders.
+        for row in rows {
+            let key = RenderedRows.Key(row: row, language: language)
+            if let kept = rendered.value(key) {
+                values.append(kept)
+                continue
+            }
+            let rowWords = words ?? RowWords(context.messages)
+            words = rowWords
+            var html = ""
+            if case .fields(var fields) = rowValue(row, rowWords) {
+                fields["t"] = context.messages.tree
+                html = try web.templates.render("partials/report-row", .fields(fields))
+            }
+            values.append(rendered.keep(key, html: html))
+        }
+        return .array(values)
+    }
+
+    /// Each row's HTML as the list shows it, kept by everything it is made from: the row as read
+    /// (state, name, address, time, last error, photo counts, ids) and the language (issue 14). A
+    /// change to any of it is another key, so a kept row can never show a stale status; what the
+    /// key does not hold (templates, messages) does not change while the process runs. Rendering
+    /// a row was a third of the list page's instructions (bench/instructions.sh, docs/BENCHMARKS.md);
+    /// looking one up is a hash of its fields. At most `capacity` rows (about 1.1 KB each) are
+    /// kept; when full, all are dropped and the next pages render them again.
+    final class RenderedRows: Sendable {
+        /// Hashed by a 64-bit FNV-1a of the fields, computed once: Swift's String hashing (SipHash, field
+        /// by field) was a tenth of the page's instructions. Equality still compares every field.
+        struct Key: Hashable, Sendable {
+            var row: ListedReport
+            var language: String
+            let fingerprint: UInt64
+
+            init(row: ListedReport, language: String) {
+                self.row = row
+                self.language = language
+                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                func mix(_ text: String?) {
+                    // Over the contiguous UTF-8 (iterating `.utf8` byte by byte cost more than SipHash).
+                    var text = text ?? ""
+                    text.withUTF8 { bytes in
+                        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+                    }
+                    hash = (hash ^ (text.isEmpty ? 0xfe : 0xff)) &* 0x100_0000_01b3
+                }
+                mix(row.localID)
+                mix(row.platformReportID)
+                mix(row.state.rawValue)
+                mix(row.name)
+                mix(row.formattedAddress)
+                mix(row.lastError)
+                mix(language)
+                for number in [
+                    row.creationTime.bitPattern, UInt64(bitPattern: Int64(row.photoCount)),
+                    UInt64(bitPattern: Int64(row.photosStored)),
+                ] {
+                    hash = (hash ^ number) &* 0x100_0000_01b3
+                }
+                fingerprint = hash
+            }
+
+            func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
+
+            static func == (lhs: Key, rhs: Key) -> Bool {
+                lhs.fingerprint == rhs.fingerprint && lhs.row == rhs.row && lhs.language == rhs.language
+            }
+        }
+
+        static let capacity = 4_096
+        /// Each row as `partials/report-rows` renders it, `{"html": …}`: made once when kept, not
+        /// per page (a field list per row per page was ~700 instructions).
+        private let kept = Mutex<[Key: MustacheValue]>([:])
+
+        init() {}
+
+        func html(_ row: ListedReport, language: String, render: () throws -> String) throws -> String {
+            let key = Key(row: row, language: language)
+            let value = try self.value(key) ?? keep(key, html: render())
+            guard case .fields(let fields) = value, case .string(let html)? = fields["html"] else { return "" }
+            return html
+        }
+
+        /// The kept row for `key`, if any.
+        func value(_ key: Key) -> MustacheValue? { kept.withLock { $0[key] } }
+
+        /// Keeps a row's HTML under `key`; returns it as the page renders it.
+        func keep(_ key: Key, html: String) -> MustacheValue {
+            let value: MustacheValue = ["html": .string(html)]
+            kept.withLock { kept in
+                if kept.count >= Self.capacity { kept.removeAll(keepingCapacity: true) }
+                kept[key] = value
+            }
+            return value
+        }
+
+        var count: Int { kept.withLock { $0.count } }
+    }
+
+    static func rowValue(_ row: ListedReport, _ words: RowWords) -> MustacheValue {
+        let iso = ISO8601.format(Date(timeIntervalSince1970: row.creationTime))
+        let name = row.name.flatMap { $0.isEmpty ? nil : $0 } ?? words.noName
+        let status = words.status(of: row)
+        return [
+            "id": .string(row.localID), "name": .string(name),
+            "address": MustacheValue(row.formattedAddress.flatMap { $0.isEmpty ? nil : $0 }),
+            "iso": .string(iso), "dateFallback": .string(fallbackDate(iso)),
+            // `kind` names the status class and the icon of the page's sprite (i-stored, i-queued, i-attention).
+            "kind": .string(status.kind), "attention": .bool(status.kind == "attention"),
+            "statusText": .string(status.text),
+            "detail": MustacheValue(row.state == .needsAttention ? row.lastError : nil),
+            "deleteLabel": .string(Messages.fill(words.deleteLabel, ["name": name])),
+        ]
+    }
+
+    /// "2026-11-29 15:41 UTC" from "2026-11-29T15:41:17.000000+00:00": what a browser without
+    /// JavaScript shows (the script localizes it).
+    static func fallbackDate(_ iso: String) -> String {
+        var bytes = Array(iso.utf8.prefix(16))
+        guard bytes.count == 16 else { return iso }
+        bytes[10] = UInt8(ascii: " ")
+        bytes.append(contentsOf: " UTC".utf8)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// LST-03: Stored (cloud done), Queued (cloud pending), or, when the user must act, words that say so.
+    /// The kind and the message key of the row's status.
+    static func status(of row: ListedReport) -> (kind: String, key: String) {
+        switch row.state {
+        case .stored: ("stored", "list.status.stored")
+        case .uploading: ("queued", "list.status.uploading")
+        case .retryWait: ("queued", "list.status.retrying")
+        case .held: ("queued", "list.status.held")
+        case .needsAttention: ("attention", "list.status.needsAttention")
+        case .waitingSignIn: ("attention", "list.status.waitingSignin")
+        case .withdrawing: ("attention", "list.status.withdrawing")
+        case .withdrawn: ("attention", "list.status.withdrawn")
+        default: ("queued", "list.status.queued")
+        }
+    }
+
+    /// The words of the list's rows in one language, looked up once per page rather than for every row
+    /// (perf: the catalogue's hash lookups were 5% of a 50-row page).
+    struct RowWords {
+        let noName: String
+        let deleteLabel: String
+        /// Status message by key; `list.status.uploading` has placeholders and is filled per row.
+        let statuses: [(key: String, text: String)]
+
+        init(_ messages: Messages) {
+            noName = messages["list.noName"]
+            deleteLabel = messages["list.deleteLabel"]
+            statuses = [
+                "list.status.stored", "list.status.uploading", "list.status.retrying", "list.status.held",
+                "list.status.needsAttention", "list.status.waitingSignin", "list.status.queued",
+                "list.status.withdrawing", "list.status.withdrawn",
+            ].map { ($0, messages[$0]) }
+        }
+
+        func status(of row: ListedReport) -> (kind: String, text: String) {
+            let (kind, key) = ReportListScreen.status(of: row)
+            let template = statuses.first { $0.key == key }?.text ?? key
+            // The worker's progress (issue 5): how many of the report's photos the platform has.
+            return (kind, Messages.fill(template, ["sent": String(row.photosStored), "total": String(row.photoCount)]))
+        }
+    }
+}
