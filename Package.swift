@@ -38,6 +38,8 @@ let package = Package(
                 "Basics", "HTTPServer", "Storage", "Mustache", "PlatformClient", "LocalPlatform", "Imaging", "COpenSSL",
                 "PostgresStorage",
                 "CZlib", "CQRencode",
+                // Mail through libcurl's SMTP (docs/NOTIFICATIONS.md).
+                "CCurl",
             ]),
         .target(name: "Imaging", dependencies: ["Basics", "CVips"]),
         .executableTarget(name: "har", dependencies: ["HeritageApp"]),

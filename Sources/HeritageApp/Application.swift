@@ -26,6 +26,8 @@ public final class Application: Sendable {
     let embeddedPlatform: EmbeddedPlatform?
     /// Sends the outbox to the platform (issue 5): woken by a submission, resumed by a sign-in.
     let worker: UploadWorker
+    /// Sends the mail outbox; nil without `smtp_url` (the outbox still fills, for the app's own page).
+    let mailWorker: MailWorker?
     let dataFolderLock: DataFolderLock
     /// The drafts' store and files, also swept once at start.
     let drafts: Drafts
@@ -72,6 +74,8 @@ public final class Application: Sendable {
             settings: WorkerSettings(configuration: configuration),
             dataDirectory: dataDir, metrics: workerMetrics, log: log, photosDirectory: configuration.photosDirectory)
         self.worker = worker
+        mailWorker = MailSetup.worker(
+            configuration: configuration, store: stores.mail, templates: templates, catalog: messages, log: log)
 
         let exports = ReviewSettings.exportRunner(configuration)
         self.exports = exports
@@ -132,6 +136,7 @@ public final class Application: Sendable {
         router.getInline("/healthz") { _ in health.response() }
         let (metrics, outbox, workerMetrics) = (parts.metrics, parts.outbox, parts.workerMetrics)
         let allowRemoteMetrics = configuration.metricsAllowRemote
+        let mailOutbox = parts.stores.mail
         router.getInline("/metrics") { request in
             // Direct connections from this machine only: a request that came through a proxy (it carries a
             // forwarding field) is refused whatever the path's spelling, since a proxy rule for `/metrics`
@@ -141,7 +146,8 @@ public final class Application: Sendable {
                 return pages.error(status: 404, request: request)
             }
             let depth = (try? outbox.countsByState()) ?? [:]
-            return metrics.response(health: health, extra: workerMetrics.text(depthByState: depth))
+            let mail = MailSetup.metricsText(try? mailOutbox.countsByState())
+            return metrics.response(health: health, extra: workerMetrics.text(depthByState: depth) + mail)
         }
         parts.benchmarkFixtures?.addRoutes(to: &router)
         // The creation page's photo limit and map; a submission wakes the upload worker at once.
@@ -167,6 +173,7 @@ public final class Application: Sendable {
             keptListBytes: configuration.listKeptBytes, gzipLevel: Int32(configuration.gzipLevel))
         let drafts = Drafts(web: web, options: draftOptions)
         WebRoutes.register(on: &router, web: web, drafts: drafts)
+        UnsubscribeRoutes.register(on: &router, web: web)
         var reviewSettings = ReviewSettings(configuration: configuration, wakeWorker: { worker.wake() })
         reviewSettings.exports = parts.exports
         ReviewRoutes.register(on: &router, web: web, settings: reviewSettings, drafts: drafts)
@@ -181,6 +188,7 @@ public final class Application: Sendable {
         drafts.startUp(now: WallClock.now())
         try server.start()
         if configuration.workerEnabled { worker.start() }
+        mailWorker?.start()
     }
 
     /// The port the server listens on (the configured one, or the one picked for port 0).
@@ -189,6 +197,7 @@ public final class Application: Sendable {
     /// Stops accepting, lets requests in flight finish (at most `gracePeriod` seconds), closes the store.
     public func stop(gracePeriod: Double = 10) {
         worker.stop(timeout: min(gracePeriod, 5))
+        mailWorker?.stop(timeout: min(gracePeriod, 5))
         server.stop(gracePeriod: gracePeriod)
         embeddedPlatform?.stop()
         benchmarkFixtures?.close()

@@ -137,7 +137,23 @@ extension Configuration {
         .string(
             "backup_keep", \.backupKeep,
             "scheduled backups kept: DAILY,WEEKLY,MONTHLY newest per day, week, month (7,4,12)"),
+        .optionalString(
+            "smtp_url", \.smtpURL,
+            "mail server: smtp://host:587 (STARTTLS when offered) or smtps://host:465; unset = no mail"),
+        .optionalString("smtp_from", \.smtpFrom, "sender address of the mail sent"),
+        .optionalString(
+            "smtp_user", \.smtpUser, "user name at the mail server (its password: HAR_SMTP_PASSWORD, environment only)"),
+        .optionalString(
+            "smtp_ca_file", \.smtpCAFile, "PEM authorities trusted for the mail server; unset = the system's"),
+        .double(
+            "smtp_timeout_seconds", \.smtpTimeoutSeconds, 1...3600, "seconds for handing one message to the mail server"
+        ),
+        .optionalString(
+            "public_url", \.publicURL, "this site's address for the links in mail (https://…); unset = host and port"),
     ]
+
+    /// The one setting read from the environment only: a secret has no place in a config file.
+    static let smtpPasswordVariable = "HAR_SMTP_PASSWORD"
 
     /// Reads a JSON configuration file (an object of known keys) over the defaults, then the environment.
     public static func load(file: String?, environment: [String: String]) throws -> Configuration {
@@ -149,6 +165,7 @@ extension Configuration {
             try configuration.apply(json: data, source: file)
         }
         try configuration.apply(environment: environment)
+        configuration.smtpPassword = environment[smtpPasswordVariable].flatMap { $0.isEmpty ? nil : $0 }
         try configuration.validate()
         return configuration
     }
@@ -176,7 +193,9 @@ extension Configuration {
         // HAR_SETUP_* choose what scripts/setup installs (`HAR_SETUP_BROWSER=0 scripts/run` must not
         // stop the server it then starts). Neither is configuration.
         for (variable, text) in environment.sorted(by: { $0.key < $1.key })
-        where variable.hasPrefix("HAR_") && !variable.hasPrefix("HAR_INTERNAL_") && !variable.hasPrefix("HAR_SETUP_") {
+        where variable.hasPrefix("HAR_") && !variable.hasPrefix("HAR_INTERNAL_") && !variable.hasPrefix("HAR_SETUP_")
+            && variable != Self.smtpPasswordVariable
+        {
             guard let key = Self.keys.first(where: { $0.environmentName == variable }) else {
                 throw ConfigurationError("unknown configuration variable \(variable)")
             }
@@ -232,6 +251,7 @@ extension Configuration {
         if retryCapSeconds < retryBaseSeconds {
             throw ConfigurationError("retry_cap_seconds must be at least retry_base_seconds")
         }
+        try validateMail()
         if workerLeaseSeconds <= platformTimeout + 1 {
             throw ConfigurationError("worker_lease_seconds must be more than platform_timeout + 1")
         }

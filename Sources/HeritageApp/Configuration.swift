@@ -115,6 +115,18 @@ public struct Configuration: Sendable, Equatable {
     public var backupInterval = 86_400
     /// Grandfather-father-son retention: newest backups kept per day, per week, per month.
     public var backupKeep = "7,4,12"
+    // Mail (docs/NOTIFICATIONS.md); no smtp_url = no mail sent
+    /// `smtp://host:587` (STARTTLS when offered) or `smtps://host:465` (TLS from the start).
+    public var smtpURL: String?
+    public var smtpFrom: String?
+    public var smtpUser: String?
+    /// From `HAR_SMTP_PASSWORD` only: no config file holds it, nothing logs or prints it.
+    public var smtpPassword: String?
+    /// PEM authorities trusted for the SMTP server's certificate; unset = the system's.
+    public var smtpCAFile: String?
+    public var smtpTimeoutSeconds = 60.0
+    /// This site's address as people reach it, for the links in mail; unset = from host, port and TLS.
+    public var publicURL: String?
 
     public init() {}
 

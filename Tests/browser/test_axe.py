@@ -239,6 +239,30 @@ def test_axe_settings_page(driver, server, lang, width):
 
 
 @pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_notifications_and_bell(driver, server, lang, width):
+    """NOT-06: the notifications page (one unread question, one read decision) and the list's bell."""
+    account = as_visitor(driver, server, lang, width, user="notified")
+    with database(server) as db:
+        if not db.execute("SELECT count(*) FROM mail_outbox m JOIN users u ON u.id = m.user_id "
+                          "WHERE u.email = ?", (account["email"],)).fetchone()[0]:
+            local_id = seed_report(server, account["email"], "Chapel <b>of</b> St Anne")
+            report_id = db.execute("SELECT id FROM reports WHERE local_id = ?", (local_id,)).fetchone()[0]
+            user_id = db.execute("SELECT id FROM users WHERE email = ?", (account["email"],)).fetchone()[0]
+            for event, kind, detail, read in [("a", "needs_info", "Which door?", None),
+                                              ("b", "rejected", "not_heritage", 1.0)]:
+                db.execute("INSERT INTO mail_outbox (event_key, user_id, kind, report_id, language, detail, token, "
+                           "state, next_attempt_at, created_at, read_at) "
+                           "VALUES (?, ?, ?, ?, 'en', ?, 'tok', 'skipped', 0, 1700000000, ?)",
+                           (event, user_id, kind, report_id, detail, read))
+    open_page(driver, server, "/notifications", lang)
+    assert driver.find_elements(By.CSS_SELECTOR, ".notification.is-unread")
+    assert_no_violations(driver, "the notifications page")
+    open_page(driver, server, "/reports", lang)
+    assert driver.find_elements(By.CSS_SELECTOR, ".bell .bell-count")
+    assert_no_violations(driver, "the list with the bell")
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
 def test_axe_error_page_signed_in(driver, server, lang, width):
     as_visitor(driver, server, lang, width, user="empty")
     open_page(driver, server, "/reports/no-such-report/nothing", lang)

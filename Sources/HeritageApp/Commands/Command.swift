@@ -26,6 +26,8 @@ public enum Command {
                                          HTTPS for tablets on a LAN (see har tls --help)
           har backup [--config FILE] create [--to FILE]|verify FILE|restore FILE [--data-dir DIR]
                                          backups of the data folder (see har backup --help, docs/OPERATIONS.md)
+          har mail [--config FILE] test EMAIL [--language en|fr]
+                                         one test message through smtp_url (see docs/NOTIFICATIONS.md)
           har migrate sqlite-to-postgres --from DATA_DIR
                                          a single node's data into database_url's PostgreSQL
           har migrate --dry-run [--config FILE]
@@ -70,6 +72,8 @@ public enum Command {
             return KioskCommand.main(rest)
         case "backup":
             return BackupCommand.main(rest)
+        case "mail":
+            return MailCommand.main(rest)
         case "serve", "platform":
             if rest.contains("--help") || rest.contains("-h") {
                 printHelp()

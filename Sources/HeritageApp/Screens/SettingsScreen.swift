@@ -23,6 +23,7 @@ enum SettingsScreen {
             web.log.security("session.endOthers", ["user": String(session.userID), "ended": String(count)])
             return web.redirect("/settings?ended=\(count)", context: context)
         }
+        MailSettings.register(on: &router, web: web)
         router.web("POST", "/settings", web, access: .page, options: RouteOptions(maxBodyBytes: 16_384)) {
             request, context in
             try save(request, context, web: web)
@@ -76,6 +77,7 @@ enum SettingsScreen {
         var values: [String: MustacheValue] = [
             "header": [:], "errors": .dictionary(errors.mapValues { .string($0) }), "saved": MustacheValue(saved),
             "sessions": try sessionRows(web, context), "sessionsEnded": MustacheValue(ended),
+            "mail": try MailSettings.values(web, context),
         ]
         if let typed {
             // Out-of-range values are shown as typed (the stored ones would hide the mistake).

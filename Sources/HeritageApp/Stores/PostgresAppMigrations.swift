@@ -27,5 +27,6 @@ enum PostgresAppMigrations {
         Migration(version: 16, name: Migration16.name, sql: Migration16.postgres),
         Migration(version: 17, name: Migration17.name, sql: Migration17.postgres),
         Migration(version: 18, name: Migration18.name, sql: Migration18.postgres),
+        Migration(version: 19, name: Migration19.name, sql: Migration19.postgres),
     ]
 }

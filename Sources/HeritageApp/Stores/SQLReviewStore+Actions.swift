@@ -1,3 +1,4 @@
+import PlatformClient
 import Storage
 
 /// The review's decisions, claims, the reporter's side and the trash (`ReviewStore`).
@@ -82,7 +83,21 @@ extension SQLReviewStore {
             AuditEntry(
                 at: now, actor: actor, action: decision.action, reportID: id, before: state,
                 after: decision.to.rawValue, detail: detail.isEmpty ? nil : detail))
+        try queueReporterMail(db, decision, id: id, now: now)
         return .done
+    }
+
+    /// The reporter's mail about this decision, in the decision's own transaction: a question carries the
+    /// coordinator's message; an approval or a rejection only its public reason code, never a note.
+    static func queueReporterMail(_ db: Backend.Connection, _ decision: ReviewDecision, id: Int64, now: Double)
+        throws
+    {
+        let kind = decision.to.rawValue
+        guard ["needs_info", "approved", "rejected"].contains(kind) else { return }
+        try MailOutboxSQL.queueForReporter(
+            db, kind: kind, reportID: id, event: "\(decision.action):\(id):\(now)",
+            detail: kind == "needs_info" ? decision.message : decision.reason, token: Crypto.randomHex(bytes: 16),
+            now: now)
     }
 
     /// The latest of these actions on a report, as a conflict to tell the loser.

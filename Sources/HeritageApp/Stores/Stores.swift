@@ -26,6 +26,10 @@ struct Stores: Sendable {
     var review: any ReviewStore
     /// Kiosks, their visitors' drafts and receipts (issue 11).
     var kiosks: any KioskStore
+    /// The mail outbox (docs/NOTIFICATIONS.md).
+    var mail: any MailOutboxStore
+    /// The same rows as the signed-in user's notifications.
+    var notifications: any NotificationStore
     /// Closes the backend; later calls throw `StoreError`.
     var close: @Sendable () -> Void
 }
@@ -45,7 +49,8 @@ extension Stores {
             instance: SQLInstanceStore(database: database),
             signInLimits: SQLSignInLimitStore(database: database),
             photoQuota: SQLPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
-            kiosks: SQLKioskStore(database: database), close: { database.close() })
+            kiosks: SQLKioskStore(database: database), mail: SQLMailOutboxStore(database: database),
+            notifications: SQLMailOutboxStore(database: database), close: { database.close() })
     }
 }
 
@@ -78,7 +83,8 @@ extension Stores {
             instance: SQLInstanceStore(database: database),
             signInLimits: SQLSignInLimitStore(database: database),
             photoQuota: SQLPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
-            kiosks: SQLKioskStore(database: database), close: { database.close() })
+            kiosks: SQLKioskStore(database: database), mail: SQLMailOutboxStore(database: database),
+            notifications: SQLMailOutboxStore(database: database), close: { database.close() })
     }
 }
 

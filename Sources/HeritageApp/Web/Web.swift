@@ -167,6 +167,12 @@ final class Web: Sendable {
             // Whom the page was made for, for the device's outbox (device-sync.js); the app shell, kept
             // for every user of a device, leaves it out.
             root["pageUser"] = .string(String(user.id))
+            // The bell of every signed-in screen: one indexed count per page.
+            let unread = (try? stores.notifications.unreadCount(userID: user.id)) ?? 0
+            root["bell"] = [
+                "count": unread > 0 ? .int(unread) : .null,
+                "label": .string(context.messages.format("notifications.bell", ["n": String(unread)])),
+            ]
         }
         for (key, value) in values { root[key] = value }
         // Bytes straight into the body: a String would be validated and copied back to bytes again

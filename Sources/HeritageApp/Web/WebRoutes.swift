@@ -14,6 +14,7 @@ enum WebRoutes {
         SignInScreen.register(on: &router, web: web)
         ReportListScreen.register(on: &router, web: web)
         SettingsScreen.register(on: &router, web: web)
+        NotificationsScreen.register(on: &router, web: web)
         DraftRoutes.register(on: &router, web: web, drafts: drafts)
     }
 }
@@ -28,6 +29,7 @@ enum LanguageSwitch {
         }
         var context = context
         context.cookies.append(web.cookie(Web.languageCookieName, language.rawValue, maxAge: 365 * 24 * 3600))
+        if let user = context.user { try? web.stores.mail.recordLanguage(userID: user.id, language: language.rawValue) }
         return web.redirect(localPath(request.formValue("back")), context: context)
     }
 

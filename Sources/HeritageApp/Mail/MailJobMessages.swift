@@ -1,0 +1,42 @@
+import Mustache
+
+/// Turns an outbox row into the message it stands for, in the recipient's language, with links to this
+/// site (`public_url`): the answer form of a question, the one-click unsubscribe of every message a
+/// person can turn off.
+struct MailJobMessages: Sendable {
+    let templates: TemplateLibrary
+    let catalog: MessageCatalog
+    let baseURL: String
+
+    struct Unknown: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    func message(for job: MailJob, from: MailAddress, now: Double) throws -> MailMessage {
+        guard let to = MailAddress(job.email) else { throw Unknown(description: "no usable address") }
+        let composer = MailComposer(templates: templates, catalog: catalog, from: from)
+        let title = job.reportTitle ?? ""
+        let content: (Messages) -> MailContent
+        switch job.kind {
+        case "needs_info":
+            let answer = baseURL + "/reports/" + (job.reportLocalID ?? "") + "/reply"
+            content = {
+                MailContent.needsInfo(
+                    $0, reporterName: job.name ?? "", reportTitle: title, question: job.detail ?? "", answerURL: answer)
+            }
+        case "approved", "rejected":
+            let approved = job.kind == "approved"
+            content = {
+                MailContent.decision(
+                    $0, approved: approved, reporterName: job.name ?? "", reportTitle: title, reasonCode: job.detail,
+                    listURL: baseURL + "/reports")
+            }
+        default:
+            throw Unknown(description: "unknown kind \(job.kind)")
+        }
+        return try composer.compose(
+            content, to: to, toName: job.name, language: Language(rawValue: job.language) ?? .en,
+            messageID: "\(job.token)@\(from.domain)", dateSeconds: Int(now),
+            unsubscribeURL: baseURL + "/mail/unsubscribe/" + job.unsubscribeToken)
+    }
+}

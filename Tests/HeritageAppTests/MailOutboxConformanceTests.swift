@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+@testable import HeritageApp
+
+/// `MailOutboxStore` through its protocol, once per backend (SQLite and PostgreSQL): a decision queues
+/// the reporter's mail in its transaction, in their last language; leases keep a row to one node at a time.
+@Suite struct MailOutboxConformanceTests {
+    private func askAbout(_ scene: StoreScene, userID: Int64, question: String) throws -> Int64 {
+        let report = scene.stores.review
+        let (id, _) = try scene.queuedReport(userID: userID, photos: 1)
+        let decision = try #require(ReviewActions.decision("needs_info", reason: nil, message: question))
+        #expect(try report.decide(decision, id: id, actor: "c@example.org", now: scene.now) == .done)
+        return id
+    }
+
+    @Test(
+        "NOT-03, NOT-04: a question is queued once, in the reporter’s language; a lease keeps it to one node",
+        arguments: StoreBackend.all)
+    func aQuestionIsQueuedOnceAndLeasedToOneNode(backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let mail = scene.stores.mail
+        let reporter = try scene.user("reporter@example.org")
+        try mail.recordLanguage(userID: reporter, language: "fr")
+        _ = try askAbout(scene, userID: reporter, question: "Quelle façade ?")
+        #expect(try mail.countsByState() == ["queued": 1])
+
+        let now = scene.now
+        let jobs = try mail.claimDue(owner: "a", now: now, leaseUntil: now + 60, limit: 10) { "u1" }
+        let job = try #require(jobs.first)
+        #expect(jobs.count == 1)
+        #expect(job.kind == "needs_info" && job.language == "fr" && job.detail == "Quelle façade ?")
+        #expect(job.email == "reporter@example.org" && job.unsubscribeToken == "u1" && job.attempts == 1)
+        #expect(try mail.claimDue(owner: "b", now: now + 1, leaseUntil: now + 61, limit: 10) { "u2" }.isEmpty)
+        #expect(try !mail.finish(id: job.id, owner: "b", result: .sent(reply: "250"), now: now + 1))
+        #expect(try mail.finish(id: job.id, owner: "a", result: .retry(at: now + 10, reply: "451"), now: now + 2))
+        #expect(try mail.claimDue(owner: "b", now: now + 5, leaseUntil: now + 65, limit: 10) { "u3" }.isEmpty)
+
+        // A lapsed lease (node a died mid-send) is taken over; a's late answer no longer counts.
+        let again = try mail.claimDue(owner: "a", now: now + 11, leaseUntil: now + 12, limit: 10) { "u4" }
+        #expect(again.map(\.attempts) == [2])
+        #expect(again.first?.token == job.token, "the same Message-ID on every attempt")
+        #expect(again.first?.unsubscribeToken == "u1", "the unsubscribe secret is made once")
+        let taken = try mail.claimDue(owner: "b", now: now + 13, leaseUntil: now + 70, limit: 10) { "u5" }
+        #expect(taken.map(\.attempts) == [3])
+        #expect(try !mail.finish(id: job.id, owner: "a", result: .sent(reply: "250"), now: now + 14))
+        #expect(try mail.finish(id: job.id, owner: "b", result: .sent(reply: "250 ok"), now: now + 14))
+        #expect(try mail.countsByState() == ["sent": 1])
+        #expect(try mail.releaseLeft(owner: "b") == 0)
+
+        #expect(try mail.unsubscribe(token: "u1"))
+        #expect(try !mail.unsubscribe(token: "nobody"))
+        _ = try askAbout(scene, userID: reporter, question: "Et le porche ?")
+        #expect(try mail.countsByState() == ["sent": 1, "skipped": 1], "unsubscribed: shown in the app, not mailed")
+    }
+
+    @Test("NOT-04: what a former run left mid-send goes back to the queue", arguments: StoreBackend.all)
+    func aFormerRunsRowsGoBackToTheQueue(backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let mail = scene.stores.mail
+        let reporter = try scene.user("reporter@example.org")
+        _ = try askAbout(scene, userID: reporter, question: "Which side?")
+        let now = scene.now
+        #expect(try mail.claimDue(owner: "node-1", now: now, leaseUntil: now + 600, limit: 10) { "t" }.count == 1)
+        #expect(try mail.releaseLeft(owner: "node-1") == 1)
+        let again = try mail.claimDue(owner: "node-1", now: now + 1, leaseUntil: now + 600, limit: 10) { "t2" }
+        #expect(again.first?.language == "en" && again.first?.attempts == 2)
+    }
+}
