@@ -40,7 +40,17 @@ import Testing
         let owner = try await SignedInClient(server, email: verified)
         #expect(try await owner.get("/review").status == 200)
 
-        // The operator confirms one of them, on the server: that account is a coordinator from now on.
+        // An administrator sees the waiting sign-ins on /review/users, and may confirm one there.
+        #expect(try await har(["grant", verified, "admin"]).status == 0)
+        let users = try await owner.get("/review/users")
+        #expect(users.body.contains("Pending: first sign-in"), "shown so on /review/users")
+        #expect(users.body.contains("value=\"confirm\""))
+        let confirmedThere = try await ReviewTests.post(
+            owner, "/review/users", [("email", granted), ("op", "confirm")], tokenFrom: "/review/users")
+        #expect(confirmedThere.status == 303)
+        #expect(try await SignedInClient(server, email: granted).get("/review").status == 200)
+
+        // The operator confirms the other, on the server: that account is a coordinator from now on.
         #expect(try await har(["confirm", configured]).status == 0)
         let confirmed = try await SignedInClient(server, email: configured)
         #expect(try await confirmed.get("/review").status == 200)

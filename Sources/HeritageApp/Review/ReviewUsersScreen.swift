@@ -2,8 +2,8 @@ import Basics
 import HTTPServer
 import Mustache
 
-/// `/review/users` (admins only): who has which role, and grant or revoke by form. Roles named by the
-/// `coordinators` configuration are shown as such and cannot be revoked here.
+/// `/review/users` (admins only): who has which role, and grant, confirm or revoke by form. A pending
+/// grant (no account bound yet) is shown so, with the first sign-in waiting for confirmation (REV-10).
 enum ReviewUsersScreen {
     static func register(on router: inout Router, review: Review) {
         router.review("GET", "/review/users", review, role: .admin) { request, context, _, _ in
@@ -24,6 +24,11 @@ enum ReviewUsersScreen {
                     return try page(review, context, notice: context.messages["review.users.badRole"], status: 422)
                 }
                 try review.store.grant(email: email, role: role, actor: user.email, now: now)
+            case "confirm":
+                guard try review.store.confirm(email: email, actor: user.email, now: now) != nil else {
+                    return try page(
+                        review, context, notice: context.messages["review.users.nothingToConfirm"], status: 409)
+                }
             case "revoke":
                 guard email != user.email.lowercased() else {
                     return try page(review, context, notice: context.messages["review.users.notSelf"], status: 422)
@@ -39,7 +44,6 @@ enum ReviewUsersScreen {
     static func page(_ review: Review, _ context: WebContext, notice: String?, status: Int = 200) throws -> Response {
         let messages = context.messages
         let grants = try review.store.grants()
-        let configured = review.settings.configuredCoordinators.sorted()
         let values: [String: MustacheValue] = [
             "grants": .array(
                 grants.map { grant in
@@ -47,11 +51,22 @@ enum ReviewUsersScreen {
                         "email": .string(grant.email), "role": .string(messages["review.role.\(grant.role.rawValue)"]),
                         "grantedBy": .string(grant.grantedBy),
                         "grantedAt": .string(ReviewPresentation.time(grant.grantedAt)),
+                        "state": .string(state(of: grant, messages)),
+                        "confirmable": .bool(grant.isPending && grant.firstSignInAt != nil),
                     ]
                 }),
-            "configured": .array(configured.map { .string($0) }), "notice": MustacheValue(notice),
+            "notice": MustacheValue(notice),
         ]
         return try review.web.render(
             "review-users", title: messages["review.users.title"], values, context: context, status: status)
+    }
+
+    /// Bound, pending with no sign-in yet, or pending with a first sign-in to confirm (when, from where).
+    static func state(of grant: RoleGrant, _ messages: Messages) -> String {
+        guard grant.isPending else { return messages["review.users.bound"] }
+        guard let at = grant.firstSignInAt else { return messages["review.users.pending"] }
+        return messages.format(
+            "review.users.pendingSignIn",
+            ["when": ReviewPresentation.time(at), "address": grant.firstSignInAddress ?? "?"])
     }
 }
