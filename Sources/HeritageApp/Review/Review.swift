@@ -68,35 +68,24 @@ struct Review: Sendable {
     func headRefusal(_ request: Request, role: Role) -> Response? {
         if let signedOut = web.signedOutHeadRefusal(request, access: .page) { return signedOut }
         guard let context = try? web.context(for: request), let user = context.user,
-            let held = try? self.role(of: user)
-        else { return nil }  // the handler will say
-        guard held < role else { return nil }
-        _ = try? admittedRole(request, user: user, atLeast: role)  // logs the refusal
-        return refusal(context, user: user)
+            case .refused(let page) = try? admission(request, context, user: user, atLeast: role)
+        else { return nil }  // admitted, or the handler will say
+        return page
     }
 
-    /// The user's role when it is at least `role`; nil (the refusal logged) when it is not. A refusal
-    /// of someone whose e-mail has a grant waiting for an administrator is an event of its own: the one
-    /// using it may not be its owner (REV-10).
-    func admittedRole(_ request: Request, user: WebUser, atLeast role: Role) throws -> Role? {
+    /// Whether the user may use a route needing `role`. Below it, the refusal is logged and answered
+    /// with a 403 page; a user whose e-mail has a grant waiting for an administrator gets the page
+    /// that says so, and an event of its own: the one using it may not be its owner (REV-10).
+    func admission(_ request: Request, _ context: WebContext, user: WebUser, atLeast role: Role) throws
+        -> ReviewAdmission
+    {
         let held = try self.role(of: user)
-        guard held >= role else {
-            let pending = (try? store.isAwaitingConfirmation(userID: user.id)) ?? false
-            web.log.security(
-                pending ? "review.pending_refused" : "review.refused",
-                [
-                    "path": request.path, "method": request.method, "client": request.remoteAddress,
-                    "user": String(user.id),
-                ])
-            return nil
-        }
-        return held
-    }
-
-    /// The 403 page for a user below the route's role: the waiting grant's page when there is one.
-    func refusal(_ context: WebContext, user: WebUser) -> Response {
+        guard held < role else { return .admitted(held) }
         let pending = (try? store.isAwaitingConfirmation(userID: user.id)) ?? false
-        return pending ? awaitingConfirmation(context) : forbidden(context)
+        web.log.security(
+            pending ? "review.pending_refused" : "review.refused",
+            ["path": request.path, "method": request.method, "client": request.remoteAddress, "user": String(user.id)])
+        return .refused(pending ? awaitingConfirmation(context) : forbidden(context))
     }
 
     /// The 403 page in the user's language: no data of the review on it.
@@ -116,8 +105,10 @@ extension Router {
         let options = Self.reviewOptions(options, review, role: role)
         web(method, pattern, review.web, access: .page, options: options) { request, context in
             let user = try context.requireUser()
-            guard let held = try review.admittedRole(request, user: user, atLeast: role) else {
-                return review.refusal(context, user: user)
+            let held: Role
+            switch try review.admission(request, context, user: user, atLeast: role) {
+            case .admitted(let granted): held = granted
+            case .refused(let page): return page
             }
             return try handler(request, context, user, held)
         }
@@ -133,8 +124,10 @@ extension Router {
         let options = Self.reviewOptions(options, review, role: role)
         webAsync(method, pattern, review.web, access: .page, options: options) { request, context in
             let user = try context.requireUser()
-            guard let held = try review.admittedRole(request, user: user, atLeast: role) else {
-                return review.forbidden(context)
+            let held: Role
+            switch try review.admission(request, context, user: user, atLeast: role) {
+            case .admitted(let granted): held = granted
+            case .refused(let page): return page
             }
             return try await review.settings.exports.work.run { try handler(request, context, user, held) }
         }
@@ -160,8 +153,10 @@ extension Router {
         for method in ["GET", "POST"] {
             webAsync(method, pattern, review.web, access: .page) { request, context in
                 let user = try context.requireUser()
-                guard let held = try review.admittedRole(request, user: user, atLeast: .coordinator) else {
-                    return review.forbidden(context)
+                let held: Role
+                switch try review.admission(request, context, user: user, atLeast: .coordinator) {
+                case .admitted(let granted): held = granted
+                case .refused(let page): return page
                 }
                 if method == "GET", let refused = ReviewExports.crossSiteRefusal(request, context, review) {
                     return refused
@@ -172,4 +167,10 @@ extension Router {
             }
         }
     }
+}
+
+/// What `Review.admission` decided: the role the user holds, or the 403 page to answer with.
+enum ReviewAdmission {
+    case admitted(Role)
+    case refused(Response)
 }
