@@ -73,7 +73,8 @@ import Testing
         #expect(last.headers["location"] == "/review/triage?q=kiln&undo=\(kilns[3])&did=needs_info")
         let empty = try await me.get(try #require(last.headers["location"]))
         #expect(empty.status == 200)
-        #expect(empty.body.contains("Nothing waits for a decision") && empty.body.contains(#"href="/review?q&#61;kiln""#))
+        #expect(
+            empty.body.contains("Nothing waits for a decision") && empty.body.contains(#"href="/review?q&#61;kiln""#))
         #expect(empty.body.contains(#"name="undo_of" value="needs_info""#))
         // The mills were never in this filter: still waiting.
         #expect(
