@@ -194,6 +194,8 @@ def test_screenshots_of_a_report_and_of_triage_at_three_widths(browser, server):
         # The newest of the four: the triage below decides the three oldest, one at each width.
         browser.get(server.url + "/review/reports/%d" % ids[-1])
         wait_for(browser, lambda d: d.find_element(By.ID, "photo-map").get_attribute("data-markers") == "3", 20)
+        # REV-06: the place too, a dot and its accuracy's circle, beside each photo's circle.
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#photo-map path")) == 3 + 2
         shot(browser, "review-report-%d.png" % width)
         browser.get(server.url + "/review/triage?q=shot+chapel&sort=oldest")
         wait_for(browser, lambda d: report_on_screen(d) is not None)

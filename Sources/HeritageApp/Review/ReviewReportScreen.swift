@@ -144,9 +144,14 @@ enum ReviewReportScreen {
                     fields["n"] = index < 9 ? .string(String(index + 1)) : .null
                     return .dictionary(fields)
                 }),
+            // The report's own position for the map, as `photoPoints` are: JSON numbers, or nothing.
             "place": MustacheValue(
                 row.latitude.flatMap { latitude in
-                    row.longitude.map { "[\(latitude),\($0),\(row.accuracy.map { String($0) } ?? "null")]" }
+                    row.longitude.flatMap { longitude in
+                        guard latitude.isFinite, longitude.isFinite else { return nil }
+                        let accuracy = row.accuracy.flatMap { $0.isFinite ? String($0) : nil } ?? "null"
+                        return "[\(latitude),\(longitude),\(accuracy)]"
+                    }
                 }),
             "photoPoints": MustacheValue(Self.photoPoints(photos)),
             "hasMap": .bool(Self.photoPoints(photos) != nil || (row.latitude != nil && row.longitude != nil)),
