@@ -46,13 +46,7 @@ enum KioskCommand {
             for summary in try store.kiosks(dayStart: dayStart, now: now) {
                 let kiosk = summary.kiosk
                 let state = kiosk.isRevoked ? "revoked" : kiosk.enrolledAt == nil ? "not enrolled" : "enrolled"
-                let account =
-                    summary.accountEmail.map {
-                        !summary.accountHoldsRole
-                            ? $0 + " (no coordinator's role: kiosk not ready, reports wait)"
-                            : summary.accountSignedIn ? $0 : $0 + " (signed out: reports wait)"
-                    }
-                    ?? "none"
+                let account = accountShown(summary)
                 print(
                     "\(kiosk.id)\t\(kiosk.siteName)\t\(state)\t\(kiosk.lastSeenAt.map { ISO8601.utc(seconds: $0) } ?? "-")"
                         + "\t\(summary.reportsToday)\t\(summary.waitingForReview)\t\(kiosk.appVersion ?? "-")\t\(account)"
@@ -127,6 +121,18 @@ enum KioskCommand {
         print("enrolment link, valid 10 minutes, once (open it on the tablet):")
         print(baseURL(arguments, configuration) + "/kiosk/enrol#" + token)
         return 0
+    }
+
+    /// The kiosk's account and, when it cannot be used, why (REV-12).
+    static func accountShown(_ summary: KioskSummary) -> String {
+        guard let email = summary.accountEmail else { return "none" }
+        if summary.kiosk.dedicatedAccount != nil {
+            if summary.accountRefused { return email + " (own account, refused by the platform: kiosk not ready)" }
+            if !summary.accountSignedIn { return email + " (own account, session ended: kiosk not ready)" }
+            return email + " (own account)"
+        }
+        if !summary.accountHoldsRole { return email + " (no coordinator's role: kiosk not ready, reports wait)" }
+        return summary.accountSignedIn ? email : email + " (signed out: reports wait)"
     }
 
     /// `--base-url`, else the configured address (the host name for a wildcard address).
