@@ -6,7 +6,8 @@ import Testing
 
 /// The review gate's three broken promises, as a new user and an attacker met them: run against the
 /// real `har serve` (a process, its security log read back), the real upload worker and the local
-/// platform process with its fault switches.
+/// platform process with its fault switches; the worker's faults on SQLite and on PostgreSQL
+/// (`StoreBackend.all`: SQLite alone where PostgreSQL is not installed).
 @Suite(.serialized) struct ReviewGateTests {
     /// REV-10: `har users grant` and `HAR_COORDINATORS` name e-mails nobody has signed in with; a
     /// stranger signs up with one of them (the platform does not verify it) and gets 403 on /review,
@@ -64,9 +65,8 @@ import Testing
     /// REV-11: with the platform answering 5xx, a report waits in retry_wait; rejected as unsafe there,
     /// it is never created on the platform when the platform answers again. With the platform dropping
     /// its answers instead, the create landed unseen: the withdrawal finds it and removes it.
-    @Test(arguments: ["fail5xx=0.9,seed=3", "drop=1"]) func rev11RejectedInRetryWaitIsNeverPublished(
-        _ faults: String
-    ) async throws {
+    @Test(arguments: StoreBackend.all, ["fail5xx=0.9,seed=3", "drop=1"])
+    func rev11RejectedInRetryWaitIsNeverPublished(_ backend: StoreBackend, _ faults: String) async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Signed in while the platform answers; then it fails (its sessions are kept in its database).
@@ -74,7 +74,7 @@ import Testing
         let session = try await first.signIn(email: "volunteer@example.org")
         await first.stop()
         let faulty = try await PlatformProcess(folder: folder, faults: faults)
-        let fixture = try OutboxFixture(dataDir: folder + "/data")
+        let fixture = try OutboxFixture(dataDir: folder + "/data", on: backend)
         try fixture.addUser(email: "volunteer@example.org", session: session)
         try fixture.queueReports(1, photos: 2, tag: "unsafe ")
         let localID = try #require(fixture.captured.first?.localID)
@@ -114,12 +114,12 @@ import Testing
 
     /// REV-11: rejected while a photo is on its way (the platform slow), the report is completed no
     /// further and is withdrawn once that call has settled and the undo window has passed.
-    @Test func rev11RejectedMidUploadIsWithdrawn() async throws {
+    @Test(arguments: StoreBackend.all) func rev11RejectedMidUploadIsWithdrawn(_ backend: StoreBackend) async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let slow = try await PlatformProcess(folder: folder, faults: "latency_ms=700")
         let session = try await slow.signIn(email: "volunteer@example.org")
-        let fixture = try OutboxFixture(dataDir: folder + "/data")
+        let fixture = try OutboxFixture(dataDir: folder + "/data", on: backend)
         try fixture.addUser(email: "volunteer@example.org", session: session)
         try fixture.queueReports(1, photos: 4, tag: "mid ")
         let localID = try #require(fixture.captured.first?.localID)
@@ -147,14 +147,19 @@ import Testing
     /// REV-11 with `kill -9`: policy `none`, a report's photos on their way to a slow platform; the report
     /// is rejected and the server killed mid-call. Started again, the server completes nothing of it and
     /// withdraws it once the undo window has passed: nothing of it stays published.
-    @Test func rev11RejectedThenKilledMidCallIsWithdrawnAfterTheRestart() async throws {
+    @Test(arguments: StoreBackend.all)
+    func rev11RejectedThenKilledMidCallIsWithdrawnAfterTheRestart(_ backend: StoreBackend) async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let platform = try await PlatformProcess(folder: folder, faults: "latency_ms=600", verified: "lead@example.org")
-        let fixture = try OutboxFixture(dataDir: folder + "/app")
-        var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
+        let fixture = try OutboxFixture(dataDir: folder + "/app", on: backend)
+        var environment = serveEnvironment(
+            dataDir: fixture.dataDir, platform: platform, databaseURL: fixture.databaseURL)
         environment["HAR_REVIEW_POLICY"] = "none"
         environment["HAR_COORDINATORS"] = "lead@example.org"
+        // Restarted under the same name, the node takes its former run's leases back at once (on
+        // PostgreSQL; docs/SCALE-OUT.md): unnamed, its name would hold the ephemeral port.
+        environment["HAR_NODE_ID"] = "gate-node"
         let serve = try HarProcess(["serve"], environment: environment, folder: folder)
         let port = try await serve.waitForPort()
         let browser = try WebReporter(baseURL: "http://127.0.0.1:\(port)", folder: folder)

@@ -2,6 +2,7 @@ import CVips
 import Foundation
 import Imaging
 import PlatformClient
+import PostgresStorage
 import Storage
 import Testing
 
@@ -89,37 +90,74 @@ struct CapturedReport {
 /// a platform session, queued reports, photo files under photos/<local_id>.
 final class OutboxFixture: @unchecked Sendable {
     let dataDir: String
-    let pool: DatabasePool
+    /// The SQLite file's pool; nil on PostgreSQL.
+    let pool: DatabasePool!
+    /// The PostgreSQL database (`HAR_DATABASE_URL` for a `har serve` on it); nil on SQLite.
+    let databaseURL: String?
+    /// The database the fixture's SQL runs on, either backend (SQL in the words both dialects share).
+    private let backend: any SQLBackend
+    private let postgresStores: Stores?
     private(set) var userID: Int64 = 0
     /// The application's stores on this fixture's database (the same pool).
-    var stores: Stores { Stores.sqlite(SQLiteDatabase(pool: pool)) }
+    var stores: Stores { postgresStores ?? Stores.sqlite(SQLiteDatabase(pool: pool)) }
     private(set) var captured: [CapturedReport] = []
 
-    init(dataDir: String) throws {
+    /// On the data folder's SQLite file, or on a database of its own on the tests' PostgreSQL cluster
+    /// (`StoreBackend.postgres`); photo files under `dataDir` either way.
+    init(dataDir: String, on store: StoreBackend = .sqlite) throws {
         self.dataDir = dataDir
         try FileManager.default.createDirectory(atPath: dataDir + "/photos", withIntermediateDirectories: true)
-        pool = try DatabasePool(path: dataDir + "/har.sqlite", configuration: .init(migrations: AppMigrations.all))
+        if store.name == StoreBackend.postgres.name {
+            let url = try PostgresCluster.shared().makeDatabase()
+            let database = try PostgresDatabase(url: url, poolSize: 4, migrations: PostgresAppMigrations.all)
+            (pool, databaseURL, backend, postgresStores) = (nil, url, database, Stores.postgres(database))
+        } else {
+            let pool = try DatabasePool(
+                path: dataDir + "/har.sqlite", configuration: .init(migrations: AppMigrations.all))
+            (self.pool, databaseURL, backend, postgresStores) = (pool, nil, SQLiteDatabase(pool: pool), nil)
+        }
     }
+
+    deinit { postgresStores?.close() }
+
+    private static func write<Backend: SQLBackend, T>(
+        _ backend: Backend, _ body: (any SQLConnection) throws -> T
+    ) throws -> T {
+        try backend.write { db in try body(db) }
+    }
+
+    /// One column of every row, as text.
+    private static func column<Backend: SQLBackend>(
+        _ backend: Backend, _ sql: String, _ parameters: [SQLValue], _ name: String
+    ) throws -> [String?] {
+        try backend.read { db in try db.query(sql, parameters).map { try $0.string(name) } }
+    }
+
+    /// A transaction on the fixture's database.
+    func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T { try Self.write(backend, body) }
 
     func addUser(email: String, session: PlatformSession) throws {
         let now = Date().timeIntervalSince1970
-        userID = try pool.write { db in
+        userID = try write { db in
             _ = try db.run(
                 """
                 INSERT INTO users (email, platform_session_id, platform_session_expires_at, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?)
-                """, .text(email), .text(session.sessionID),
-                SQLValue(session.expirationTime?.timeIntervalSince1970), .real(now), .real(now))
-            return try db.scalar("SELECT id FROM users WHERE email = ?", .text(email)).int ?? 0
+                """,
+                [
+                    .text(email), .text(session.sessionID), SQLValue(session.expirationTime?.timeIntervalSince1970),
+                    .real(now), .real(now),
+                ])
+            return try db.scalar("SELECT id FROM users WHERE email = ?", [.text(email)]).int ?? 0
         }
     }
 
     /// A sign-in as the screens record it: the user's platform session replaced.
     func updateSession(_ session: PlatformSession) throws {
-        try pool.write { db in
+        try write { db in
             _ = try db.run(
                 "UPDATE users SET platform_session_id = ?, platform_session_expires_at = ? WHERE id = ?",
-                .text(session.sessionID), SQLValue(session.expirationTime?.timeIntervalSince1970), .integer(userID))
+                [.text(session.sessionID), SQLValue(session.expirationTime?.timeIntervalSince1970), .integer(userID)])
         }
     }
 
@@ -130,16 +168,19 @@ final class OutboxFixture: @unchecked Sendable {
             let placeName = "Chapel \(tag)\(captured.count + 1) \(localID.prefix(8))"
             var hashes: [String] = []
             let now = Date().timeIntervalSince1970
-            let id = try pool.write { db -> Int64 in
+            let id = try write { db -> Int64 in
                 _ = try db.run(
                     """
                     INSERT INTO reports (user_id, local_id, state, name, designation, condition, occupancy,
                         priority_category, owner_type, grade, latitude, longitude, accuracy, creation_time,
                         submitted_at, updated_at)
                     VALUES (?, ?, 'queued', ?, 'LB', 'poor', 'vacant', 'A', 'private', 'II', ?, ?, 8, ?, ?, ?)
-                    """, .integer(userID), .text(localID), .text(placeName), .real(latitude),
-                    .real(-0.12 - Double(index) / 1000), .real(now), .real(now), .real(now))
-                let reportID = try db.scalar("SELECT id FROM reports WHERE local_id = ?", .text(localID)).int ?? 0
+                    """,
+                    [
+                        .integer(userID), .text(localID), .text(placeName), .real(latitude),
+                        .real(-0.12 - Double(index) / 1000), .real(now), .real(now), .real(now),
+                    ])
+                let reportID = try db.scalar("SELECT id FROM reports WHERE local_id = ?", [.text(localID)]).int ?? 0
                 for position in 0..<photos {
                     let photoID = UUID().uuidString.lowercased()
                     let bytes = Self.jpegBytes(size: Int.random(in: 20_000...50_000))
@@ -154,9 +195,11 @@ final class OutboxFixture: @unchecked Sendable {
                         INSERT INTO photos (report_id, local_id, position, content_type, size, sha256, latitude,
                             longitude, captured_at, created_at)
                         VALUES (?, ?, ?, 'image/jpeg', ?, ?, 51.5, -0.12, '2026-05-01T10:00:00Z', ?)
-                        """, .integer(reportID), .text(photoID), .integer(Int64(position)),
-                        .integer(Int64(bytes.count)),
-                        .text(sha), .real(now))
+                        """,
+                        [
+                            .integer(reportID), .text(photoID), .integer(Int64(position)),
+                            .integer(Int64(bytes.count)), .text(sha), .real(now),
+                        ])
                 }
                 return reportID
             }
@@ -174,8 +217,8 @@ final class OutboxFixture: @unchecked Sendable {
     /// A report that went in through the web endpoints (`WebReporter`): remembered for the final
     /// check, with its row id in this database.
     func recordSubmitted(localID: String, placeName: String, photoHashes: [String]) throws {
-        let id = try pool.read { db in
-            try db.scalar("SELECT id FROM reports WHERE local_id = ?", .text(localID)).int ?? 0
+        let id = try write { db in
+            try db.scalar("SELECT id FROM reports WHERE local_id = ?", [.text(localID)]).int ?? 0
         }
         guard id != 0 else { throw TestFailure("submitted report \(localID) is not in the app's database") }
         captured.append(CapturedReport(id: id, localID: localID, placeName: placeName, photoHashes: photoHashes))
@@ -183,27 +226,26 @@ final class OutboxFixture: @unchecked Sendable {
 
     /// The SHA-256 of each photo of a report as the application recorded it, in position order.
     func recordedHashes(of localID: String) throws -> [String] {
-        try pool.read { db in
-            try db.query(
-                """
-                SELECT p.sha256 FROM photos p JOIN reports r ON r.id = p.report_id WHERE r.local_id = ?
-                ORDER BY p.position
-                """, .text(localID)
-            ).map { try $0.string("sha256") ?? "" }
-        }
+        try Self.column(
+            backend,
+            """
+            SELECT p.sha256 FROM photos p JOIN reports r ON r.id = p.report_id WHERE r.local_id = ?
+            ORDER BY p.position
+            """, [.text(localID)], "sha256"
+        ).map { $0 ?? "" }
     }
 
     func states() throws -> [String: Int] { try stores.outbox.countsByState() }
 
     func state(of localID: String) throws -> (state: String, lastError: String?) {
-        try pool.read { db in
-            let row = try db.query("SELECT state, last_error FROM reports WHERE local_id = ?", .text(localID)).first
-            return (try row?.string("state") ?? "", try row?.string("last_error"))
-        }
+        let sql = "SELECT state, last_error FROM reports WHERE local_id = ?"
+        let state = try Self.column(backend, sql, [.text(localID)], "state").first ?? nil
+        let lastError = try Self.column(backend, sql, [.text(localID)], "last_error").first ?? nil
+        return (state ?? "", lastError)
     }
 
     func execute(_ sql: String) throws {
-        try pool.write { db in try db.execute(sql) }
+        _ = try write { db in try db.run(sql, []) }
     }
 
     /// The worker as `har serve` builds it, on this fixture's database, with fast retries.
@@ -248,14 +290,18 @@ func checkPlatformHolds(_ captured: [CapturedReport], platformDatabase: String) 
 
 /// The environment of a `har serve` process (HarProcess) on `dataDir`, sending to the platform
 /// process with its consumer key, with fast retries so that a faulty queue drains quickly.
-func serveEnvironment(dataDir: String, platform: PlatformProcess, workerEnabled: Bool = true) -> [String: String] {
-    [
+func serveEnvironment(
+    dataDir: String, platform: PlatformProcess, workerEnabled: Bool = true, databaseURL: String? = nil
+) -> [String: String] {
+    var environment = [
         "HAR_PORT": "0", "HAR_DATA_DIR": dataDir, "HAR_PLATFORM_URL": platform.baseURL,
         "HAR_CONSUMER_KEY": PlatformProcess.key, "HAR_CONSUMER_SECRET": PlatformProcess.secret,
         "HAR_WORKER_ENABLED": workerEnabled ? "true" : "false",
         "HAR_WORKER_REPORTS_AT_ONCE": "8", "HAR_WORKER_PHOTOS_AT_ONCE": "4",
         "HAR_RETRY_BASE_SECONDS": "0.05", "HAR_RETRY_CAP_SECONDS": "1",
     ]
+    if let databaseURL { environment["HAR_DATABASE_URL"] = databaseURL }
+    return environment
 }
 
 /// A person at a browser without JavaScript, submitting reports through the web endpoints of the
