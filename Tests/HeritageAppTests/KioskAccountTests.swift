@@ -109,4 +109,39 @@ import Testing
         await server.stop()
         #expect(try !Self.anyFile(under: server.dataDir, contains: Self.password), "the password is kept nowhere")
     }
+
+    /// REV-12, KIO-05: `har kiosk account ID EMAIL`, the password on standard input (never on the
+    /// command line), does what the page does while `har serve` runs: the session of the data folder's
+    /// platform is kept, never the password; a wrong password changes nothing.
+    @Test func rev12KIO05DedicatedAccountFromTheCommandLine() async throws {
+        let server = try KioskTests.server()
+        let coordinator = try await SignedInClient(server, email: KioskTests.coordinator)
+        let (tablet, _) = try await KioskTests.enrolledTablet(server, coordinator)
+        let id = try sqlite(server.dataDir, "SELECT max(id) FROM kiosks")
+        let service = "kiosk.\(UUID().uuidString.prefix(6).lowercased())@example.org"
+        func account(_ password: String) async throws -> ProgramResult {
+            try await runProgram(
+                "/bin/sh", ["-c", #"printf '%s\n' "$KIOSK_PASSWORD" | "$HAR" kiosk account "$KIOSK" "$EMAIL""#],
+                environment: [
+                    "HAR_DATA_DIR": server.dataDir, "PATH": "/usr/bin:/bin", "USER": "operator",
+                    "HAR": TestPaths.harExecutable, "KIOSK": id, "EMAIL": service, "KIOSK_PASSWORD": password,
+                ])
+        }
+        let set = try await account(Self.password)
+        #expect(set.status == 0 && set.stdout.contains("the password is not"), "\(set.stdout) \(set.stderr)")
+        #expect(try sqlite(server.dataDir, "SELECT account_email FROM kiosks WHERE id = \(id)") == service)
+        let wrong = try await account("not the password")
+        #expect(wrong.status == 1 && wrong.stderr.contains("did not sign"), "\(wrong.stderr)")
+        #expect(try sqlite(server.dataDir, "SELECT count(*) FROM review_audit WHERE action = 'kiosk_account'") == "1")
+
+        // The session works with the server's own platform: the kiosk is ready without a coordinator.
+        try sqlite(server.dataDir, "DELETE FROM user_roles WHERE email = '\(KioskTests.coordinator)'")
+        #expect(try await KioskTests.post(tablet, "/kiosk/start", [], tokenFrom: "/kiosk").status == 303)
+        let listed = try await runProgram(
+            TestPaths.harExecutable, ["kiosk", "list"],
+            environment: ["HAR_DATA_DIR": server.dataDir, "PATH": "/usr/bin:/bin", "USER": "operator"])
+        #expect(listed.stdout.contains("\(service) (own account)"), "\(listed.stdout)")
+        await server.stop()
+        #expect(try !Self.anyFile(under: server.dataDir, contains: Self.password), "the password is kept nowhere")
+    }
 }

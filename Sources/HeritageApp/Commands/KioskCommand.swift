@@ -15,6 +15,9 @@ enum KioskCommand {
                                            [--account EMAIL] [--base-url URL]
                      a kiosk for a site; its reports go up with EMAIL's platform account (a coordinator
                      who has signed in; else link one on /review/kiosks); prints the enrolment URL last
+          har kiosk [--config FILE] account ID EMAIL
+                     the kiosk sends with its own platform account EMAIL: the password is read from
+                     standard input (one line); only the platform's session is kept
           har kiosk [--config FILE] list       every kiosk with its health
           har kiosk [--config FILE] revoke ID  the kiosk's tablet is refused from its next request
         """
@@ -40,6 +43,10 @@ enum KioskCommand {
         case "create":
             return try create(
                 Array(action.dropFirst()), store: store, configuration: configuration, actor: actor, now: now)
+        case "account":
+            return try account(
+                Array(action.dropFirst()), store: store, configuration: configuration, actor: actor, now: now,
+                password: { readLine(strippingNewline: true) })
         case "list" where action.count == 1:
             print("id\tsite\tstate\tlast seen\treports today\twaiting for review\tapp version\taccount")
             let dayStart = (now / 86_400).rounded(.down) * 86_400
