@@ -22,7 +22,7 @@ enum ReviewRoutes {
         // Kiosks (issue 11).
         ("GET", "/review/kiosks", .coordinator), ("POST", "/review/kiosks", .coordinator),
         ("POST", "/review/kiosks/1/link", .coordinator), ("POST", "/review/kiosks/1/revoke", .coordinator),
-        ("POST", "/review/kiosks/1/account", .coordinator),
+        ("POST", "/review/kiosks/1/account", .coordinator), ("POST", "/review/kiosks/1/dedicated", .admin),
     ]
 
     static func register(on router: inout Router, web: Web, settings: ReviewSettings, drafts: Drafts) {
