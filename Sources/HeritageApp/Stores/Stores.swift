@@ -30,27 +30,32 @@ struct Stores: Sendable {
     var mail: any MailOutboxStore
     /// The same rows as the signed-in user's notifications.
     var notifications: any NotificationStore
+    /// Coordinators' choices, digests, administrators' notes and failed mail (NOT-02, NOT-04).
+    var coordinatorMail: any CoordinatorMailStore
     /// Closes the backend; later calls throw `StoreError`.
     var close: @Sendable () -> Void
 }
 
 extension Stores {
     /// The stores on the SQLite file at `path` (created and migrated when needed).
-    static func sqlite(path: String) throws -> Stores {
-        sqlite(try SQLiteDatabase(path: path, migrations: AppMigrations.all))
+    /// `mailCap`: coordinators' immediate mail per hour, each (`mail_immediate_per_hour`).
+    static func sqlite(path: String, mailCap: Int = 10) throws -> Stores {
+        sqlite(try SQLiteDatabase(path: path, migrations: AppMigrations.all), mailCap: mailCap)
     }
 
-    static func sqlite(_ database: SQLiteDatabase) -> Stores {
+    static func sqlite(_ database: SQLiteDatabase, mailCap: Int = 10) -> Stores {
         let reports = SQLReportStore(database: database)
         return Stores(
             users: SQLUserStore(database: database), settings: SQLSettingsStore(database: database),
-            drafts: SQLDraftStore(database: database), reports: reports, outbox: reports,
+            drafts: SQLDraftStore(database: database, mailImmediatePerHour: mailCap), reports: reports, outbox: reports,
             leases: SQLiteOutboxLeases(database: database),
             instance: SQLInstanceStore(database: database),
             signInLimits: SQLSignInLimitStore(database: database),
             photoQuota: SQLPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
-            kiosks: SQLKioskStore(database: database), mail: SQLMailOutboxStore(database: database),
-            notifications: SQLMailOutboxStore(database: database), close: { database.close() })
+            kiosks: SQLKioskStore(database: database, mailImmediatePerHour: mailCap),
+            mail: SQLMailOutboxStore(database: database),
+            notifications: SQLMailOutboxStore(database: database),
+            coordinatorMail: SQLMailOutboxStore(database: database), close: { database.close() })
     }
 }
 
@@ -63,28 +68,31 @@ extension Stores {
         if let url = configuration.databaseURL {
             try PostgresBackupGuard.check(
                 url: url, known: PostgresAppMigrations.all, backupTaken: configuration.databaseBackupTaken, log: log)
-            return try postgres(url: url, poolSize: configuration.databasePoolSize)
+            return try postgres(
+                url: url, poolSize: configuration.databasePoolSize, mailCap: configuration.mailImmediatePerHour)
         }
         let path = configuration.dataDir + "/har.sqlite"
         try MigrationSnapshot.takeIfDue(
             path: path, snapshotsDirectory: configuration.dataDir + "/snapshots", known: AppMigrations.all, log: log)
-        return try sqlite(path: path)
+        return try sqlite(path: path, mailCap: configuration.mailImmediatePerHour)
     }
 
     /// The stores on the PostgreSQL database at `url` (migrated when needed, under an advisory lock),
     /// with at most `poolSize` connections.
-    static func postgres(url: String, poolSize: Int) throws -> Stores {
+    static func postgres(url: String, poolSize: Int, mailCap: Int = 10) throws -> Stores {
         let database = try PostgresDatabase(url: url, poolSize: poolSize, migrations: PostgresAppMigrations.all)
         let reports = SQLReportStore(database: database)
         return Stores(
             users: SQLUserStore(database: database), settings: SQLSettingsStore(database: database),
-            drafts: SQLDraftStore(database: database), reports: reports, outbox: reports,
+            drafts: SQLDraftStore(database: database, mailImmediatePerHour: mailCap), reports: reports, outbox: reports,
             leases: PostgresOutboxLeases(database: database),
             instance: SQLInstanceStore(database: database),
             signInLimits: SQLSignInLimitStore(database: database),
             photoQuota: SQLPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
-            kiosks: SQLKioskStore(database: database), mail: SQLMailOutboxStore(database: database),
-            notifications: SQLMailOutboxStore(database: database), close: { database.close() })
+            kiosks: SQLKioskStore(database: database, mailImmediatePerHour: mailCap),
+            mail: SQLMailOutboxStore(database: database),
+            notifications: SQLMailOutboxStore(database: database),
+            coordinatorMail: SQLMailOutboxStore(database: database), close: { database.close() })
     }
 }
 
