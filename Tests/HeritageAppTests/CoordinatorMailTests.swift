@@ -59,6 +59,50 @@ import Testing
         return reportID
     }
 
+    /// A volunteer's report submitted through the drafts' store, as the submit page does.
+    static func volunteerReport(_ server: RunningServer, email: String, name: String) throws {
+        let stores = server.application.stores
+        let now = Date().timeIntervalSince1970
+        let userID = try #require(Int64(try sqlite(server.dataDir, "SELECT id FROM users WHERE email = '\(email)'")))
+        let (draft, _) = try stores.drafts.openDraft(userID: userID, now: now, freshSince: now - 10)
+        _ = try stores.drafts.addPhoto(
+            NewPhoto(
+                localID: UUID().uuidString.lowercased(), contentType: "image/jpeg", size: 1, sha256: "ab", width: 1,
+                height: 1, fix: PhotoFix(latitude: 51.6, longitude: -0.2, accuracy: 5),
+                capturedAt: "2026-05-01T10:00:00Z"),
+            to: draft, now: now)
+        let fields = ReportFields(
+            name: name, designation: "LB", condition: "poor", occupancy: "vacant", priorityCategory: "A",
+            ownerType: "private", grade: "II")
+        #expect(
+            try stores.drafts.submit(
+                draftLocalID: draft.localID, userID: userID, fields: fields, token: UUID().uuidString, now: now)
+                == .queued)
+    }
+
+    /// A visitor's report on the kiosk's pages: start, one photo, the form, submit (KioskTests' flow).
+    static func submitOnTablet(_ tablet: HTTPClient, name: String) async throws {
+        let start = try await KioskTests.post(tablet, "/kiosk/start", [("app_version", "0.1.0")], tokenFrom: "/kiosk")
+        #expect(start.status == 303)
+        let token = try SignedInClient.csrf(in: try await tablet.curl("/kiosk/photos", []).body)
+        let upload = try await tablet.curl(
+            "/kiosk/photos",
+            [
+                "-X", "POST", "-H", "X-CSRF-Token: \(token)", "-H", "Accept: application/json", "-F",
+                "photo=@\(try TestImages.jpeg());type=image/jpeg",
+            ])
+        #expect(upload.status == 201, "\(upload.body)")
+        let form = try await tablet.curl("/kiosk/form", [])
+        let submitToken = try #require(KioskTests.first(#"name="submit_token" value="[0-9a-f]{64}""#, in: form.body))
+            .dropFirst(#"name="submit_token" value=""#.count).dropLast()
+        let fields: [(String, String)] = [
+            ("submit_token", String(submitToken)), ("name", name), ("designation", "LB"), ("condition", "poor"),
+            ("occupancy", "vacant"), ("priority_category", "A"), ("owner_type", "private"), ("grade", "II"),
+        ]
+        let receipt = try await KioskTests.post(tablet, "/kiosk/submit", fields, tokenFrom: "/kiosk/form")
+        #expect(receipt.status == 200, "\(receipt.status) \(receipt.body.prefix(300))")
+    }
+
     /// The start of the next UTC hour `hour` o'clock after `now`.
     static func nextUTC(hour: Int, after now: Double) -> Double {
         let today = (now / 86_400).rounded(.down) * 86_400 + Double(hour * 3600)
@@ -77,12 +121,14 @@ import Testing
         #expect(page.body.contains("At most 2 e-mails an hour"))
         #expect(try await Self.choose(coordinator, mode: "each_kiosk").status == 303)
         #expect(try await coordinator.get("/review/settings").body.contains(#"value="each_kiosk" checked"#))
-        _ = try await KioskTests.enrolledTablet(server, coordinator)
+        let (tablet, _) = try await KioskTests.enrolledTablet(server, coordinator)
         let kioskID = try #require(Int64(try sqlite(server.dataDir, "SELECT id FROM kiosks")))
         // A volunteer's report is not a kiosk's: no mail for it.
         let volunteer = try await SignedInClient(server)
-        try ReviewTests.insertReports(server, email: volunteer.email, count: 1, prefix: "Volunteer")
-        for number in 1...3 { try Self.kioskReport(server, kioskID: kioskID, name: "Kiosk \(number)") }
+        try Self.volunteerReport(server, email: volunteer.email, name: "Volunteer 1")
+        // The first through the tablet's own pages, as a visitor submits; the others as its outbox does.
+        try await Self.submitOnTablet(tablet, name: "Kiosk 1")
+        for number in 2...3 { try Self.kioskReport(server, kioskID: kioskID, name: "Kiosk \(number)") }
 
         let mails = try await sink.waitForMessages(2)
         #expect(
