@@ -110,7 +110,7 @@ import Testing
     }
 
     @Test(
-        "NOT-02: a coordinator who chose each kiosk report gets one mail per kiosk report; past the hourly cap the rest are folded into the next hour's digest"
+        "NOT-02, NOT-05: a coordinator who chose each kiosk report gets one mail per kiosk report, a hostile title injecting nothing; past the hourly cap the rest are folded into the next hour's digest"
     )
     func eachKioskReportThenTheCapFoldsIntoTheDigest() async throws {
         let sink = try await SMTPSink()
@@ -128,13 +128,19 @@ import Testing
         try Self.volunteerReport(server, email: volunteer.email, name: "Volunteer 1")
         // The first through the tablet's own pages, as a visitor submits; the others as its outbox does.
         try await Self.submitOnTablet(tablet, name: "Kiosk 1")
-        for number in 2...3 { try Self.kioskReport(server, kioskID: kioskID, name: "Kiosk \(number)") }
+        // NOT-05: a visitor's hostile title is one line of the subject and escaped text in the HTML.
+        let hostile = "Kiosk 2\r\nBcc: evil@example.org <b>x</b>"
+        for name in [hostile, "Kiosk 3"] { try Self.kioskReport(server, kioskID: kioskID, name: name) }
 
         let mails = try await sink.waitForMessages(2)
         #expect(
             Set(mails.map { $0["subject"] ?? "" }) == [
-                "A report to review: “Kiosk 1”", "A report to review: “Kiosk 2”",
+                "A report to review: “Kiosk 1”", "A report to review: “Kiosk 2 Bcc: evil@example.org <b>x</b>”",
             ])
+        #expect(mails.allSatisfy { !$0.headerNames.contains { $0.lowercased() == "bcc" } })
+        #expect(mails.contains { $0.html.contains("Kiosk 2 Bcc: evil@example.org &lt;b&gt;x&lt;/b&gt;") })
+        #expect(mails.allSatisfy { !$0.html.contains("<b>x") })
+        #expect(try sink.envelope(2)["to"] as? [String] == [ReviewTests.coordinator])
         #expect(mails.allSatisfy { $0.text.contains("https://har.example.org/review?review=received") })
         #expect(try sink.envelope(1)["to"] as? [String] == [ReviewTests.coordinator])
         #expect(
