@@ -57,14 +57,12 @@ extension SQLMailOutboxStore: CoordinatorMailStore {
         }
     }
 
-    /// Due at once (`next_attempt_at` 0), whatever clock the pass was given.
+    /// Due at once (`next_attempt_at` 0), whatever clock the pass was given. The pass runs every minute
+    /// on every node: the counts are read in a snapshot, and the writer is taken only when the period
+    /// still lacks its row and there is something to tell; the row's key settles any race between nodes.
     func queueDigest(userID: Int64, key: String, foldedBefore: Double?, now: Double, token: String) throws -> Bool {
-        try database.write { db in
-            if try db.scalar(
-                "SELECT count(*) FROM mail_outbox WHERE event_key = ? AND user_id = ?", .text(key), .integer(userID)
-            ).int ?? 0 > 0 {
-                return false
-            }
+        let counts = try database.read { db -> DigestCounts? in
+            if try Self.exists(db, key: key, userID: userID) { return nil }
             var counts = try Self.waitingCounts(db, now: now)
             counts.folded = Int(
                 try db.scalar(
@@ -74,8 +72,11 @@ extension SQLMailOutboxStore: CoordinatorMailStore {
                         AND created_at < ?
                     """, .integer(userID), .real((foldedBefore ?? now) - 3600), .real(foldedBefore ?? now)
                 ).int ?? 0)
-            if foldedBefore != nil ? counts.folded == 0 : counts.isEmpty { return false }
-            return try db.run(
+            return foldedBefore != nil ? (counts.folded == 0 ? nil : counts) : (counts.isEmpty ? nil : counts)
+        }
+        guard let counts else { return false }
+        return try database.write { db in
+            try db.run(
                 """
                 INSERT INTO mail_outbox (event_key, user_id, kind, language, detail, token, state, next_attempt_at,
                     created_at)
@@ -83,6 +84,13 @@ extension SQLMailOutboxStore: CoordinatorMailStore {
                 ON CONFLICT (event_key, user_id) DO NOTHING
                 """, .text(key), .text(counts.detail), .text(token), .real(now), .integer(userID)) == 1
         }
+    }
+
+    /// Whether the period's row is made already (on any node).
+    static func exists(_ db: some SQLConnection, key: String, userID: Int64) throws -> Bool {
+        try db.scalar(
+            "SELECT count(*) FROM mail_outbox WHERE event_key = ? AND user_id = ?", .text(key), .integer(userID)
+        ).int ?? 0 > 0
     }
 
     /// Reports waiting for a first look, the age of the oldest, replies from reporters, delivery failures:
@@ -107,12 +115,9 @@ extension SQLMailOutboxStore: CoordinatorMailStore {
     }
 
     func queueAdminNote(userID: Int64, key: String, olderThan: Double, now: Double, token: String) throws -> Bool {
-        try database.write { db in
-            if try db.scalar(
-                "SELECT count(*) FROM mail_outbox WHERE event_key = ? AND user_id = ?", .text(key), .integer(userID)
-            ).int ?? 0 > 0 {
-                return false
-            }
+        if try database.read({ db in try Self.exists(db, key: key, userID: userID) }) { return false }
+        return try database.write { db in
+            if try Self.exists(db, key: key, userID: userID) { return false }
             let cutoff = now - olderThan
             let failures =
                 try db.scalar(
