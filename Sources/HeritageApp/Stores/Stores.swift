@@ -44,18 +44,24 @@ extension Stores {
     }
 
     static func sqlite(_ database: SQLiteDatabase, mailCap: Int = 10) -> Stores {
+        on(database, mailCap: mailCap, close: { database.close() })
+    }
+
+    /// Every store on one backend: the same generic stores whichever it is (SQLBackend.swift).
+    /// `mailCap`: coordinators' immediate mail per hour, each (`mail_immediate_per_hour`).
+    static func on<Backend: SQLBackend>(
+        _ database: Backend, mailCap: Int = 10, close: @escaping @Sendable () -> Void
+    ) -> Stores {
         let reports = SQLReportStore(database: database)
         return Stores(
             users: SQLUserStore(database: database), settings: SQLSettingsStore(database: database),
             drafts: SQLDraftStore(database: database, mailImmediatePerHour: mailCap), reports: reports, outbox: reports,
-            leases: SQLiteOutboxLeases(database: database),
-            instance: SQLInstanceStore(database: database),
+            leases: SQLOutboxLeases(database: database), instance: SQLInstanceStore(database: database),
             signInLimits: SQLSignInLimitStore(database: database),
             photoQuota: SQLPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
             kiosks: SQLKioskStore(database: database, mailImmediatePerHour: mailCap),
-            mail: SQLMailOutboxStore(database: database),
-            notifications: SQLMailOutboxStore(database: database),
-            coordinatorMail: SQLMailOutboxStore(database: database), close: { database.close() })
+            mail: SQLMailOutboxStore(database: database), notifications: SQLMailOutboxStore(database: database),
+            coordinatorMail: SQLMailOutboxStore(database: database), close: close)
     }
 }
 
@@ -80,19 +86,12 @@ extension Stores {
     /// The stores on the PostgreSQL database at `url` (migrated when needed, under an advisory lock),
     /// with at most `poolSize` connections.
     static func postgres(url: String, poolSize: Int, mailCap: Int = 10) throws -> Stores {
-        let database = try PostgresDatabase(url: url, poolSize: poolSize, migrations: PostgresAppMigrations.all)
-        let reports = SQLReportStore(database: database)
-        return Stores(
-            users: SQLUserStore(database: database), settings: SQLSettingsStore(database: database),
-            drafts: SQLDraftStore(database: database, mailImmediatePerHour: mailCap), reports: reports, outbox: reports,
-            leases: PostgresOutboxLeases(database: database),
-            instance: SQLInstanceStore(database: database),
-            signInLimits: SQLSignInLimitStore(database: database),
-            photoQuota: SQLPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
-            kiosks: SQLKioskStore(database: database, mailImmediatePerHour: mailCap),
-            mail: SQLMailOutboxStore(database: database),
-            notifications: SQLMailOutboxStore(database: database),
-            coordinatorMail: SQLMailOutboxStore(database: database), close: { database.close() })
+        postgres(
+            try PostgresDatabase(url: url, poolSize: poolSize, migrations: PostgresAppMigrations.all), mailCap: mailCap)
+    }
+
+    static func postgres(_ database: PostgresDatabase, mailCap: Int = 10) -> Stores {
+        on(database, mailCap: mailCap, close: { database.close() })
     }
 }
 
