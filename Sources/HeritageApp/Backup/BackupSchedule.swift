@@ -37,7 +37,7 @@ final class BackupSchedule: Sendable {
     func start() throws {
         try DataFolder.prepare(folder)
         let newest = backups().map(\.time).max()
-        metrics.scheduled(lastSuccess: newest)
+        metrics.scheduled(lastSuccess: newest, interval: interval, now: WallClock.now())
         let firstDue = newest.map { $0 + interval } ?? WallClock.now() + 5
         task.withLock { $0 = Task.detached { await self.run(firstDue: firstDue) } }
     }

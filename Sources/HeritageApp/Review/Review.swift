@@ -19,6 +19,8 @@ struct ReviewSettings: Sendable {
     var mapTileURL: String
     /// The node's exports, shared by every copy of these settings.
     var exports: ExportRunner
+    /// The scheduled backups' figures, for the administrators' notice when they are overdue.
+    var backups: BackupMetrics?
 
     init(configuration: Configuration, wakeWorker: @escaping @Sendable () -> Void) {
         exportsDirectory = configuration.exportsDirectory
