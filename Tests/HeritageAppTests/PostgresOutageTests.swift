@@ -92,4 +92,34 @@ struct PostgresOutageTests {
         try checkPlatformHolds(captured, platformDatabase: platform.databasePath)
         await platform.stop()
     }
+
+    /// OPS-04: the review's dashboard and a kiosk's screen, while PostgreSQL is stopped: 503 with the
+    /// message (a kiosk's routes read the store through their own wrapper); both answer again after
+    /// the database's return.
+    @Test func ops04ReviewAndKioskScreensAnswer503WhilePostgresIsStopped() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let postgres = try PostgresServer()
+        let platform = try await PlatformProcess(folder: folder, verified: KioskTests.coordinator)
+        var environment = PostgresServeTests.environment(database: postgres.connectionString, platform: platform)
+        environment["HAR_COORDINATORS"] = KioskTests.coordinator
+        let server = try RunningServer(environment: environment)
+        let coordinator = try await SignedInClient(server, email: KioskTests.coordinator)
+        let (tablet, _) = try await KioskTests.enrolledTablet(server, coordinator)
+        #expect(try await tablet.curl("/kiosk", []).status == 200)
+
+        try postgres.stopImmediately()
+        let kiosk = try await tablet.curl("/kiosk", [])
+        #expect(kiosk.status == 503 && kiosk.body.contains("cannot reach its database"), "\(kiosk.status)")
+        let review = try await coordinator.get("/review")
+        #expect(review.status == 503 && review.body.contains("cannot reach its database"), "\(review.status)")
+        try postgres.start()
+
+        try await waitUntil("the kiosk answers again", timeout: 30, interval: 0.2) {
+            try await tablet.curl("/kiosk", []).status == 200
+        }
+        #expect(try await coordinator.get("/review").status == 200)
+        await server.stop()
+        await platform.stop()
+    }
 }
