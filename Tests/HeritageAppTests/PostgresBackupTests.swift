@@ -6,6 +6,10 @@ import Testing
 
 @testable import HeritageApp
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `har backup` with `database_url`: `pg_dump -Fc` of the database in place of the SQLite snapshot,
 /// the shared photo folder's files, checked without a server, restored with `pg_restore` into an empty
 /// database only, and reconciled before anything is sent again, against a real PostgreSQL this test
@@ -133,5 +137,41 @@ struct PostgresBackupTests {
         let pool = try PostgresPool(target, configuration: .init(size: 1))
         defer { pool.close() }
         #expect(try pool.withConnection { try $0.scalar("SELECT to_regclass('reports') IS NULL").int } == 1)
+    }
+
+    /// OPS-05 on PostgreSQL: the disk `pg_dump` writes to (the data folder's) is full: the backup
+    /// fails with pg_dump's reason, leaves neither a dump nor a `.partial`, and succeeds once there
+    /// is room. Root only (a small tmpfs), skipped elsewhere.
+    @Test func ops05PostgresBackupOnAFullDiskFailsCleanly() async throws {
+        guard let disk = try SmallDisk(bytes: 4 << 20) else { return }
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let fixture = try OutboxFixture(dataDir: folder + "/single")
+        try fixture.addUser(email: "pg-full@example.org", session: PlatformSession(sessionID: "s"))
+        try fixture.queueReports(3, photos: 1)
+        let source = try PostgresCluster.shared().makeDatabase()
+        let environment = [
+            "HAR_DATABASE_URL": source, "HAR_PHOTO_DIR": fixture.dataDir + "/photos",
+            "HAR_DATA_DIR": disk.path + "/node",
+            "HAR_PLATFORM_URL": "https://api.example.org", "HAR_CONSUMER_KEY": "k", "HAR_CONSUMER_SECRET": "s",
+        ]
+        let copied = try await runHar(
+            ["migrate", "sqlite-to-postgres", "--from", fixture.dataDir], environment: environment)
+        try #require(copied.status == 0, "\(copied.stderr)")
+        #expect(mkdir(disk.path + "/node", 0o700) == 0)
+        try fill(disk.path, leaving: 0, with: disk.path + "/filler")
+
+        let archive = folder + "/pg.tar"
+        let full = try await runHar(["backup", "create", "--to", archive], environment: environment)
+        #expect(full.status == 1, "\(full.stdout) \(full.stderr)")
+        #expect(
+            full.stderr.contains("cannot dump") && full.stderr.contains("No space left on device"), "\(full.stderr)")
+        #expect(!full.stderr.contains("host="), "the database URL is not shown")
+        #expect(fileNames(in: disk.path + "/node").allSatisfy { !$0.hasPrefix("backup-") }, "no dump left")
+        #expect(fileNames(in: folder).allSatisfy { !$0.hasPrefix("pg.tar") }, "neither a backup nor a .partial")
+
+        unlink(disk.path + "/filler")
+        let roomAgain = try await runHar(["backup", "create", "--to", archive], environment: environment)
+        #expect(roomAgain.status == 0, "\(roomAgain.stderr)")
     }
 }
