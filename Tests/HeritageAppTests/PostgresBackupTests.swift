@@ -175,3 +175,43 @@ struct PostgresBackupTests {
         #expect(roomAgain.status == 0, "\(roomAgain.stderr)")
     }
 }
+
+/// OPS-03 on PostgreSQL: scheduled backups on two nodes sharing one database and one `backup_dir`.
+@Suite(.serialized, .enabled(if: PostgresCluster.isInstalled, Comment(rawValue: PostgresCluster.skipMessage)))
+struct PostgresScheduledBackupTests {
+    /// OPS-03: both nodes' schedules come due together; one node makes the interval's backup (a
+    /// PostgreSQL one), the other passes its turn (`har_backup_turns_passed_total`); neither fails.
+    @Test func ops03OneNodeOfTwoMakesEachScheduledBackup() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let platform = try await PlatformProcess(folder: folder)
+        var environment = PostgresServeTests.environment(
+            database: try PostgresCluster.shared().makeDatabase(), platform: platform)
+        environment["HAR_PHOTO_DIR"] = folder + "/photos"
+        environment["HAR_BACKUP_DIR"] = folder + "/backups"
+        environment["HAR_BACKUP_INTERVAL"] = "3600"
+        let nodes = try ["node-a", "node-b"].map {
+            try RunningServer(environment: environment.merging(["HAR_NODE_ID": $0]) { $1 })
+        }
+        let schedules = try nodes.map { node in
+            try #require(
+                BackupSchedule(
+                    configuration: node.application.configuration, metrics: node.application.metrics.backups,
+                    log: Log(), stores: node.application.stores))
+        }
+        for schedule in schedules { try schedule.start() }
+        defer { for schedule in schedules { schedule.stop() } }
+        let metrics = nodes.map { $0.application.metrics.backups }
+        try await waitUntil("one node has made the backup and the other passed its turn", timeout: 60) {
+            metrics.map(\.text).contains { $0.contains("har_backup_turns_passed_total 1") }
+                && fileNames(in: folder + "/backups").contains { $0.hasSuffix(".tar") }
+        }
+        let backups = fileNames(in: folder + "/backups").filter { $0.hasSuffix(".tar") }
+        #expect(backups.count == 1, "\(backups)")
+        #expect(metrics.allSatisfy { $0.text.contains("har_backup_failures_total 0") })
+        let made = try await manifest(of: folder + "/backups/" + backups[0])
+        #expect(made.database == "postgresql")
+        for node in nodes { await node.stop() }
+        await platform.stop()
+    }
+}

@@ -9,6 +9,7 @@ final class BackupMetrics: Sendable {
         var duration = 0.0
         var bytes = 0
         var failures = 0
+        var passed = 0
         var interval = 0.0
         /// When the schedule started: the reference while no backup has succeeded yet.
         var since = 0.0
@@ -52,6 +53,14 @@ final class BackupMetrics: Sendable {
 
     func failed() { figures.withLock { $0.failures += 1 } }
 
+    /// Another node had this interval's turn; `newest` is the newest backup in `backup_dir`.
+    func passed(newest: Double?) {
+        figures.withLock {
+            $0.passed += 1
+            if let newest, newest > $0.lastSuccess { $0.lastSuccess = newest }
+        }
+    }
+
     var lastSuccess: Double { figures.withLock { $0.lastSuccess } }
 
     var text: String {
@@ -70,6 +79,9 @@ final class BackupMetrics: Sendable {
             # HELP har_backup_failures_total Scheduled backups that failed since start.
             # TYPE har_backup_failures_total counter
             har_backup_failures_total \(figures.failures)
+            # HELP har_backup_turns_passed_total Scheduled backups left to another node sharing the database.
+            # TYPE har_backup_turns_passed_total counter
+            har_backup_turns_passed_total \(figures.passed)
 
             """
     }
