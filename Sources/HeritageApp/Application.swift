@@ -179,6 +179,7 @@ public final class Application: Sendable {
         UnsubscribeRoutes.register(on: &router, web: web)
         var reviewSettings = ReviewSettings(configuration: configuration, wakeWorker: { worker.wake() })
         reviewSettings.exports = parts.exports
+        reviewSettings.backups = parts.metrics.backups
         ReviewRoutes.register(on: &router, web: web, settings: reviewSettings, drafts: drafts)
         KioskRoutes.register(
             on: &router, web: web, drafts: drafts, settings: KioskSettings(configuration: configuration),

@@ -18,6 +18,28 @@ public enum ConnectionString {
         throw PostgresError(sqlState: "08001", message: "database_url is not valid: \(problem(in: text))")
     }
 
+    /// The connection's settings as libpq's environment variables (`PGHOST`, `PGPASSWORD`, …), for
+    /// `pg_dump` and `pg_restore`: given on their command line, a password would show in `ps` to every
+    /// user of the machine; in the environment only the process's owner can read it.
+    public static func environment(_ text: String) throws -> [String: String] {
+        try validate(text)
+        var libpqMessage: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(text, &libpqMessage) else {
+            if let libpqMessage { PQfreemem(libpqMessage) }
+            throw PostgresError(sqlState: "08001", message: "database_url is not valid")
+        }
+        defer { PQconninfoFree(options) }
+        var variables: [String: String] = [:]
+        var option = options
+        while option.pointee.keyword != nil {
+            if let value = option.pointee.val, let name = option.pointee.envvar {
+                variables[String(cString: name)] = String(cString: value)
+            }
+            option += 1
+        }
+        return variables
+    }
+
     /// What is wrong, in words that quote nothing but a scheme or a key.
     static func problem(in text: String) -> String {
         let trimmed = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" }

@@ -50,6 +50,16 @@ public final class PostgresConnection {
         return PQstatus(handle) == CONNECTION_OK
     }
 
+    /// False when the server has closed the connection since its last use (stopped, restarted):
+    /// reads whatever its socket holds, without waiting. An idle connection's socket holds nothing
+    /// unless the server said goodbye (an error, then the end of the stream).
+    public var isStillOpen: Bool {
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
+        var poller = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, 0) > 0 else { return true }
+        return PQconsumeInput(handle) == 1 && PQstatus(handle) == CONNECTION_OK
+    }
+
     /// True when no transaction is open (or the last one failed and was not ended).
     public var isIdle: Bool {
         guard let handle else { return true }

@@ -104,10 +104,19 @@ public final class PostgresPool: @unchecked Sendable {
     public var openConnectionCount: Int { locked { openCount } }
 
     private func checkOut() throws -> PostgresConnection {
+        var stale: [PostgresConnection] = []
+        defer { for connection in stale { connection.close() } }
         let reuse = try locked { () throws -> PostgresConnection? in
             while true {
                 if isClosed { throw PostgresError.misuse("the PostgreSQL pool is closed") }
-                if let connection = idle.popLast() { return connection }
+                if let connection = idle.popLast() {
+                    // The server closed it while it waited here (a restart): a new one instead, so
+                    // the first statements after the server's return do not fail on old connections.
+                    if connection.isStillOpen { return connection }
+                    stale.append(connection)
+                    openCount -= 1
+                    continue
+                }
                 if openCount < configuration.size {
                     openCount += 1
                     return nil

@@ -92,7 +92,7 @@ public final class PostgresCluster: Sendable {
 
     /// Runs a server program to completion (posix_spawn and waitpid: `pg_ctl start` leaves the server
     /// running behind it, which Foundation's `Process` can wait on forever), its output in a file.
-    private static func run(_ program: String, _ arguments: [String], asRoot: Bool) throws {
+    public static func run(_ program: String, _ arguments: [String], asRoot: Bool) throws {
         let argv = asRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--", program] + arguments : [program] + arguments
         let folder = try TestPaths.temporaryDirectory(prefix: "har-pg-run")
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -23,10 +23,14 @@ struct BackupCreator {
 
     let dataDir: String
     let photosDirectory: String
+    /// PostgreSQL's connection string: the database is then dumped with `pg_dump -Fc`
+    /// (`BackupCreator+Postgres.swift`) and the photos come from the shared photo folder.
+    let databaseURL: String?
 
     init(configuration: Configuration) {
         dataDir = configuration.dataDir
         photosDirectory = configuration.photosDirectory
+        databaseURL = configuration.databaseURL
     }
 
     func create(to destination: String) throws -> Result {
@@ -35,6 +39,7 @@ struct BackupCreator {
             throw BackupError("a backup's name must not end in .partial (the name of one being written)")
         }
         let database = dataDir + "/har.sqlite"
+        if let databaseURL { return try createFromPostgres(databaseURL, to: destination, startedAt: started) }
         guard access(database, R_OK) == 0 else { throw BackupError("no database at \(database)") }
         removeLeftovers()
         let snapshot = dataDir + "/backup-snapshot-\(getpid()).sqlite"
@@ -43,14 +48,23 @@ struct BackupCreator {
         try takeSnapshot(of: database, into: snapshot)
         let manifest = try makeManifest(snapshot: snapshot, takenAt: started)
 
+        try writeArchive(manifest: manifest, database: snapshot, to: destination)
+        return Result(
+            path: destination, bytes: BackupReader.size(of: destination), seconds: WallClock.now() - started,
+            photoFiles: manifest.files.count - 1, manifest: manifest)
+    }
+
+    /// Streams the manifest, the database file, the photo files and the trailer into `NAME.partial`,
+    /// flushes it, checks it whole, and renames it to `NAME`; on any failure the `.partial` goes.
+    func writeArchive(manifest: BackupManifest, database: String, to destination: String) throws {
         let partial = destination + ".partial"
         do {
             let writer = try ArchiveWriter(path: partial)
             try writer.add(name: BackupManifest.entryName, bytes: try manifest.encoded())
             for file in manifest.files {
                 let source =
-                    file.path == BackupManifest.databaseEntry
-                    ? snapshot : photosDirectory + "/" + file.path.dropFirst("photos/".count)
+                    file.path == manifest.databaseEntryName
+                    ? database : photosDirectory + "/" + file.path.dropFirst("photos/".count)
                 try writer.add(name: file.path, file: source, size: file.size, sha256: file.sha256)
             }
             let sealed = writer.seal()
@@ -72,9 +86,6 @@ struct BackupCreator {
             unlink(partial)
             throw error
         }
-        return Result(
-            path: destination, bytes: BackupReader.size(of: destination), seconds: WallClock.now() - started,
-            photoFiles: manifest.files.count - 1, manifest: manifest)
     }
 
     /// Reads the written archive back and checks it as `har backup verify` does, the database
@@ -133,36 +144,18 @@ struct BackupCreator {
                 path: BackupManifest.databaseEntry, size: BackupReader.size(of: snapshot),
                 sha256: try SHA256Stream.hashFile(at: snapshot))
         ]
-        var swept: [String] = []
-        var missing: [String] = []
-        let photos = try db.query("SELECT local_id, state, sha256 FROM photos ORDER BY id")
-        for row in photos {
-            guard let localID = try row.string("local_id"), PhotoFiles.isValidID(localID) else { continue }
-            let original = photosDirectory + "/" + localID
-            if let size = Self.regularFileSize(original), let sha256 = try row.string("sha256") {
-                files.append(BackupManifest.File(path: "photos/" + localID, size: size, sha256: sha256))
-            } else if try row.string("state") == "stored" {
-                swept.append(localID)
-                continue
-            } else {
-                missing.append(localID)
-                continue
-            }
-            let thumbnail = original + ".thumb.jpg"
-            if let size = Self.regularFileSize(thumbnail) {
-                files.append(
-                    BackupManifest.File(
-                        path: "photos/\(localID).thumb.jpg", size: size,
-                        sha256: try SHA256Stream.hashFile(at: thumbnail)))
-            }
+        let photos = try db.query("SELECT local_id, state, sha256 FROM photos ORDER BY id").map {
+            PhotoRow(localID: try $0.string("local_id"), state: try $0.string("state"), sha256: try $0.string("sha256"))
         }
+        let (photoFiles, swept, missing) = try photoEntries(photos)
+        files += photoFiles
         return BackupManifest(
             schemaVersion: schema, sqliteVersion: sqliteVersion, createdAt: ISO8601.utc(seconds: takenAt),
             rowCounts: counts, files: files, sweptPhotos: swept, missingPhotos: missing)
     }
 
     /// The snapshot and check folder of a backup whose process is gone (killed half-way).
-    private func removeLeftovers() {
+    func removeLeftovers() {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: dataDir)) ?? []
         for name in names where name.hasPrefix("backup-snapshot-") || name.hasPrefix("backup-verify-") {
             let digits = name.split(separator: "-").last?.prefix { $0.isNumber } ?? ""
@@ -170,7 +163,9 @@ struct BackupCreator {
             if name.hasPrefix("backup-verify-") {
                 try? FileManager.default.removeItem(atPath: dataDir + "/" + name)
             } else {
-                Self.removeDatabaseFiles(dataDir + "/" + String(name.prefix { $0 != "." }) + ".sqlite")
+                let stem = dataDir + "/" + String(name.prefix { $0 != "." })
+                Self.removeDatabaseFiles(stem + ".sqlite")
+                unlink(stem + ".pgdump")
             }
         }
     }

@@ -7,6 +7,9 @@ struct BackupManifest: Codable, Equatable {
     static let formatName = "har-backup 1"
     static let entryName = "MANIFEST.json"
     static let databaseEntry = "har.sqlite"
+    /// A PostgreSQL database's entry: `pg_dump -Fc` of it, in place of the SQLite file.
+    static let postgresDumpEntry = "har.pgdump"
+    static let postgresKind = "postgresql"
 
     struct File: Codable, Equatable {
         let path: String
@@ -28,6 +31,14 @@ struct BackupManifest: Codable, Equatable {
     /// Photos of the snapshot not yet on the platform whose files were missing from the data folder
     /// when the backup was taken: the loss is the data folder's, the backup says so.
     var missingPhotos: [String]
+    /// `postgresql` for a dump of a PostgreSQL database; absent for SQLite (the first backups had no such field).
+    var database: String?
+    /// The PostgreSQL server's version (`server_version`) when the dump was taken.
+    var postgresqlVersion: String?
+
+    var isPostgres: Bool { database == Self.postgresKind }
+    /// The name of the database's entry in the archive.
+    var databaseEntryName: String { isPostgres ? Self.postgresDumpEntry : Self.databaseEntry }
 
     enum CodingKeys: String, CodingKey {
         case format
@@ -39,6 +50,8 @@ struct BackupManifest: Codable, Equatable {
         case files
         case sweptPhotos = "swept_photos"
         case missingPhotos = "missing_photos"
+        case database
+        case postgresqlVersion = "postgresql_version"
     }
 
     func encoded() throws -> [UInt8] {

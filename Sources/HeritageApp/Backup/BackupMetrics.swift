@@ -9,15 +9,38 @@ final class BackupMetrics: Sendable {
         var duration = 0.0
         var bytes = 0
         var failures = 0
+        var passed = 0
+        var interval = 0.0
+        /// When the schedule started: the reference while no backup has succeeded yet.
+        var since = 0.0
     }
 
     private let figures = Mutex(Figures())
 
-    func scheduled(lastSuccess: Double?) {
+    func scheduled(lastSuccess: Double?, interval: Double, now: Double) {
         figures.withLock {
             $0.isScheduled = true
+            $0.interval = interval
+            $0.since = now
             if let lastSuccess { $0.lastSuccess = lastSuccess }
         }
+    }
+
+    /// Backups scheduled, and the last good one older than two intervals.
+    struct Overdue: Equatable {
+        /// When the last good backup began; nil when none has succeeded since `since`.
+        let lastSuccess: Double?
+        let since: Double
+    }
+
+    /// Whether the last good backup began more than two intervals before `now` (none yet: the
+    /// schedule started that long ago); nil when it is recent enough or nothing is scheduled.
+    func overdue(now: Double) -> Overdue? {
+        let figures = figures.withLock { $0 }
+        guard figures.isScheduled, figures.interval > 0 else { return nil }
+        let reference = figures.lastSuccess > 0 ? figures.lastSuccess : figures.since
+        guard now - reference > 2 * figures.interval else { return nil }
+        return Overdue(lastSuccess: figures.lastSuccess > 0 ? figures.lastSuccess : nil, since: figures.since)
     }
 
     func succeeded(at time: Double, seconds: Double, bytes: Int) {
@@ -29,6 +52,14 @@ final class BackupMetrics: Sendable {
     }
 
     func failed() { figures.withLock { $0.failures += 1 } }
+
+    /// Another node had this interval's turn; `newest` is the newest backup in `backup_dir`.
+    func passed(newest: Double?) {
+        figures.withLock {
+            $0.passed += 1
+            if let newest, newest > $0.lastSuccess { $0.lastSuccess = newest }
+        }
+    }
 
     var lastSuccess: Double { figures.withLock { $0.lastSuccess } }
 
@@ -48,6 +79,9 @@ final class BackupMetrics: Sendable {
             # HELP har_backup_failures_total Scheduled backups that failed since start.
             # TYPE har_backup_failures_total counter
             har_backup_failures_total \(figures.failures)
+            # HELP har_backup_turns_passed_total Scheduled backups left to another node sharing the database.
+            # TYPE har_backup_turns_passed_total counter
+            har_backup_turns_passed_total \(figures.passed)
 
             """
     }

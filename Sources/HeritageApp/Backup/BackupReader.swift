@@ -53,7 +53,8 @@ struct BackupReader {
             guard let entry = try archive.next() else {
                 throw .truncated("\(path) ends before \(file.path): the backup is incomplete")
             }
-            guard entry.name == file.path, entry.size == file.size, Self.isExpected(name: entry.name) else {
+            guard entry.name == file.path, entry.size == file.size, Self.isExpected(name: entry.name, in: manifest)
+            else {
                 throw .notABackup("\(path): found \(entry.name) where the manifest lists \(file.path)")
             }
             let digest = try copy(entry, from: archive)
@@ -77,7 +78,7 @@ struct BackupReader {
         guard try archive.next() == nil else {
             throw .notABackup("\(path): entries after the trailer")
         }
-        guard archived.contains(BackupManifest.databaseEntry) else {
+        guard archived.contains(manifest.databaseEntryName) else {
             throw .notABackup("\(path) holds no database")
         }
         try checkDatabase(manifest: manifest, archived: archived)
@@ -89,7 +90,9 @@ struct BackupReader {
     /// Copies an entry to the destination when it goes there (else only hashes it); its SHA-256.
     private func copy(_ entry: ArchiveReader.Entry, from archive: ArchiveReader) throws(BackupFailure) -> [UInt8] {
         let digest = SHA256Stream()
-        let keeps = entry.name == BackupManifest.databaseEntry || extractsPhotos
+        let keeps =
+            entry.name == BackupManifest.databaseEntry || entry.name == BackupManifest.postgresDumpEntry
+            || extractsPhotos
         var output: Int32 = -1
         if keeps {
             output = open(destination + "/" + entry.name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -118,6 +121,10 @@ struct BackupReader {
     }
 
     private func checkDatabase(manifest: BackupManifest, archived: Set<String>) throws(BackupFailure) {
+        if manifest.isPostgres {
+            return try checkDump(
+                destination + "/" + BackupManifest.postgresDumpEntry, manifest: manifest, archived: archived)
+        }
         let databasePath = destination + "/" + BackupManifest.databaseEntry
         do {
             let db = try Database(path: databasePath, mode: .readOnly, create: false)
@@ -160,9 +167,10 @@ struct BackupReader {
         }
     }
 
-    /// The names a backup of ours holds: the database, and photo files named by their UUIDs.
-    static func isExpected(name: String) -> Bool {
-        if name == BackupManifest.databaseEntry { return true }
+    /// The names a backup of ours holds: the database (of the manifest's kind), and photo files named
+    /// by their UUIDs.
+    static func isExpected(name: String, in manifest: BackupManifest) -> Bool {
+        if name == manifest.databaseEntryName { return true }
         guard name.hasPrefix("photos/") else { return false }
         var file = String(name.dropFirst("photos/".count))
         if file.hasSuffix(".thumb.jpg") { file.removeLast(".thumb.jpg".count) }

@@ -47,6 +47,11 @@ struct BackupRestorer {
         do {
             newLock = try DataFolderLock(dataDir: staging)
             summary = try BackupReader(path: archive, destination: staging, extractsPhotos: true).read()
+            guard !summary.manifest.isPostgres else {
+                throw BackupError(
+                    "\(archive) is a backup of a PostgreSQL database: restore it with database_url set, into an "
+                        + "empty database")
+            }
             counts = try prepareDatabase(staging + "/har.sqlite", now: now)
         } catch {
             try? FileManager.default.removeItem(atPath: staging)

@@ -21,11 +21,29 @@ final class BackupSchedule: Sendable {
     private let work = BlockingWork(label: "backup", limit: 1, threads: .background(nice: 10))
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    /// Nil when `backup_dir` is unset, or with PostgreSQL (whose backups are pg_dump's).
-    init?(configuration: Configuration, metrics: BackupMetrics, log: Log) {
-        guard let folder = configuration.backupDir, configuration.databaseURL == nil,
-            let retention = BackupRetention(keep: configuration.backupKeep)
+    /// This interval's turn: the `backup` gate of `worker_gates`, which one node holds at a time
+    /// (through the database, with PostgreSQL's several nodes), kept after a good backup so that the
+    /// others pass this interval, given back after a failure so that the next try may run anywhere.
+    struct Turn: Sendable {
+        let take: @Sendable (_ now: Double, _ until: Double) throws -> Bool
+        let giveBack: @Sendable () throws -> Void
+
+        init(stores: Stores, node: String) {
+            let leases = stores.leases
+            take = { now, until in try leases.takeGate("backup", holder: node, now: now, until: until) }
+            giveBack = { try leases.releaseGate("backup", holder: node) }
+        }
+    }
+
+    let turn: Turn?
+
+    /// Nil when `backup_dir` is unset. With `stores` on PostgreSQL, one node of those sharing the
+    /// database makes each interval's backup.
+    init?(configuration: Configuration, metrics: BackupMetrics, log: Log, stores: Stores? = nil) {
+        guard let folder = configuration.backupDir, let retention = BackupRetention(keep: configuration.backupKeep)
         else { return nil }
+        // One process has a SQLite data folder: no one to share the turn with.
+        turn = stores.flatMap { $0.leases.isShared ? Turn(stores: $0, node: configuration.nodeName) : nil }
         self.folder = BackupRestorer.trimmed(folder)
         interval = Double(configuration.backupInterval)
         self.retention = retention
@@ -37,7 +55,7 @@ final class BackupSchedule: Sendable {
     func start() throws {
         try DataFolder.prepare(folder)
         let newest = backups().map(\.time).max()
-        metrics.scheduled(lastSuccess: newest)
+        metrics.scheduled(lastSuccess: newest, interval: interval, now: WallClock.now())
         let firstDue = newest.map { $0 + interval } ?? WallClock.now() + 5
         task.withLock { $0 = Task.detached { await self.run(firstDue: firstDue) } }
     }
@@ -54,7 +72,15 @@ final class BackupSchedule: Sendable {
                 try? await Task.sleep(for: .milliseconds(Int(min(wait, 60) * 1000)))
                 continue
             }
-            let path = BackupCommand.defaultPath(in: folder, now: WallClock.now())
+            let now = WallClock.now()
+            if let turn, (try? turn.take(now, now + interval * 0.9)) != true {
+                // Another node makes this interval's backup (or the database is down): looked at again
+                // in a while; its backup, in a shared backup_dir, is this node's last success too.
+                metrics.passed(newest: backups().map(\.time).max())
+                due = now + min(interval, 300)
+                continue
+            }
+            let path = BackupCommand.defaultPath(in: folder, now: now)
             do {
                 let (creator, started) = (creator, WallClock.now())
                 let result = try await work.run { try creator.create(to: path) }
@@ -64,6 +90,7 @@ final class BackupSchedule: Sendable {
                 due = started + interval
             } catch {
                 metrics.failed()
+                try? turn?.giveBack()
                 log.error("scheduled backup failed: \(error)")
                 due = WallClock.now() + min(interval, 300)
             }

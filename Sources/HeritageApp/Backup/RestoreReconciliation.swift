@@ -1,5 +1,6 @@
 import Basics
 import FoundationEssentials
+import PostgresStorage
 import Storage
 
 /// What a restored database must do before it sends anything: the platform may already hold what
@@ -23,31 +24,39 @@ enum RestoreReconciliation {
     static let finalStates = "'draft', 'cancelled', 'deleted', 'withdrawn'"
 
     static func apply(to db: Database, now: Double) throws -> Counts {
-        try db.transaction {
-            var counts = Counts()
-            counts.reports = try db.run(
-                """
-                UPDATE reports SET create_attempted_at = COALESCE(create_attempted_at, submitted_at, creation_time)
-                WHERE platform_report_id IS NULL AND state NOT IN (\(finalStates), 'stored')
-                """)
-            counts.photos = try db.run(
-                """
-                UPDATE photos SET state = 'uploading'
-                WHERE state = 'pending'
-                  AND report_id IN (SELECT id FROM reports WHERE state NOT IN (\(finalStates)))
-                """)
-            _ = try db.run(
-                "UPDATE reports SET lease_holder = NULL, lease_until = NULL WHERE lease_holder IS NOT NULL")
-            _ = try db.run("DELETE FROM worker_gates")
-            // Due at once: the retry delays were the old process's.
-            _ = try db.run("UPDATE reports SET next_attempt_at = NULL WHERE state = 'retry_wait'")
-            _ = try db.run(
-                """
-                INSERT INTO instance (key, value) VALUES ('restored_at', ?)
-                ON CONFLICT (key) DO UPDATE SET value = excluded.value
-                """, .text(ISO8601.utc(seconds: now)))
-            return counts
-        }
+        try db.transaction { try statements(db, now: now) }
+    }
+
+    /// The same on a restored PostgreSQL database, in one transaction.
+    static func apply(to db: PostgresConnection, now: Double) throws -> Counts {
+        try db.transaction(.serializable) { try statements(db, now: now) }
+    }
+
+    /// The changes, in the words both dialects share; the caller holds the transaction.
+    private static func statements<C: SQLConnection>(_ db: C, now: Double) throws -> Counts {
+        var counts = Counts()
+        counts.reports = try db.run(
+            """
+            UPDATE reports SET create_attempted_at = COALESCE(create_attempted_at, submitted_at, creation_time)
+            WHERE platform_report_id IS NULL AND state NOT IN (\(finalStates), 'stored')
+            """)
+        counts.photos = try db.run(
+            """
+            UPDATE photos SET state = 'uploading'
+            WHERE state = 'pending'
+              AND report_id IN (SELECT id FROM reports WHERE state NOT IN (\(finalStates)))
+            """)
+        _ = try db.run(
+            "UPDATE reports SET lease_holder = NULL, lease_until = NULL WHERE lease_holder IS NOT NULL")
+        _ = try db.run("DELETE FROM worker_gates")
+        // Due at once: the retry delays were the old process's.
+        _ = try db.run("UPDATE reports SET next_attempt_at = NULL WHERE state = 'retry_wait'")
+        _ = try db.run(
+            """
+            INSERT INTO instance (key, value) VALUES ('restored_at', ?)
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value
+            """, .text(ISO8601.utc(seconds: now)))
+        return counts
     }
 
     /// A report the data folder had that the restore takes back: filed (submitted) there, and in the

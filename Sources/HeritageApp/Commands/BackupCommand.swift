@@ -12,13 +12,15 @@ enum BackupCommand {
     static let usage = """
         Usage:
           har backup [--config FILE] create [--to FILE]
-              one archive of a consistent database snapshot and the photos it names, written to
+              one archive of a consistent database snapshot (SQLite, or pg_dump -Fc with
+              database_url) and the photos it names, written to
               FILE.partial, checked, then renamed to FILE (default: backup_dir, else the current
               folder, har-backup-YYYYMMDDTHHMMSSZ.tar); works while har serve runs
           har backup verify FILE
               checks a backup without a server: checksums, the database's integrity and schema, photos
           har backup [--config FILE] restore FILE [--data-dir DIR]
-              into a stopped server's data folder (data_dir, or DIR), keeping the old one beside it
+              into a stopped server's data folder (data_dir, or DIR), keeping the old one beside it;
+              with database_url, into an empty PostgreSQL database and photo_dir (the old folder kept)
         """
 
     static func main(_ arguments: [String]) -> Int32 {
@@ -58,10 +60,6 @@ enum BackupCommand {
     }
 
     private static func create(_ configuration: Configuration, to destination: String?) -> Int32 {
-        guard configuration.databaseURL == nil else {
-            Command.printError("har backup works on the SQLite data folder; with database_url use pg_dump -Fc")
-            return 1
-        }
         let path = destination ?? defaultPath(in: configuration.backupDir ?? ".", now: WallClock.now())
         do {
             if destination == nil, let folder = configuration.backupDir { try DataFolder.prepare(folder) }
@@ -94,7 +92,10 @@ enum BackupCommand {
             let manifest = summary.manifest
             print(
                 "\(path): OK: taken \(manifest.createdAt) by har \(manifest.appVersion), schema "
-                    + "\(manifest.schemaVersion), SQLite \(manifest.sqliteVersion), "
+                    + "\(manifest.schemaVersion), "
+                    + (manifest.isPostgres
+                        ? "PostgreSQL \(manifest.postgresqlVersion ?? "?") (pg_dump), "
+                        : "SQLite \(manifest.sqliteVersion), ")
                     + "\(manifest.rowCounts["reports"] ?? 0) reports, \(manifest.rowCounts["photos"] ?? 0) photos, "
                     + "\(summary.photoFiles) photo files, \(summary.archiveBytes) bytes")
             if !manifest.missingPhotos.isEmpty {
@@ -108,12 +109,16 @@ enum BackupCommand {
     }
 
     private static func restore(_ path: String, configuration: Configuration) -> Int32 {
-        guard configuration.databaseURL == nil, configuration.photoDir == nil else {
-            Command.printError(
-                "har backup restore works on a single node's data folder (no database_url, no photo_dir)")
+        guard configuration.databaseURL != nil || configuration.photoDir == nil else {
+            Command.printError("har backup restore: photo_dir is for PostgreSQL's nodes; set database_url too")
             return 1
         }
         do {
+            if let databaseURL = configuration.databaseURL {
+                return try PostgresRestorer(
+                    databaseURL: databaseURL, photosDirectory: configuration.photosDirectory, say: { print($0) }
+                ).restore(from: path, now: WallClock.now())
+            }
             return try BackupRestorer(dataDir: configuration.dataDir, say: { print($0) })
                 .restore(from: path, now: WallClock.now())
         } catch let failure as BackupFailure {

@@ -24,7 +24,8 @@ enum Serve {
         log.info(
             "Heritage at Risk \(Command.version) listening on \(scheme)://\(configuration.host):\(application.port)")
         for warning in exposureWarnings(configuration) { log.warning(warning) }
-        let backups = BackupSchedule(configuration: configuration, metrics: application.metrics.backups, log: log)
+        let backups = BackupSchedule(
+            configuration: configuration, metrics: application.metrics.backups, log: log, stores: application.stores)
         do {
             try backups?.start()
         } catch {

@@ -136,13 +136,18 @@ extension Router {
         _ handler: @escaping @Sendable (Request, WebContext, Kiosk) throws -> Response
     ) {
         addInline(method: method, pattern: pattern, options: Web.declared(options)) { request in
-            let kiosk = try kiosks.kiosk(of: request)
-            // A browser that is no kiosk (a volunteer's, following a link to /kiosk) keeps its session.
-            let context = try kiosks.context(for: request, endsSession: kiosk != nil)
-            guard let kiosk else { return kiosks.notEnrolled(context) }
-            if let refusal = kiosks.csrfRefusal(request, context) { return refusal }
-            kiosks.seen(kiosk)
-            return try handler(request, context, kiosk)
+            do {
+                let kiosk = try kiosks.kiosk(of: request)
+                // A browser that is no kiosk (a volunteer's, following a link to /kiosk) keeps its session.
+                let context = try kiosks.context(for: request, endsSession: kiosk != nil)
+                guard let kiosk else { return kiosks.notEnrolled(context) }
+                if let refusal = kiosks.csrfRefusal(request, context) { return refusal }
+                kiosks.seen(kiosk)
+                return try handler(request, context, kiosk)
+            } catch let error as StoreError where error.kind == .unavailable {
+                // The database is down or its disk full: 503 (507) with the message, as on every screen.
+                return kiosks.web.storeFailureAnswer(request, access: .page, error: error)
+            }
         }
     }
 
@@ -151,13 +156,18 @@ extension Router {
         _ handler: @escaping @Sendable (Request, WebContext, Kiosk) async throws -> Response
     ) {
         add(method: method, pattern: pattern, options: Web.declared(options)) { request in
-            let kiosk = try kiosks.kiosk(of: request)
-            // A browser that is no kiosk (a volunteer's, following a link to /kiosk) keeps its session.
-            let context = try kiosks.context(for: request, endsSession: kiosk != nil)
-            guard let kiosk else { return kiosks.notEnrolled(context) }
-            if let refusal = kiosks.csrfRefusal(request, context) { return refusal }
-            kiosks.seen(kiosk)
-            return try await handler(request, context, kiosk)
+            do {
+                let kiosk = try kiosks.kiosk(of: request)
+                // A browser that is no kiosk (a volunteer's, following a link to /kiosk) keeps its session.
+                let context = try kiosks.context(for: request, endsSession: kiosk != nil)
+                guard let kiosk else { return kiosks.notEnrolled(context) }
+                if let refusal = kiosks.csrfRefusal(request, context) { return refusal }
+                kiosks.seen(kiosk)
+                return try await handler(request, context, kiosk)
+            } catch let error as StoreError where error.kind == .unavailable {
+                // The database is down or its disk full: 503 (507) with the message, as on every screen.
+                return kiosks.web.storeFailureAnswer(request, access: .page, error: error)
+            }
         }
     }
 }

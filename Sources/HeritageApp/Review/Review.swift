@@ -13,6 +13,8 @@ struct ReviewSettings: Sendable {
     var policy = ReviewPolicy.kiosk
     /// A report was approved (or a delivery action changed the queue): the worker looks at once.
     var wakeWorker: @Sendable () -> Void = {}
+    /// The scheduled backups' figures, for the administrators' notice when they are overdue.
+    var backups: BackupMetrics?
     /// Where exports are written before they are streamed (`Configuration.exportsDirectory`).
     var exportsDirectory: String
     /// The dashboard map's tiles (the creation page's `map_tile_url`).

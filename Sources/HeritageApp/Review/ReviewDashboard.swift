@@ -81,6 +81,8 @@ enum ReviewDashboard {
             "reasonOptions": options(
                 RejectReason.allCases.map(\.rawValue), selected: nil, prefix: "review.reason.", messages),
             "isAdmin": .bool(role >= .admin),
+            "backupOverdue": BackupNotice.value(
+                review.settings.backups, role: role, messages: messages, now: WallClock.now()),
             "mapSource": .string("/review/map.geojson?" + filterString),
             "tiles": .string(review.settings.mapTileURL),
             "reportQuery": .string(filterString.isEmpty ? "" : "?" + filterString),

@@ -52,6 +52,6 @@ extension StoreError {
     init(_ error: PostgresError) {
         let kind: Kind =
             error.isConstraintViolation ? .conflict : error.isSerializationFailure ? .busy : .unavailable
-        self.init(kind, error.description)
+        self.init(kind, error.description, isDiskFull: error.sqlState == "53100")
     }
 }

@@ -50,6 +50,6 @@ final class SQLiteDatabase: Sendable {
 extension StoreError {
     init(_ error: SQLiteError) {
         let kind: Kind = error.isConstraintViolation ? .conflict : error.isBusy ? .busy : .unavailable
-        self.init(kind, error.description)
+        self.init(kind, error.description, isDiskFull: error.code == 13)  // SQLITE_FULL
     }
 }

@@ -111,10 +111,13 @@ struct StoreError: Error, CustomStringConvertible, Sendable, Equatable {
 
     let kind: Kind
     let description: String
+    /// The database's disk is full (SQLite's `SQLITE_FULL`, PostgreSQL's 53100): answered 507, not 503.
+    var isDiskFull = false
 
-    init(_ kind: Kind, _ description: String) {
+    init(_ kind: Kind, _ description: String, isDiskFull: Bool = false) {
         self.kind = kind
         self.description = description
+        self.isDiskFull = isDiskFull
     }
 
     var isConflict: Bool { kind == .conflict }

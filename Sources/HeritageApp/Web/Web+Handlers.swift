@@ -13,14 +13,18 @@ extension Web {
     /// Wraps an inline handler (no waiting on the network: SQLite and templates only).
     func authenticated(_ access: Access, csrfProtected: Bool, _ handler: @escaping PageHandler) -> InlineHandler {
         { request in
-            var context = try self.context(for: request)
-            if let refusal = self.refusal(request, &context, access: access, csrfProtected: csrfProtected) {
-                return refusal
-            }
             do {
-                return try handler(request, context)
-            } catch is SignedOut {
-                return self.signedOutAnswer(access: access, context: context)
+                var context = try self.context(for: request)
+                if let refusal = self.refusal(request, &context, access: access, csrfProtected: csrfProtected) {
+                    return refusal
+                }
+                do {
+                    return try handler(request, context)
+                } catch is SignedOut {
+                    return self.signedOutAnswer(access: access, context: context)
+                }
+            } catch let error as StoreError where error.kind == .unavailable {
+                return self.storeFailureAnswer(request, access: access, error: error)
             }
         }
     }
@@ -29,16 +33,38 @@ extension Web {
     /// server thread waits).
     func authenticated(_ access: Access, csrfProtected: Bool, _ handler: @escaping AsyncPageHandler) -> AsyncHandler {
         { request in
-            var context = try self.context(for: request)
-            if let refusal = self.refusal(request, &context, access: access, csrfProtected: csrfProtected) {
-                return refusal
-            }
             do {
-                return try await handler(request, context)
-            } catch is SignedOut {
-                return self.signedOutAnswer(access: access, context: context)
+                var context = try self.context(for: request)
+                if let refusal = self.refusal(request, &context, access: access, csrfProtected: csrfProtected) {
+                    return refusal
+                }
+                do {
+                    return try await handler(request, context)
+                } catch is SignedOut {
+                    return self.signedOutAnswer(access: access, context: context)
+                }
+            } catch let error as StoreError where error.kind == .unavailable {
+                return self.storeFailureAnswer(request, access: access, error: error)
             }
         }
+    }
+
+    /// The database is down (PostgreSQL stopped, a connection refused) or its disk is full: a page or
+    /// JSON that says so in the visitor's language, 503 with a `Retry-After` (507 for a full disk),
+    /// rather than a bare 500. The session cannot be read then, so the answer is the signed-out
+    /// visitor's; the error goes to the log.
+    func storeFailureAnswer(_ request: Request, access: Access, error: StoreError) -> Response {
+        log.error("store error on \(request.method) \(request.path): \(error)")
+        let context = baseContext(for: request)
+        let (status, key) = error.isDiskFull ? (507, "errors.storeFull") : (503, "errors.storeDown")
+        var response =
+            access == .api || context.wantsJSON
+            ? jsonError(
+                error.isDiskFull ? "no_room" : "store_down", context.messages[key], status: status, context: context)
+            : errorPage(status: status, titleKey: key + "Title", messageKey: key, context: context)
+        if status == 503 { response.headers.add("Retry-After", "5") }
+        response.headers.add("Cache-Control", "no-store")
+        return response
     }
 
     /// Sign-in required but missing, or a CSRF token missing or wrong: the answer; else nil.

@@ -80,16 +80,21 @@ final class Web: Sendable {
 
     // MARK: - Context
 
-    /// Reads the session (one indexed read of the store), the language and the CSRF token of a request.
-    func context(for request: Request) throws -> WebContext {
+    /// The language and the kind of answer a request wants, with no session: what needs no store.
+    func baseContext(for request: Request) -> WebContext {
         let language = Language.negotiate(
             cookie: request.cookie(Self.languageCookieName), acceptLanguage: request.headers["Accept-Language"])
         let contentType = request.headers["Content-Type"]?.lowercased() ?? ""
         let accept = request.headers["Accept"]?.lowercased() ?? ""
         let wantsJSON = contentType.hasPrefix("application/json") || accept.hasPrefix("application/json")
-        var context = WebContext(
+        return WebContext(
             user: nil, session: nil, csrfToken: "", messages: catalog.messages(for: language), path: request.path,
             wantsJSON: wantsJSON)
+    }
+
+    /// Reads the session (one indexed read of the store), the language and the CSRF token of a request.
+    func context(for request: Request) throws -> WebContext {
+        var context = baseContext(for: request)
         let lookup = try request.cookie(sessionCookieName).map { try sessions.lookup(token: $0, now: WallClock.now()) }
         if case .live(let session, let user, let listVersion) = lookup {
             context.user = user

@@ -61,4 +61,17 @@ final class LeaseKeeper: Sendable {
             }
         }
     }
+
+    /// Gives the lease back once the store answers again, trying every second until it lapses or the
+    /// worker stops. After a store failure (the database stopped and started again, a pooled
+    /// connection that broke meanwhile), the report is taken up as soon as the database is back,
+    /// rather than when the lease lapses, up to `worker_lease_seconds` later.
+    func releaseWhenTheStoreAnswers(isStopping: @Sendable () -> Bool) async {
+        while !isStopping() {
+            let lease = self.lease
+            if (try? await queue.lease({ try $0.release(lease) })) != nil { return }
+            guard WallClock.now() + 1 < lease.until else { return }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
 }

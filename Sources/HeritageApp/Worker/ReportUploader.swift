@@ -46,9 +46,12 @@ struct ReportUploader: Sendable {
             let current = keeper.lease
             _ = try? await store.lease { try $0.release(current) }
         } catch {
-            // A store failure: the row keeps its last committed state and is taken up again later.
+            // A store failure: the row keeps its last committed state and is taken up again as soon
+            // as the store answers and the lease is given back.
             metrics.failure(WorkerFailureKind.store.rawValue)
             log.error("upload worker: report \(id): \(error)")
+            renewing.cancel()
+            await keeper.releaseWhenTheStoreAnswers(isStopping: isStopping)
         }
     }
 
