@@ -43,11 +43,12 @@ enum ReviewDashboard {
         }
         let messages = context.messages
         let filterString = query.queryString
-        let values: [String: MustacheValue] = [
-            "counts": [
-                "awaiting": .int(counts.awaitingReview), "replied": .int(counts.reporterReplied),
-                "attention": .int(counts.needsAttention), "held": .int(counts.held),
-            ],
+        var values: [String: MustacheValue] = [
+            "tabs": ReviewQueue.tabs(counts, query: query, messages: messages),
+            "oldestWaiting": MustacheValue(try ReviewQueue.oldestWaiting(store)),
+            "moreOpen": .bool(ReviewQueue.moreCount(query) > 0),
+            "moreCount": ReviewQueue.moreCount(query) > 0 ? .int(ReviewQueue.moreCount(query)) : .null,
+            "clearBounds": MustacheValue(ReviewQueue.withoutBounds(query)),
             "rows": .array(shown.map { ReviewPresentation.row($0, messages: messages) }),
             "total": .string(
                 total > countLimit
@@ -59,6 +60,7 @@ enum ReviewDashboard {
             "query": .string(filterString),
             "hidden": query.hiddenFields,
             "filter": [
+                "need": MustacheValue(query.filter.need?.rawValue),
                 "reporter": .string(query.filter.reporter), "q": .string(query.filter.text),
                 "from": .string(query.fromText), "to": .string(query.toText), "bounds": .string(query.boundsText),
                 "failure": .bool(query.filter.hasFailure), "trash": .bool(query.filter.trash),
@@ -80,12 +82,12 @@ enum ReviewDashboard {
             "actionOptions": options(ReviewBulk.actions, selected: nil, prefix: "review.action.", messages),
             "reasonOptions": options(
                 RejectReason.allCases.map(\.rawValue), selected: nil, prefix: "review.reason.", messages),
-            "isAdmin": .bool(role >= .admin),
             "mapSource": .string("/review/map.geojson?" + filterString),
             "tiles": .string(review.settings.mapTileURL),
             "reportQuery": .string(filterString.isEmpty ? "" : "?" + filterString),
             "policy": .string(messages["review.policy.\(review.settings.policy.rawValue)"]),
         ]
+        values["isAdmin"] = .bool(role >= .admin)
         return try review.web.render(
             "review", title: messages["review.title"], values, context: context)
     }

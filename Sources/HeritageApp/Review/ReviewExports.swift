@@ -19,7 +19,8 @@ enum ReviewExports {
             let query = ReviewQuery(request.query)
             let file = try ExportFile(directory: review.settings.exportsDirectory, suffix: "csv")
             try file.write(CSV.byteOrderMark + CSV.line(csvHeader))
-            try eachRow(review.store, query.filter) { row in try file.write(CSV.line(csvFields(row))) }
+            let messages = context.messages
+            try eachRow(review.store, query.filter) { row in try file.write(CSV.line(csvFields(row, messages))) }
             try audit(review, user: user, action: "export_csv", query: query)
             return try file.response(
                 request, context, type: "text/csv; charset=utf-8", name: "reports.csv")
@@ -96,13 +97,34 @@ enum ReviewExports {
         }
     }
 
-    static let csvHeader = [
-        "id", "local_id", "name", "reporter", "origin", "submitted_at", "review_state", "review_reason",
-        "delivery_state", "latitude", "longitude", "accuracy_m", "designation", "condition", "occupancy",
-        "priority_category", "owner_type", "grade", "photo_count", "platform_report_id",
-    ]
+    /// The machine columns (codes, ISO 8601 times), then the same values for people (`…_label`, in the
+    /// coordinator's language; `submitted_at_utc`: the server knows no reader's time zone).
+    static let csvHeader =
+        [
+            "id", "local_id", "name", "reporter", "origin", "submitted_at", "review_state", "review_reason",
+            "delivery_state", "latitude", "longitude", "accuracy_m", "designation", "condition", "occupancy",
+            "priority_category", "owner_type", "grade", "photo_count", "platform_report_id",
+        ] + humanHeader
 
-    static func csvFields(_ row: ReviewRow) -> [CSV.Cell] {
+    static let humanHeader =
+        ["submitted_at_utc", "origin_label", "review_state_label", "review_reason_label", "delivery_state_label"]
+        + ReviewLabels.fields.map { $0.name + "_label" }
+
+    static func csvFields(_ row: ReviewRow, _ messages: Messages) -> [CSV.Cell] {
+        let codes: [String: String?] = [
+            "designation": row.designation, "condition": row.condition, "occupancy": row.occupancy,
+            "priority_category": row.priorityCategory, "owner_type": row.ownerType, "grade": row.grade,
+        ]
+        let human: [CSV.Cell] =
+            [
+                .text(ReviewLabels.utcText(row.submittedAt)), .text(ReviewLabels.origin(row.origin, messages)),
+                .text(ReviewLabels.reviewState(row.review, messages)), .text(ReviewLabels.reason(row.reason, messages)),
+                .text(ReviewLabels.deliveryState(row.delivery, messages)),
+            ] + ReviewLabels.fields.map { .text(ReviewLabels.code($0.name, codes[$0.name] ?? nil, messages)) }
+        return machineFields(row) + human
+    }
+
+    static func machineFields(_ row: ReviewRow) -> [CSV.Cell] {
         [
             .number(String(row.id)), .text(row.localID), .text(row.name ?? ""), .text(row.reporter), .text(row.origin),
             .text(ISO8601.utc(seconds: row.submittedAt)), .text(row.review), .text(row.reason ?? ""),
