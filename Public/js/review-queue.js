@@ -1,11 +1,13 @@
 // The dashboard's queue (REV-05), an extra over a page that works without it: the bulk bar shows only
 // once a row is ticked (sticky at the bottom, with the count); a box in the table's head ticks the
-// whole page; the map sits beside the table on a wide screen and behind its toggle below that.
+// whole page; the map sits beside the table on a wide screen and behind its toggle below that; on a
+// phone the filters fold under their summary.
 // Without JavaScript the bulk form stays in the page below the table, and the map is not drawn.
 (function () {
   'use strict';
 
   var WIDE = '(min-width: 1200px)';
+  var NARROW = '(max-width: 599px)';
 
   function setUpBulkBar() {
     var form = document.getElementById('bulk-form');
@@ -57,7 +59,16 @@
     });
   }
 
+  // On a phone the filters fold away under their summary, unless the page is filtered: the rows come first.
+  function foldFilters() {
+    var box = document.getElementById('review-filter-box');
+    var form = document.getElementById('review-filters');
+    if (!box || !form || !window.matchMedia) return;
+    if (window.matchMedia(NARROW).matches && !form.dataset.set) box.open = false;
+  }
+
   function setUp() {
+    foldFilters();
     setUpBulkBar();
     setUpMapToggle();
   }

@@ -36,7 +36,7 @@
     if (hint) {
       var ago = document.createElement('span');
       ago.className = 'review-ago';
-      ago.textContent = ' · ' + hint;
+      ago.textContent = hint;
       element.appendChild(ago);
     }
     element.title = exact + ' (' + element.dataset.utc + ')';

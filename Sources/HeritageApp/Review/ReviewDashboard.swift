@@ -49,6 +49,7 @@ enum ReviewDashboard {
             "moreOpen": .bool(ReviewQueue.moreCount(query) > 0),
             "moreCount": ReviewQueue.moreCount(query) > 0 ? .int(ReviewQueue.moreCount(query)) : .null,
             "clearBounds": MustacheValue(ReviewQueue.withoutBounds(query)),
+            "filterCount": ReviewQueue.filterCount(query) > 0 ? .int(ReviewQueue.filterCount(query)) : .null,
             "rows": .array(shown.map { ReviewPresentation.row($0, messages: messages) }),
             "total": .string(
                 total > countLimit

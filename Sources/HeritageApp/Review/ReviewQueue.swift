@@ -61,6 +61,12 @@ enum ReviewQueue {
         ].filter { $0 }.count
     }
 
+    /// How many filters the page has besides its tab's (`need`; the order is no filter): a phone leaves
+    /// the filters open when any.
+    static func filterCount(_ query: ReviewQuery) -> Int {
+        query.pairs.filter { $0.0 != "need" && $0.0 != "sort" }.count
+    }
+
     /// The page without the map's bounds (nil when it has none): the bounds are no field to empty.
     static func withoutBounds(_ query: ReviewQuery) -> String? {
         guard !query.boundsText.isEmpty else { return nil }
