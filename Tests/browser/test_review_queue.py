@@ -215,3 +215,25 @@ def test_dashboard_screenshots_at_three_widths(browser, server, waiting):
             shot(browser, "review-queue-%d.png" % width)
     finally:
         browser.set_window_size(412, 860)
+
+
+def test_REV_05_map_beside_the_table_from_1200_px_and_behind_a_toggle_below(browser, server, waiting):
+    as_coordinator(browser, server)
+    try:
+        browser.set_window_size(1366, 900)
+        browser.get(server.url + "/review")
+        section = browser.find_element(By.ID, "review-map-section")
+        assert section.get_attribute("open") is not None
+        table = browser.find_element(By.CSS_SELECTOR, ".review-table-wrap").rect
+        drawn = browser.find_element(By.ID, "review-map").rect
+        assert drawn["x"] >= table["x"] + table["width"], "the map is beside the table"
+        browser.set_window_size(800, 1280)
+        browser.get(server.url + "/review")
+        section = browser.find_element(By.ID, "review-map-section")
+        assert section.get_attribute("open") is None and not browser.find_element(By.ID, "review-map").is_displayed()
+        browser.find_element(By.CSS_SELECTOR, "#review-map-section summary").click()
+        wait_for(browser, lambda d: d.find_element(By.ID, "review-map").get_attribute("data-markers") == "50", 20)
+        assert browser.find_element(By.ID, "review-map").size["height"] > 200
+        assert browser.find_element(By.ID, "map-bounds").is_displayed()
+    finally:
+        browser.set_window_size(412, 860)
