@@ -424,6 +424,11 @@ import Testing
         #expect(abs(coordinates[0] - 2.35) < 1e-9 && abs(coordinates[1] - 48.86) < 1e-9, "[longitude, latitude]")
         let properties = try #require(features.first?["properties"] as? [String: Any])
         #expect(properties["name"] as? String == "Bridge 1" && properties["review_state"] as? String == "received")
+        // Beside the codes, their labels for people (REV-05).
+        let labels = try #require(properties["labels"] as? [String: String])
+        #expect(labels["review_state"] == "Received" && labels["delivery_state"] == "Waiting")
+        #expect(labels["designation"] == "Listed building" && labels["grade"] == "Grade II")
+        #expect(labels["submitted_at_utc"]?.hasSuffix(" UTC") == true && labels["review_reason"] == nil)
         #expect(
             try sqlite(server.dataDir, "SELECT group_concat(action) FROM review_audit WHERE action LIKE 'export%'")
                 == "export_csv,export_csv,export_geojson")

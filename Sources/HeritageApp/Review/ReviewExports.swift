@@ -65,7 +65,7 @@ enum ReviewExports {
         var count = 0
         try eachRow(review.store, query.filter, limit: audited ? nil : mapLimit) { row in
             count += 1
-            let feature = Feature(row, withReporter: audited)
+            let feature = Feature(row, withReporter: audited, messages: context.messages)
             let bytes = Array(try encoder.encode(feature))
             try file.write(first ? "\n" : ",\n")
             try file.write(bytes)
@@ -111,17 +111,20 @@ enum ReviewExports {
         + ReviewLabels.fields.map { $0.name + "_label" }
 
     static func csvFields(_ row: ReviewRow, _ messages: Messages) -> [CSV.Cell] {
+        machineFields(row) + humanFields(row, messages).map { .text($0) }
+    }
+
+    /// The human columns' values, in `humanHeader`'s order.
+    static func humanFields(_ row: ReviewRow, _ messages: Messages) -> [String] {
         let codes: [String: String?] = [
             "designation": row.designation, "condition": row.condition, "occupancy": row.occupancy,
             "priority_category": row.priorityCategory, "owner_type": row.ownerType, "grade": row.grade,
         ]
-        let human: [CSV.Cell] =
-            [
-                .text(ReviewLabels.utcText(row.submittedAt)), .text(ReviewLabels.origin(row.origin, messages)),
-                .text(ReviewLabels.reviewState(row.review, messages)), .text(ReviewLabels.reason(row.reason, messages)),
-                .text(ReviewLabels.deliveryState(row.delivery, messages)),
-            ] + ReviewLabels.fields.map { .text(ReviewLabels.code($0.name, codes[$0.name] ?? nil, messages)) }
-        return machineFields(row) + human
+        return [
+            ReviewLabels.utcText(row.submittedAt), ReviewLabels.origin(row.origin, messages),
+            ReviewLabels.reviewState(row.review, messages), ReviewLabels.reason(row.reason, messages),
+            ReviewLabels.deliveryState(row.delivery, messages),
+        ] + ReviewLabels.fields.map { ReviewLabels.code($0.name, codes[$0.name] ?? nil, messages) }
     }
 
     static func machineFields(_ row: ReviewRow) -> [CSV.Cell] {
@@ -160,9 +163,14 @@ enum ReviewExports {
             var ownerType: String?
             var grade: String?
             var photoCount: Int
+            /// The same values for people, in the coordinator's language (`ReviewExports.humanHeader`'s
+            /// names without `_label`; `submitted_at_utc`).
+            var labels: [String: String] = [:]
 
             enum CodingKeys: String, CodingKey {
-                case id, name, reporter, origin, designation, condition, grade
+                case id, name, reporter, origin, designation, condition, occupancy, grade, labels
+                case priorityCategory = "priority_category"
+                case reviewReason = "review_reason"
                 case localID = "local_id"
                 case submittedAt = "submitted_at"
                 case reviewState = "review_state"
@@ -176,7 +184,7 @@ enum ReviewExports {
         var geometry: Point?
         var properties: Properties
 
-        init(_ row: ReviewRow, withReporter: Bool) {
+        init(_ row: ReviewRow, withReporter: Bool, messages: Messages) {
             if let latitude = row.latitude, let longitude = row.longitude {
                 geometry = Point(coordinates: [longitude, latitude])
             }
@@ -188,6 +196,11 @@ enum ReviewExports {
                 designation: row.designation, condition: row.condition, occupancy: row.occupancy,
                 priorityCategory: row.priorityCategory, ownerType: row.ownerType, grade: row.grade,
                 photoCount: row.photoCount)
+            properties.labels = Dictionary(
+                uniqueKeysWithValues: zip(
+                    ReviewExports.humanHeader.map { $0.hasSuffix("_label") ? String($0.dropLast(6)) : $0 },
+                    ReviewExports.humanFields(row, messages))
+            ).filter { !$0.value.isEmpty }
         }
 
         func encode(to encoder: any Encoder) throws {
