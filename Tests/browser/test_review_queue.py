@@ -141,6 +141,9 @@ def test_REV_05_bulk_form_works_without_javascript(server, waiting):
     assert status in (302, 303), status
     status, _, page = client.request("GET", "/review?need=waiting&sort=oldest")
     assert status == 200
+    # Without a script, times stay the exact UTC text, their ISO 8601 instant in `datetime`.
+    assert re.search(r'<time class="review-time" datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ">'
+                     r'\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC</time>', page)
     form = re.search(r'<form id="bulk-form"[^>]*>', page).group(0)
     assert " hidden" not in form
     csrf = re.search(r'name="_csrf" value="([0-9a-f]+)"', page).group(1)
@@ -175,7 +178,8 @@ def test_REV_05_codes_read_as_labels_on_dashboard_report_and_csv(browser, server
         time = row.find_element(By.CSS_SELECTOR, "time.review-time")
         assert time.get_attribute("datetime").endswith("Z")
         wait_for(browser, lambda d: time.get_attribute("title"))
-        assert "UTC" in time.get_attribute("title")
+        assert time.get_attribute("data-utc") in time.get_attribute("title")
+        assert time.get_attribute("data-utc").endswith(" UTC") and "UTC" not in time.text, "made local"
 
         browser.get(server.url + "/review/reports/%d" % waiting[0])
         details = dict(zip([e.text for e in browser.find_elements(By.CSS_SELECTOR, ".review-fields dt")],
