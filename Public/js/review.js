@@ -1,8 +1,6 @@
-// The coordinators' pages (issue 10): the dashboard's map of the filtered reports with clustered markers
-// (Leaflet.markercluster, vendored from Debian), "filter to the map's area", a report's map of its
-// photos, and the keyboard: on the dashboard J/K move between rows and Enter opens one; on a report's
-// page A approves, R goes to the reject reason, I to the needs-info message, J/K to the next and
-// previous report of the view.
+// The coordinators' dashboard (issue 10): the map of the filtered reports with clustered markers
+// (Leaflet.markercluster, vendored from Debian), "filter to the map's area", and the keyboard: J/K move
+// between rows and Enter opens one. A report's page has its own script, review-report.js.
 // Everything here is an extra: every action is a form that works without it.
 (function () {
   'use strict';
@@ -51,30 +49,6 @@
     }
   }
 
-  // A report's page (REV-06): its photos where they were taken, each with its accuracy as a circle.
-  function setUpPhotoMap() {
-    var box = document.getElementById('photo-map');
-    if (!box || !window.L) return;
-    var points;
-    try { points = JSON.parse(box.dataset.points); } catch (e) { return; }
-    if (!points || !points.length) return;
-    box.hidden = false;
-    L.Icon.Default.imagePath = '/static/vendor/leaflet/images/';
-    var map = L.map(box, { zoomControl: true, attributionControl: true });
-    L.tileLayer(box.dataset.tiles, { maxZoom: 19, attribution: '© OpenStreetMap contributors' }).addTo(map);
-    // The view first (a circle's bounds need a map that has one), then the markers and circles.
-    map.fitBounds(L.latLngBounds(points.map(function (point) { return [point[0], point[1]]; })),
-      { maxZoom: 18, padding: [24, 24] });
-    points.forEach(function (point) {
-      var title = String(box.dataset.alt || '').replace('{n}', String(point[3]));
-      L.marker([point[0], point[1]], { title: title, alt: title }).addTo(map);
-      if (typeof point[2] === 'number' && point[2] > 0) {
-        L.circle([point[0], point[1]], { radius: point[2], weight: 1, interactive: false }).addTo(map);
-      }
-    });
-    box.dataset.markers = String(points.length);
-  }
-
   function typing(target) {
     if (!target) return false;
     var tag = target.tagName;
@@ -90,35 +64,18 @@
     links[next].closest('tr').scrollIntoView({ block: 'nearest' });
   }
 
-  function go(id) {
-    var link = document.getElementById(id);
-    if (link) window.location.href = link.href;
-  }
-
-  function focusField(id) {
-    var field = document.getElementById(id);
-    if (field) { field.focus(); field.scrollIntoView({ block: 'center' }); }
-  }
-
   document.addEventListener('keydown', function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
     var key = event.key.toLowerCase();
-    var onReport = !!document.getElementById('review-history');
     var handled = true;
-    if (onReport && key === 'a' && document.getElementById('act-approve')) document.getElementById('act-approve').click();
-    else if (onReport && key === 'r') focusField('rj-reason');
-    else if (onReport && key === 'i') focusField('ni-message');
-    else if (onReport && key === 'j') go('next-report');
-    else if (onReport && key === 'k') go('previous-report');
-    else if (!onReport && key === 'j') moveRow(1);
-    else if (!onReport && key === 'k') moveRow(-1);
+    if (key === 'j') moveRow(1);
+    else if (key === 'k') moveRow(-1);
     else handled = false;
     if (handled) event.preventDefault();
   });
 
   function setUp() {
     setUpMap();
-    setUpPhotoMap();
   }
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', setUp);

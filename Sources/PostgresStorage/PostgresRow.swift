@@ -19,7 +19,7 @@ final class PostgresColumns: Sendable {
 ///
 /// The accessors are those of Storage's `Row`, so that a store reads both backends' rows alike; asking
 /// for a column the query does not return throws.
-public struct PostgresRow: Sendable {
+public struct PostgresRow: Sendable, ValueReading {
     let columns: PostgresColumns
     public let values: [SQLValue]
 
@@ -45,15 +45,4 @@ public struct PostgresRow: Sendable {
         }
         return values[index]
     }
-
-    public func isNull(_ index: Int) throws -> Bool { try value(at: index) == .null }
-    public func isNull(_ name: String) throws -> Bool { try value(named: name) == .null }
-    public func int(_ index: Int) throws -> Int64? { try value(at: index).int }
-    public func int(_ name: String) throws -> Int64? { try value(named: name).int }
-    public func double(_ index: Int) throws -> Double? { try value(at: index).double }
-    public func double(_ name: String) throws -> Double? { try value(named: name).double }
-    public func string(_ index: Int) throws -> String? { try value(at: index).string }
-    public func string(_ name: String) throws -> String? { try value(named: name).string }
-    public func blob(_ index: Int) throws -> [UInt8]? { try value(at: index).blob }
-    public func blob(_ name: String) throws -> [UInt8]? { try value(named: name).blob }
 }

@@ -4,7 +4,7 @@ import CSQLite
 /// A compiled SQL statement. Parameters are bound, never interpolated; `deinit` finalizes it.
 ///
 /// It keeps its `Database` alive, so the connection cannot be freed under a live statement.
-public final class Statement {
+public final class Statement: ValueReading {
     public let database: Database
     /// The SQL as written, without bound values (safe to log).
     public let sql: String
@@ -314,20 +314,7 @@ public final class Statement {
     public func value(named name: String) throws -> SQLValue {
         try value(at: try columnIndex(named: name))
     }
-
-    /// Whether the current row's column holds NULL.
-    public func isNull(_ index: Int) throws -> Bool { try value(at: index) == .null }
-    public func isNull(_ name: String) throws -> Bool { try value(named: name) == .null }
-
-    // Typed reads: nil means NULL (or a stored type that does not convert; see SQLValue).
-    public func int(_ index: Int) throws -> Int64? { try value(at: index).int }
-    public func int(_ name: String) throws -> Int64? { try value(named: name).int }
-    public func double(_ index: Int) throws -> Double? { try value(at: index).double }
-    public func double(_ name: String) throws -> Double? { try value(named: name).double }
-    public func string(_ index: Int) throws -> String? { try value(at: index).string }
-    public func string(_ name: String) throws -> String? { try value(named: name).string }
-    public func blob(_ index: Int) throws -> [UInt8]? { try value(at: index).blob }
-    public func blob(_ name: String) throws -> [UInt8]? { try value(named: name).blob }
+    // The typed reads of the current row (`int`, `string`, `isNull`, …) are `ValueReading`'s.
 }
 
 @available(*, unavailable)

@@ -1,7 +1,6 @@
-import CVips
 import Foundation
-import Imaging
 import PlatformClient
+import PostgresStorage
 import Storage
 import Testing
 
@@ -89,37 +88,74 @@ struct CapturedReport {
 /// a platform session, queued reports, photo files under photos/<local_id>.
 final class OutboxFixture: @unchecked Sendable {
     let dataDir: String
-    let pool: DatabasePool
+    /// The SQLite file's pool; nil on PostgreSQL.
+    let pool: DatabasePool!
+    /// The PostgreSQL database (`HAR_DATABASE_URL` for a `har serve` on it); nil on SQLite.
+    let databaseURL: String?
+    /// The database the fixture's SQL runs on, either backend (SQL in the words both dialects share).
+    private let backend: any SQLBackend
+    private let postgresStores: Stores?
     private(set) var userID: Int64 = 0
     /// The application's stores on this fixture's database (the same pool).
-    var stores: Stores { Stores.sqlite(SQLiteDatabase(pool: pool)) }
+    var stores: Stores { postgresStores ?? Stores.sqlite(SQLiteDatabase(pool: pool)) }
     private(set) var captured: [CapturedReport] = []
 
-    init(dataDir: String) throws {
+    /// On the data folder's SQLite file, or on a database of its own on the tests' PostgreSQL cluster
+    /// (`StoreBackend.postgres`); photo files under `dataDir` either way.
+    init(dataDir: String, on store: StoreBackend = .sqlite) throws {
         self.dataDir = dataDir
         try FileManager.default.createDirectory(atPath: dataDir + "/photos", withIntermediateDirectories: true)
-        pool = try DatabasePool(path: dataDir + "/har.sqlite", configuration: .init(migrations: AppMigrations.all))
+        if store.name == StoreBackend.postgres.name {
+            let url = try PostgresCluster.shared().makeDatabase()
+            let database = try PostgresDatabase(url: url, poolSize: 4, migrations: PostgresAppMigrations.all)
+            (pool, databaseURL, backend, postgresStores) = (nil, url, database, Stores.postgres(database))
+        } else {
+            let pool = try DatabasePool(
+                path: dataDir + "/har.sqlite", configuration: .init(migrations: AppMigrations.all))
+            (self.pool, databaseURL, backend, postgresStores) = (pool, nil, SQLiteDatabase(pool: pool), nil)
+        }
     }
+
+    deinit { postgresStores?.close() }
+
+    private static func write<Backend: SQLBackend, T>(
+        _ backend: Backend, _ body: (any SQLConnection) throws -> T
+    ) throws -> T {
+        try backend.write { db in try body(db) }
+    }
+
+    /// One column of every row, as text.
+    private static func column<Backend: SQLBackend>(
+        _ backend: Backend, _ sql: String, _ parameters: [SQLValue], _ name: String
+    ) throws -> [String?] {
+        try backend.read { db in try db.query(sql, parameters).map { try $0.string(name) } }
+    }
+
+    /// A transaction on the fixture's database.
+    func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T { try Self.write(backend, body) }
 
     func addUser(email: String, session: PlatformSession) throws {
         let now = Date().timeIntervalSince1970
-        userID = try pool.write { db in
+        userID = try write { db in
             _ = try db.run(
                 """
                 INSERT INTO users (email, platform_session_id, platform_session_expires_at, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?)
-                """, .text(email), .text(session.sessionID),
-                SQLValue(session.expirationTime?.timeIntervalSince1970), .real(now), .real(now))
-            return try db.scalar("SELECT id FROM users WHERE email = ?", .text(email)).int ?? 0
+                """,
+                [
+                    .text(email), .text(session.sessionID), SQLValue(session.expirationTime?.timeIntervalSince1970),
+                    .real(now), .real(now),
+                ])
+            return try db.scalar("SELECT id FROM users WHERE email = ?", [.text(email)]).int ?? 0
         }
     }
 
     /// A sign-in as the screens record it: the user's platform session replaced.
     func updateSession(_ session: PlatformSession) throws {
-        try pool.write { db in
+        try write { db in
             _ = try db.run(
                 "UPDATE users SET platform_session_id = ?, platform_session_expires_at = ? WHERE id = ?",
-                .text(session.sessionID), SQLValue(session.expirationTime?.timeIntervalSince1970), .integer(userID))
+                [.text(session.sessionID), SQLValue(session.expirationTime?.timeIntervalSince1970), .integer(userID)])
         }
     }
 
@@ -130,16 +166,19 @@ final class OutboxFixture: @unchecked Sendable {
             let placeName = "Chapel \(tag)\(captured.count + 1) \(localID.prefix(8))"
             var hashes: [String] = []
             let now = Date().timeIntervalSince1970
-            let id = try pool.write { db -> Int64 in
+            let id = try write { db -> Int64 in
                 _ = try db.run(
                     """
                     INSERT INTO reports (user_id, local_id, state, name, designation, condition, occupancy,
                         priority_category, owner_type, grade, latitude, longitude, accuracy, creation_time,
                         submitted_at, updated_at)
                     VALUES (?, ?, 'queued', ?, 'LB', 'poor', 'vacant', 'A', 'private', 'II', ?, ?, 8, ?, ?, ?)
-                    """, .integer(userID), .text(localID), .text(placeName), .real(latitude),
-                    .real(-0.12 - Double(index) / 1000), .real(now), .real(now), .real(now))
-                let reportID = try db.scalar("SELECT id FROM reports WHERE local_id = ?", .text(localID)).int ?? 0
+                    """,
+                    [
+                        .integer(userID), .text(localID), .text(placeName), .real(latitude),
+                        .real(-0.12 - Double(index) / 1000), .real(now), .real(now), .real(now),
+                    ])
+                let reportID = try db.scalar("SELECT id FROM reports WHERE local_id = ?", [.text(localID)]).int ?? 0
                 for position in 0..<photos {
                     let photoID = UUID().uuidString.lowercased()
                     let bytes = Self.jpegBytes(size: Int.random(in: 20_000...50_000))
@@ -154,9 +193,11 @@ final class OutboxFixture: @unchecked Sendable {
                         INSERT INTO photos (report_id, local_id, position, content_type, size, sha256, latitude,
                             longitude, captured_at, created_at)
                         VALUES (?, ?, ?, 'image/jpeg', ?, ?, 51.5, -0.12, '2026-05-01T10:00:00Z', ?)
-                        """, .integer(reportID), .text(photoID), .integer(Int64(position)),
-                        .integer(Int64(bytes.count)),
-                        .text(sha), .real(now))
+                        """,
+                        [
+                            .integer(reportID), .text(photoID), .integer(Int64(position)),
+                            .integer(Int64(bytes.count)), .text(sha), .real(now),
+                        ])
                 }
                 return reportID
             }
@@ -174,8 +215,8 @@ final class OutboxFixture: @unchecked Sendable {
     /// A report that went in through the web endpoints (`WebReporter`): remembered for the final
     /// check, with its row id in this database.
     func recordSubmitted(localID: String, placeName: String, photoHashes: [String]) throws {
-        let id = try pool.read { db in
-            try db.scalar("SELECT id FROM reports WHERE local_id = ?", .text(localID)).int ?? 0
+        let id = try write { db in
+            try db.scalar("SELECT id FROM reports WHERE local_id = ?", [.text(localID)]).int ?? 0
         }
         guard id != 0 else { throw TestFailure("submitted report \(localID) is not in the app's database") }
         captured.append(CapturedReport(id: id, localID: localID, placeName: placeName, photoHashes: photoHashes))
@@ -183,27 +224,26 @@ final class OutboxFixture: @unchecked Sendable {
 
     /// The SHA-256 of each photo of a report as the application recorded it, in position order.
     func recordedHashes(of localID: String) throws -> [String] {
-        try pool.read { db in
-            try db.query(
-                """
-                SELECT p.sha256 FROM photos p JOIN reports r ON r.id = p.report_id WHERE r.local_id = ?
-                ORDER BY p.position
-                """, .text(localID)
-            ).map { try $0.string("sha256") ?? "" }
-        }
+        try Self.column(
+            backend,
+            """
+            SELECT p.sha256 FROM photos p JOIN reports r ON r.id = p.report_id WHERE r.local_id = ?
+            ORDER BY p.position
+            """, [.text(localID)], "sha256"
+        ).map { $0 ?? "" }
     }
 
     func states() throws -> [String: Int] { try stores.outbox.countsByState() }
 
     func state(of localID: String) throws -> (state: String, lastError: String?) {
-        try pool.read { db in
-            let row = try db.query("SELECT state, last_error FROM reports WHERE local_id = ?", .text(localID)).first
-            return (try row?.string("state") ?? "", try row?.string("last_error"))
-        }
+        let sql = "SELECT state, last_error FROM reports WHERE local_id = ?"
+        let state = try Self.column(backend, sql, [.text(localID)], "state").first ?? nil
+        let lastError = try Self.column(backend, sql, [.text(localID)], "last_error").first ?? nil
+        return (state ?? "", lastError)
     }
 
     func execute(_ sql: String) throws {
-        try pool.write { db in try db.execute(sql) }
+        _ = try write { db in try db.run(sql, []) }
     }
 
     /// The worker as `har serve` builds it, on this fixture's database, with fast retries.
@@ -248,155 +288,16 @@ func checkPlatformHolds(_ captured: [CapturedReport], platformDatabase: String) 
 
 /// The environment of a `har serve` process (HarProcess) on `dataDir`, sending to the platform
 /// process with its consumer key, with fast retries so that a faulty queue drains quickly.
-func serveEnvironment(dataDir: String, platform: PlatformProcess, workerEnabled: Bool = true) -> [String: String] {
-    [
+func serveEnvironment(
+    dataDir: String, platform: PlatformProcess, workerEnabled: Bool = true, databaseURL: String? = nil
+) -> [String: String] {
+    var environment = [
         "HAR_PORT": "0", "HAR_DATA_DIR": dataDir, "HAR_PLATFORM_URL": platform.baseURL,
         "HAR_CONSUMER_KEY": PlatformProcess.key, "HAR_CONSUMER_SECRET": PlatformProcess.secret,
         "HAR_WORKER_ENABLED": workerEnabled ? "true" : "false",
         "HAR_WORKER_REPORTS_AT_ONCE": "8", "HAR_WORKER_PHOTOS_AT_ONCE": "4",
         "HAR_RETRY_BASE_SECONDS": "0.05", "HAR_RETRY_CAP_SECONDS": "1",
     ]
-}
-
-/// A person at a browser without JavaScript, submitting reports through the web endpoints of the
-/// application (the test client, with its cookie jar): sign in once, then for each report open the
-/// creation page (a draft), upload its photos (multipart, as the file input sends them) and post
-/// the submission form with its one-time token. Each photo is a real JPEG written by libvips, of a
-/// size of its own and with a comment segment of its own, so no two photos have the same bytes; the
-/// SHA-256 of exactly the bytes sent is what the platform must end up holding.
-final class WebReporter {
-    let baseURL: String
-    let folder: String
-    let http: HTTPClient
-    private(set) var csrf = ""
-    private(set) var signInAttempts = 0
-    private var photosMade = 0
-
-    init(baseURL: String, folder: String) throws {
-        self.baseURL = baseURL
-        self.folder = folder + "/web-reporter"
-        try FileManager.default.createDirectory(atPath: self.folder, withIntermediateDirectories: true)
-        http = try HTTPClient(baseURL: baseURL)
-        Imaging.initialize()
-    }
-
-    func get(_ path: String) async throws -> CurlResponse { try await http.get(path) }
-
-    /// A POST; `arguments` in curl's words (`--data-urlencode`, `-F`, `-H`).
-    func post(_ path: String, _ arguments: [String]) async throws -> CurlResponse {
-        try await http.curl(path, arguments)
-    }
-
-    /// Signs in through the application, which asks the platform. With faults on, the platform may
-    /// fail the call: the page then says to try again (503, or 502 for a garbled answer), and the
-    /// user does, a bounded number of times. Each attempt counts against the sign-in rate limit
-    /// (10 per 5 minutes), hence one sign-in for the whole test and at most `attempts` tries.
-    func signIn(email: String, password: String = "correct horse battery", attempts: Int = 8) async throws {
-        var last = ""
-        for attempt in 1...attempts {
-            signInAttempts = attempt
-            let page = try await get("/signin")
-            guard page.status == 200 else { throw TestFailure("GET /signin: \(page.status)") }
-            let token = try SignedInClient.csrf(in: page.body)
-            let answer = try await post(
-                "/signin",
-                [
-                    "--data-urlencode", "email=\(email)", "--data-urlencode", "password=\(password)",
-                    "--data-urlencode", "_csrf=\(token)",
-                ])
-            if answer.status == 303, answer.headers["location"] == "/reports" { return }
-            last = "\(answer.status) \(answer.body.prefix(300))"
-            guard answer.status == 503 || answer.status == 502 else { throw TestFailure("sign-in refused: \(last)") }
-            try await Task.sleep(for: .milliseconds(300))
-        }
-        throw TestFailure("sign-in failed \(attempts) times; last: \(last)")
-    }
-
-    /// A JPEG of about 1-2 KB: a libvips gradient of a size that changes from one photo to the next,
-    /// with a COM segment carrying `label` and a UUID after the SOI marker.
-    func jpeg(label: String) throws -> [UInt8] {
-        photosMade += 1
-        let (width, height) = (80 + photosMade % 48, 60 + photosMade / 48 % 24)
-        let path = folder + "/vips-\(photosMade).jpg"
-        var image: OpaquePointer?
-        guard har_vips_test_image(&image, Int32(width), Int32(height), 3) == 0, let image else {
-            throw TestFailure("vips")
-        }
-        defer { har_vips_unref(image) }
-        guard har_vips_test_save(image, path, 0) == 0 else { throw TestFailure("vips save") }
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let encoded = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        guard encoded.starts(with: [0xFF, 0xD8]) else { throw TestFailure("libvips did not write a JPEG") }
-        let text = Array("har-test \(label) \(UUID().uuidString)".utf8)
-        let length = text.count + 2
-        return [0xFF, 0xD8, 0xFF, 0xFE, UInt8(length >> 8), UInt8(length & 0xFF)] + text + encoded.dropFirst(2)
-    }
-
-    /// One report through the web endpoints: creation page, `photos` uploads, the submission form.
-    /// Returns the draft's id (the report's local id) and the SHA-256 of each photo sent, in order.
-    func submitReport(name: String, photos: Int, latitude: Double, longitude: Double) async throws
-        -> (localID: String, hashes: [String])
-    {
-        let creation = try await get("/reports/new")
-        guard creation.status == 200 else { throw TestFailure("GET /reports/new: \(creation.status)") }
-        csrf = try SignedInClient.csrf(in: creation.body)
-        guard let draft = creation.body.firstMatch(#"data-draft="([0-9a-f-]{36})""#) else {
-            throw TestFailure("no draft id on the creation page")
-        }
-        var hashes: [String] = []
-        for position in 0..<photos {
-            let bytes = try jpeg(label: "\(name) photo \(position)")
-            let path = folder + "/\(draft)-\(position).jpg"
-            guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-                throw TestFailure("cannot write \(path)")
-            }
-            defer { try? FileManager.default.removeItem(atPath: path) }
-            let answer = try await post(
-                "/api/drafts/\(draft)/photos",
-                [
-                    "-H", "X-CSRF-Token: \(csrf)", "-H", "Accept: application/json", "-F",
-                    "photo=@\(path);type=image/jpeg",
-                    "-F", "latitude=\(latitude)", "-F", "longitude=\(longitude)", "-F", "accuracy=8",
-                ])
-            guard answer.status == 201 else {
-                throw TestFailure("photo upload: \(answer.status) \(answer.body.prefix(300))")
-            }
-            hashes.append(SHA256Stream.hash(bytes))
-        }
-        let page = try await get("/reports/new/submit")
-        guard let token = page.body.firstMatch(#"name="submit_token" value="([0-9a-f]{64})""#),
-            page.body.firstMatch(#"name="draft" value="([0-9a-f-]{36})""#) == draft
-        else { throw TestFailure("submission page: \(page.status), no token or another draft") }
-        var arguments = [
-            "--data-urlencode", "_csrf=\(csrf)", "--data-urlencode", "submit_token=\(token)",
-            "--data-urlencode", "draft=\(draft)", "--data-urlencode", "name=\(name)",
-        ]
-        let codes = [
-            "designation": "LB", "condition": "poor", "occupancy": "vacant", "priority_category": "A",
-            "owner_type": "private", "grade": "II",
-        ]
-        for (field, code) in codes.sorted(by: { $0.key < $1.key }) {
-            arguments += ["--data-urlencode", "\(field)=\(code)"]
-        }
-        let submitted = try await post("/reports/new/submit", arguments)
-        guard submitted.status == 303, submitted.headers["location"] == "/reports" else {
-            throw TestFailure("submission: \(submitted.status) \(submitted.body.prefix(300))")
-        }
-        return (draft, hashes)
-    }
-
-    /// `count` reports of `photos` photos each, recorded in `fixture` for the final check.
-    func submitReports(_ count: Int, photos: Int = 3, tag: String, into fixture: OutboxFixture) async throws {
-        for index in 0..<count {
-            let name = "Chapel \(tag) \(index + 1) \(UUID().uuidString.prefix(8).lowercased())"
-            let (localID, hashes) = try await submitReport(
-                name: name, photos: photos, latitude: 51.5, longitude: -0.12 - Double(index) / 1000)
-            // The application recorded the hash of exactly the bytes sent (it keeps the original file).
-            let recorded = try fixture.recordedHashes(of: localID)
-            guard recorded == hashes else {
-                throw TestFailure("\(name): the app recorded \(recorded), the test sent \(hashes)")
-            }
-            try fixture.recordSubmitted(localID: localID, placeName: name, photoHashes: hashes)
-        }
-    }
+    if let databaseURL { environment["HAR_DATABASE_URL"] = databaseURL }
+    return environment
 }

@@ -516,6 +516,33 @@ def test_axe_review_queue_states(driver, server, lang, width):
 
 
 @pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_review_triage_and_photo_viewer(driver, server, lang, width):
+    """REV-13: triage with its Undo and each picker of the decision bar open, the list of keys, and the
+    photo viewer open over the page."""
+    coordinator_user(driver, server)
+    as_visitor(driver, server, lang, width, user="coordinator")
+    open_page(driver, server, "/review/triage?q=review", lang)
+    wait_for(driver, lambda d: "triage=1" in d.current_url)
+    assert_no_violations(driver, "triage")
+    for toggle, box in [("reject-toggle", "reject-box"), ("dup-toggle", "dup-box"), ("more-toggle", "more-box")]:
+        target = driver.find_element(By.ID, toggle)
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", target)
+        target.click()
+        wait_for(driver, lambda d: d.find_element(By.ID, box).get_attribute("open") is not None)
+        assert_no_violations(driver, "triage, %s open" % box)
+    driver.execute_script("document.getElementById('keys-dialog').showModal()")
+    assert_no_violations(driver, "triage, the list of keys")
+    driver.execute_script("document.getElementById('keys-dialog').close()")
+    chapel = review_report_id(server, "Review Chapel")
+    open_page(driver, server, "/review/reports/%d?triage=1&q=review" % chapel, lang)
+    photo = driver.find_element(By.CSS_SELECTOR, ".photo-open")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", photo)
+    photo.click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "photo-viewer").get_attribute("open") is not None)
+    assert_no_violations(driver, "the photo viewer")
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
 def test_axe_review_forbidden(driver, server, lang, width):
     as_visitor(driver, server, lang, width, user="empty")
     open_page(driver, server, "/review", lang)

@@ -81,7 +81,9 @@ def test_REV_02_03_05_volunteer_files_coordinator_filters_approves_one_rejects_o
     browser.get(server.url + "/review?q=garage")
     browser.find_element(By.LINK_TEXT, "Garage on Mill Lane").click()
     wait_for(browser, lambda d: "/review/reports/" in d.current_url)
-    Select(browser.find_element(By.ID, "rj-reason")).select_by_value("not_heritage")
+    # The reason picker opens from the decision bar's Reject.
+    browser.find_element(By.ID, "reject-toggle").click()
+    browser.find_element(By.ID, "rj-reason-not_heritage").click()
     browser.find_element(By.ID, "rj-message").send_keys("A modern garage")
     browser.find_element(By.ID, "act-reject").click()
     # The approved report's upload (the worker is on) shares the two cores with this answer: room for it.
@@ -149,6 +151,7 @@ def test_REV_04_needs_info_round_trip(browser, server):
     browser.delete_all_cookies()
     sign_in(browser, server, COORDINATOR)
     browser.get(server.url + "/review/reports/%d" % report_id)
+    browser.find_element(By.ID, "info-toggle").click()
     browser.find_element(By.ID, "ni-message").send_keys("Which chapel is it? Please check the name.")
     browser.find_element(By.ID, "act-needs-info").click()
     wait_for(browser, lambda d: d.find_element(By.ID, "review-state").text == "Needs information")
@@ -190,6 +193,7 @@ def test_REV_04_reply_adds_a_photo_the_coordinator_sees(browser, server):
     browser.delete_all_cookies()
     sign_in(browser, server, COORDINATOR)
     browser.get(server.url + "/review/reports/%d" % report_id)
+    browser.find_element(By.ID, "info-toggle").click()
     browser.find_element(By.ID, "ni-message").send_keys("Could you add a photo of the roof?")
     browser.find_element(By.ID, "act-needs-info").click()
     wait_for(browser, lambda d: d.find_element(By.ID, "review-state").text == "Needs information")

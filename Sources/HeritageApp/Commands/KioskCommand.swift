@@ -15,6 +15,9 @@ enum KioskCommand {
                                            [--account EMAIL] [--base-url URL]
                      a kiosk for a site; its reports go up with EMAIL's platform account (a coordinator
                      who has signed in; else link one on /review/kiosks); prints the enrolment URL last
+          har kiosk [--config FILE] account ID EMAIL
+                     the kiosk sends with its own platform account EMAIL: the password is read from
+                     standard input (one line); only the platform's session is kept
           har kiosk [--config FILE] list       every kiosk with its health
           har kiosk [--config FILE] revoke ID  the kiosk's tablet is refused from its next request
         """
@@ -40,19 +43,17 @@ enum KioskCommand {
         case "create":
             return try create(
                 Array(action.dropFirst()), store: store, configuration: configuration, actor: actor, now: now)
+        case "account":
+            return try account(
+                Array(action.dropFirst()), store: store, configuration: configuration, actor: actor, now: now,
+                password: { readLine(strippingNewline: true) })
         case "list" where action.count == 1:
             print("id\tsite\tstate\tlast seen\treports today\twaiting for review\tapp version\taccount")
             let dayStart = (now / 86_400).rounded(.down) * 86_400
             for summary in try store.kiosks(dayStart: dayStart, now: now) {
                 let kiosk = summary.kiosk
                 let state = kiosk.isRevoked ? "revoked" : kiosk.enrolledAt == nil ? "not enrolled" : "enrolled"
-                let account =
-                    summary.accountEmail.map {
-                        !summary.accountHoldsRole
-                            ? $0 + " (no coordinator's role: kiosk not ready, reports wait)"
-                            : summary.accountSignedIn ? $0 : $0 + " (signed out: reports wait)"
-                    }
-                    ?? "none"
+                let account = accountShown(summary)
                 print(
                     "\(kiosk.id)\t\(kiosk.siteName)\t\(state)\t\(kiosk.lastSeenAt.map { ISO8601.utc(seconds: $0) } ?? "-")"
                         + "\t\(summary.reportsToday)\t\(summary.waitingForReview)\t\(kiosk.appVersion ?? "-")\t\(account)"
@@ -127,6 +128,18 @@ enum KioskCommand {
         print("enrolment link, valid 10 minutes, once (open it on the tablet):")
         print(baseURL(arguments, configuration) + "/kiosk/enrol#" + token)
         return 0
+    }
+
+    /// The kiosk's account and, when it cannot be used, why (REV-12).
+    static func accountShown(_ summary: KioskSummary) -> String {
+        guard let email = summary.accountEmail else { return "none" }
+        if summary.kiosk.dedicatedAccount != nil {
+            if summary.accountRefused { return email + " (own account, refused by the platform: kiosk not ready)" }
+            if !summary.accountSignedIn { return email + " (own account, session ended: kiosk not ready)" }
+            return email + " (own account)"
+        }
+        if !summary.accountHoldsRole { return email + " (no coordinator's role: kiosk not ready, reports wait)" }
+        return summary.accountSignedIn ? email : email + " (signed out: reports wait)"
     }
 
     /// `--base-url`, else the configured address (the host name for a wildcard address).

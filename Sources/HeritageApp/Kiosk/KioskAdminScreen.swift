@@ -115,20 +115,11 @@ enum KioskAdminScreen {
         let dayStart = (now / 86_400).rounded(.down) * 86_400
         let rows = try kiosks.store.kiosks(dayStart: dayStart, now: now).map { summary -> MustacheValue in
             let kiosk = summary.kiosk
-            let account: String
-            if let email = summary.accountEmail, !summary.accountHoldsRole {
-                account = messages.format("kiosk.admin.accountNoRole", ["email": email])
-            } else if let email = summary.accountEmail {
-                account =
-                    summary.accountSignedIn ? email : messages.format("kiosk.admin.accountLapsed", ["email": email])
-            } else {
-                account = messages["kiosk.admin.noAccount"]
-            }
+            let (account, problem) = accountShown(summary, messages, now: now)
             return [
                 "id": .string(String(kiosk.id)), "site": .string(kiosk.siteName),
                 "account": .string(account),
-                "accountProblem": .bool(
-                    summary.accountEmail == nil || !summary.accountSignedIn || !summary.accountHoldsRole),
+                "accountProblem": .bool(problem),
                 "enrolled": .string(
                     kiosk.isRevoked
                         ? messages["kiosk.admin.revoked"]
@@ -138,14 +129,36 @@ enum KioskAdminScreen {
                 "version": .string(kiosk.appVersion ?? "—"), "live": .bool(!kiosk.isRevoked),
             ]
         }
+        // The dedicated account's form is for administrators: the route refuses anyone else.
+        let admin = try context.user.map { try kiosks.web.stores.review.role(userID: $0.id) == .admin } ?? false
         var values: [String: MustacheValue] = [
-            "kiosks": .array(rows), "idleDefault": .int(kiosks.settings.idleSeconds),
+            "kiosks": .array(rows), "isAdmin": .bool(admin), "idleDefault": .int(kiosks.settings.idleSeconds),
             "languageChoices": .array(
                 Language.allCases.map { ["code": .string($0.rawValue), "label": .string($0.rawValue.uppercased())] }),
         ]
         for (key, value) in extra { values[key] = value }
         return try kiosks.web.render(
             "review-kiosks", title: messages["kiosk.admin.title"], values, context: context, status: status)
+    }
+}
+
+extension KioskAdminScreen {
+    /// The kiosk's account as `/review/kiosks` says it, and whether it keeps the kiosk from being ready
+    /// or its reports from going up (REV-12).
+    static func accountShown(_ summary: KioskSummary, _ messages: Messages, now: Double) -> (String, Bool) {
+        guard let email = summary.accountEmail else { return (messages["kiosk.admin.noAccount"], true) }
+        if summary.kiosk.dedicatedAccount != nil {
+            if summary.accountRefused {
+                return (messages.format("kiosk.admin.dedicatedRefused", ["email": email]), true)
+            }
+            if !summary.accountSignedIn {
+                return (messages.format("kiosk.admin.dedicatedLapsed", ["email": email]), true)
+            }
+            return (messages.format("kiosk.admin.accountDedicated", ["email": email]), false)
+        }
+        if !summary.accountHoldsRole { return (messages.format("kiosk.admin.accountNoRole", ["email": email]), true) }
+        if !summary.accountSignedIn { return (messages.format("kiosk.admin.accountLapsed", ["email": email]), true) }
+        return (email, false)
     }
 }
 

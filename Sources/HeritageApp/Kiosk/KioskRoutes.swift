@@ -13,6 +13,7 @@ enum KioskRoutes {
         let kiosks = Kiosks(web: web, store: web.stores.kiosks, drafts: drafts, settings: settings)
         KioskEnrolment.register(on: &router, kiosks: kiosks)
         KioskAdminScreen.register(on: &router, kiosks: kiosks, review: review)
+        KioskAccountScreen.register(on: &router, kiosks: kiosks, review: review)
         KioskVisitor.register(on: &router, kiosks: kiosks)
         KioskDevice.register(on: &router, kiosks: kiosks, publicDir: settings.publicDir)
         ReceiptScreen.register(on: &router, kiosks: kiosks)

@@ -68,6 +68,22 @@ enum ReviewActions {
         }
     }
 
+    /// Takes back a decision: only when the report's latest audit row is this actor's `action`, at most
+    /// `ReviewBulk.undoSeconds` old (judged on the audit log's time, not the form's); the report goes back
+    /// to the state before it, by a compare-and-set from the state after it, audited as `undo`. The bulk
+    /// results' Undo and a triage page's Undo both come here.
+    static func undo(_ review: Review, action: String, id: Int64, actor: String, now: Double) throws -> ReviewOutcome {
+        guard
+            let last = try review.store.audit(AuditFilter(reportID: id), beforeID: nil, limit: 1).first,
+            last.action == action, last.actor.lowercased() == actor.lowercased(),
+            now - last.at <= ReviewBulk.undoSeconds,
+            let before = ReviewState(rawValue: last.before ?? ""),
+            let after = ReviewState(rawValue: last.after ?? "")
+        else { return .notApplicable(state: "undo") }
+        return try review.store.decide(
+            ReviewDecision(to: before, from: [after], action: "undo"), id: id, actor: actor, now: now)
+    }
+
     /// retry (needs attention, retry wait, waiting for sign-in → back to work), hold, release (held →
     /// back to work): the transitions of `har outbox`, audited with the delivery state before and after.
     static func delivery(_ review: Review, action: String, id: Int64, actor: String, now: Double) throws

@@ -224,18 +224,7 @@ extension ReviewDashboard {
         let now = WallClock.now()
         var results: [ReviewBulk.Result] = []
         for id in ids {
-            guard
-                let last = try review.store.audit(AuditFilter(reportID: id), beforeID: nil, limit: 1).first,
-                last.action == action, last.actor.lowercased() == user.email.lowercased(),
-                now - last.at <= ReviewBulk.undoSeconds,
-                let before = ReviewState(rawValue: last.before ?? ""),
-                let after = ReviewState(rawValue: last.after ?? "")
-            else {
-                results.append(ReviewBulk.Result(id: id, outcome: .notApplicable(state: "undo")))
-                continue
-            }
-            let outcome = try review.store.decide(
-                ReviewDecision(to: before, from: [after], action: "undo"), id: id, actor: user.email, now: now)
+            let outcome = try ReviewActions.undo(review, action: action, id: id, actor: user.email, now: now)
             results.append(ReviewBulk.Result(id: id, outcome: outcome))
         }
         let done = results.filter(\.done).count

@@ -15,7 +15,8 @@ enum ReviewReportScreen {
             else { return notFound(review, context) }
             let notice = request.queryValue("done").map { _ in context.messages["review.outcome.done"] }
             return try page(
-                review, context, row: row, user: user, notice: notice, status: 200, query: ReviewQuery(request.query))
+                review, context, row: row, user: user, notice: notice, status: 200, query: ReviewQuery(request.query),
+                triage: request.queryValue("triage") == "1", undo: ReviewTriage.UndoMark(request.query))
         }
         router.review("POST", "/review/reports/:id/action", review, options: RouteOptions(maxBodyBytes: 65_536)) {
             request, context, user, _ in
@@ -23,15 +24,27 @@ enum ReviewReportScreen {
             let action = request.formValue("action") ?? ""
             let message = request.formValue("message").map { Text.trimmed(String($0.prefix(2000))) }
             let reason = RejectReason(rawValue: request.formValue("reason") ?? "")?.rawValue
-            let duplicateOf = request.formValue("duplicate_of").flatMap { Int64(Text.trimmed($0)) }
+            // One of the nearby reports picked, or another report's number typed.
+            let duplicateOf = [request.formValue("duplicate_of"), request.formValue("duplicate_of_other")]
+                .compactMap { $0.flatMap { Int64(Text.trimmed($0)) } }.first
             // The dashboard's filter rides along in hidden fields, for next and previous after the action.
             let query = ReviewQuery(request.formFields)
-            let outcome = try ReviewActions.perform(
-                review, action: action, id: id, actor: user.email, reason: reason,
-                message: (message?.isEmpty ?? true) ? nil : message, duplicateOf: duplicateOf, now: WallClock.now())
+            let triage = request.formValue("triage") == "1"
+            let outcome =
+                action == "undo"
+                ? try ReviewActions.undo(
+                    review, action: request.formValue("undo_of") ?? "", id: id, actor: user.email, now: WallClock.now())
+                : try ReviewActions.perform(
+                    review, action: action, id: id, actor: user.email, reason: reason,
+                    message: (message?.isEmpty ?? true) ? nil : message, duplicateOf: duplicateOf, now: WallClock.now())
             if outcome == .done {
-                if ["approve", "reject", "duplicate"].contains(action) { review.settings.wakeWorker() }
-                let back = query.queryString.isEmpty ? "" : "&" + query.queryString
+                if ["approve", "reject", "duplicate", "undo"].contains(action) { review.settings.wakeWorker() }
+                if triage, ReviewTriage.decisions.contains(action) {
+                    let next = try ReviewTriage.afterDecision(
+                        review, query: query, id: id, action: action, actor: user.email)
+                    return review.web.redirect(next, context: context)
+                }
+                let back = (query.queryString.isEmpty ? "" : "&" + query.queryString) + (triage ? "&triage=1" : "")
                 return review.web.redirect("/review/reports/\(id)?done=\(action)" + back, context: context)
             }
             guard let row = try review.store.row(id: id) else { return notFound(review, context) }
@@ -39,7 +52,7 @@ enum ReviewReportScreen {
             return try page(
                 review, context, row: row, user: user,
                 notice: ReviewPresentation.outcome(outcome, messages: context.messages), status: 409, isError: true,
-                query: query)
+                query: query, triage: triage)
         }
         router.review("GET", "/review/photos/:photo/thumb", review) { request, context, _, _ in
             photo(review, request, context, thumbnail: true)
@@ -75,7 +88,8 @@ enum ReviewReportScreen {
 
     static func page(
         _ review: Review, _ context: WebContext, row: ReviewRow, user: WebUser, notice: String?, status: Int,
-        isError: Bool = false, query: ReviewQuery = ReviewQuery()
+        isError: Bool = false, query: ReviewQuery = ReviewQuery(), triage: Bool = false,
+        undo: ReviewTriage.UndoMark? = nil
     ) throws -> Response {
         let messages = context.messages
         let photos = try review.store.photos(reportID: row.id)
@@ -119,14 +133,33 @@ enum ReviewReportScreen {
                         "src": .string("/review/photos/\(photo.localID)"),
                         "thumb": .string("/review/photos/\(photo.localID)/thumb"),
                         "alt": .string(messages.format("review.photoAlt", ["n": String(index + 1)])),
+                        "open": .string(messages.format("review.viewer.open", ["n": String(index + 1)])),
+                        "n": .string(String(index + 1)), "large": .bool(index == 0),
                         "location": MustacheValue(
                             photo.latitude.map { "\(number($0, 6)), \(number(photo.longitude, 6))" }),
                         "accuracy": MustacheValue(photo.accuracy.map { number($0, 0) + " m" }),
                         "time": MustacheValue(photo.capturedAt),
                     ]
                 }),
-            "nearby": .array(nearby.map { ReviewPresentation.row($0, messages: messages, now: now) }),
+            // Numbered: in triage, D then a digit marks the report a duplicate of that one.
+            "nearby": .array(
+                nearby.enumerated().map { index, other in
+                    guard case .dictionary(var fields) = ReviewPresentation.row(other, messages: messages, now: now)
+                    else { return .null }
+                    fields["n"] = index < 9 ? .string(String(index + 1)) : .null
+                    return .dictionary(fields)
+                }),
+            // The report's own position for the map, as `photoPoints` are: JSON numbers, or nothing.
+            "place": MustacheValue(
+                row.latitude.flatMap { latitude in
+                    row.longitude.flatMap { longitude in
+                        guard latitude.isFinite, longitude.isFinite else { return nil }
+                        let accuracy = row.accuracy.flatMap { $0.isFinite ? String($0) : nil } ?? "null"
+                        return "[\(latitude),\(longitude),\(accuracy)]"
+                    }
+                }),
             "photoPoints": MustacheValue(Self.photoPoints(photos)),
+            "hasMap": .bool(Self.photoPoints(photos) != nil || (row.latitude != nil && row.longitude != nil)),
             "tiles": .string(review.settings.mapTileURL),
             "history": .array(
                 history.map { entry in
@@ -141,8 +174,13 @@ enum ReviewReportScreen {
             "notice": MustacheValue(notice), "noticeError": .bool(isError),
             "claimedByOther": .bool(claimedByOther), "claimedByMe": .bool(claimedByMe),
             "claimUntil": .string(ReviewPresentation.time(row.claimedUntil)),
-            "reasonOptions": ReviewDashboard.options(
-                RejectReason.allCases.map(\.rawValue), selected: nil, prefix: "review.reason.", messages),
+            "reasons": .array(
+                RejectReason.allCases.enumerated().map { index, reason in
+                    [
+                        "value": .string(reason.rawValue), "n": .string(String(index + 1)),
+                        "label": .string(messages["review.reason.\(reason.rawValue)"]),
+                    ]
+                }),
             "reviewMessage": MustacheValue(row.message),
             "reasonLabel": MustacheValue(row.reason.map { ReviewLabels.reason($0, messages) }),
             "duplicateOf": MustacheValue(row.duplicateOf.map { String($0) }),
@@ -164,7 +202,19 @@ enum ReviewReportScreen {
                 values["previous"] = .string("/review/reports/\(previous.id)" + suffix)
             }
         }
-        values["hidden"] = query.hiddenFields
+        values["hidden"] = .array(
+            (query.pairs + (triage ? [("triage", "1")] : [])).map { ["name": .string($0.0), "value": .string($0.1)] })
+        if triage {
+            // In triage "next" is the next report waiting for a decision, this one skipped for now.
+            values["triage"] = .bool(true)
+            values["next"] = .string(
+                "/review/triage?" + (filterString.isEmpty ? "" : filterString + "&") + "from=\(row.id)")
+            values["waiting"] = .string(
+                messages.format(
+                    "review.triage.waiting",
+                    ["count": String(try ReviewTriage.waitingCount(review.store, query: query))]))
+            values["undo"] = try ReviewTriage.undoValue(review, undo, query: query, user: user, messages: messages)
+        }
         values["dashboard"] = .string("/review" + suffix)
         values["discarded"] = MustacheValue(
             row.discardedAt.map {

@@ -8,6 +8,7 @@ enum ReviewRoutes {
     /// Method, example path and the least role; the role sweep tries each of them.
     static let routes: [(method: String, path: String, role: Role)] = [
         ("GET", "/review", .coordinator), ("GET", "/review/reports/1", .coordinator),
+        ("GET", "/review/triage", .coordinator),
         ("POST", "/review/reports/1/action", .coordinator), ("POST", "/review/bulk", .coordinator),
         ("POST", "/review/bulk/undo", .coordinator),
         ("GET", "/review/audit", .coordinator), ("GET", "/review/audit.csv", .coordinator),
@@ -21,7 +22,7 @@ enum ReviewRoutes {
         // Kiosks (issue 11).
         ("GET", "/review/kiosks", .coordinator), ("POST", "/review/kiosks", .coordinator),
         ("POST", "/review/kiosks/1/link", .coordinator), ("POST", "/review/kiosks/1/revoke", .coordinator),
-        ("POST", "/review/kiosks/1/account", .coordinator),
+        ("POST", "/review/kiosks/1/account", .coordinator), ("POST", "/review/kiosks/1/dedicated", .admin),
     ]
 
     static func register(on router: inout Router, web: Web, settings: ReviewSettings, drafts: Drafts) {
@@ -35,6 +36,7 @@ enum ReviewRoutes {
         try? ReviewActions.purge(review, now: WallClock.now())
         ReviewDashboard.register(on: &router, review: review)
         ReviewReportScreen.register(on: &router, review: review)
+        ReviewTriage.register(on: &router, review: review)
         ReviewAuditScreen.register(on: &router, review: review)
         ReviewExports.register(on: &router, review: review)
         ReviewPhotoArchive.register(on: &router, review: review)

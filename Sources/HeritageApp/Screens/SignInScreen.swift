@@ -84,6 +84,11 @@ enum SignInScreen {
                 "signin.accountMismatch", ["client": request.remoteAddress, "email": Log.emailDigest(checked.email)])
             checked.formError = context.messages["signin.errors.otherAccount"]
             return try page(web, context, form: checked, status: 409)
+        } catch is KioskAccountSignIn {
+            web.log.security(
+                "signin.kioskAccount", ["client": request.remoteAddress, "email": Log.emailDigest(checked.email)])
+            checked.formError = context.messages["signin.errors.kioskAccount"]
+            return try page(web, context, form: checked, status: 409)
         }
         try web.signInLimiter.succeeded(keys: limitKeys)
         if let accountID = platformSession.accountID {

@@ -27,5 +27,6 @@ enum AppMigrations {
         Migration(version: 17, name: Migration17.name, sql: Migration17.sqlite),
         Migration(version: 18, name: Migration18.name, sql: Migration18.sqlite),
         Migration(version: 19, name: Migration19.name, sql: Migration19.sqlite),
+        Migration(version: 20, name: Migration20.name, sql: Migration20.sqlite),
     ]
 }

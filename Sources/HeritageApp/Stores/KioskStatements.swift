@@ -10,7 +10,8 @@ import Storage
 enum KioskStatements {
     static let kioskColumns = """
         k.id, k.site_name, k.latitude, k.longitude, k.radius_m, k.languages, k.idle_seconds, k.user_id,
-        k.created_by, k.created_at, k.revoked_at, k.enrolled_at, k.last_seen_at, k.app_version, k.reports_user_id
+        k.created_by, k.created_at, k.revoked_at, k.enrolled_at, k.last_seen_at, k.app_version, k.reports_user_id,
+        k.account_email
         """
 
     static func kiosk(_ row: some SQLRowReading) throws -> Kiosk {
@@ -22,7 +23,7 @@ enum KioskStatements {
             createdBy: try row.string("created_by") ?? "", createdAt: try row.double("created_at") ?? 0,
             revokedAt: try row.double("revoked_at"), enrolledAt: try row.double("enrolled_at"),
             lastSeenAt: try row.double("last_seen_at"), appVersion: try row.string("app_version"),
-            reportsUserID: try row.int("reports_user_id"))
+            reportsUserID: try row.int("reports_user_id"), dedicatedAccount: try row.string("account_email"))
     }
 
     static func audit(
@@ -79,20 +80,27 @@ enum KioskStatements {
         return id
     }
 
-    /// A kiosk is ready to take a visit when it is not revoked and its linked account holds a
-    /// coordinator's role now (REV-12): a coordinator who loses the role stops being its account.
+    /// A kiosk is ready to take a visit when it is not revoked and its account can be used (REV-12): the
+    /// linked coordinator's while it holds a role now (one who loses the role stops being its account),
+    /// or its dedicated account's session (`KioskStatements+Account.swift`) while it is live and was not
+    /// refused by the platform. Its one parameter is the time now.
     static let readySQL = """
-        k.revoked_at IS NULL AND EXISTS (
-            SELECT 1 FROM users a JOIN user_roles ur ON ur.account_id = a.account_id WHERE a.id = k.user_id)
+        k.revoked_at IS NULL AND (
+            (k.account_email IS NULL AND EXISTS (
+                SELECT 1 FROM users a JOIN user_roles ur ON ur.account_id = a.account_id WHERE a.id = k.user_id))
+            OR (k.account_email IS NOT NULL AND \(dedicatedUsableSQL)))
         """
 
-    /// The user whose platform session sends the reports of `userColumn`'s user: that user, or for a
-    /// kiosk's reports the account linked to the kiosk while it holds a role (else none: they wait).
+    /// The user whose platform session sends the reports of `userColumn`'s user: that user; for a kiosk's
+    /// reports, the kiosk's own row when it has a dedicated account (its session is kept there), else
+    /// the account linked to the kiosk while it holds a role (else none: they wait).
     static func uploaderSQL(_ userColumn: String) -> String {
         """
         (SELECT CASE WHEN p.kiosk_id IS NULL THEN p.id ELSE (
-            SELECT k.user_id FROM kiosks k JOIN users a ON a.id = k.user_id
-            JOIN user_roles ur ON ur.account_id = a.account_id WHERE k.id = p.kiosk_id) END
+            SELECT CASE WHEN k.account_email IS NOT NULL THEN p.id ELSE (
+                SELECT a.id FROM users a WHERE a.id = k.user_id
+                    AND EXISTS (SELECT 1 FROM user_roles ur WHERE ur.account_id = a.account_id)) END
+            FROM kiosks k WHERE k.id = p.kiosk_id) END
          FROM users p WHERE p.id = \(userColumn))
         """
     }
@@ -142,23 +150,30 @@ enum KioskStatements {
     static func kiosks(_ db: some SQLConnection, dayStart: Double, now: Double) throws -> [KioskSummary] {
         try db.query(
             """
-            SELECT \(kioskColumns), u.email AS account_email,
-                CASE WHEN u.platform_session_id IS NOT NULL AND u.platform_session_expires_at > ? THEN 1 ELSE 0 END
+            SELECT \(kioskColumns), coalesce(k.account_email, u.email) AS account_email_shown,
+                CASE WHEN u.platform_session_id IS NOT NULL
+                    AND (u.platform_session_expires_at IS NULL OR u.platform_session_expires_at > ?) THEN 1 ELSE 0 END
                     AS account_live,
-                CASE WHEN EXISTS (SELECT 1 FROM user_roles ur WHERE ur.account_id = u.account_id) THEN 1 ELSE 0 END
+                CASE WHEN k.account_email IS NOT NULL
+                    OR EXISTS (SELECT 1 FROM user_roles ur WHERE ur.account_id = u.account_id) THEN 1 ELSE 0 END
                     AS account_role,
+                CASE WHEN k.account_email IS NOT NULL
+                    AND EXISTS (SELECT 1 FROM refused_sessions rs WHERE rs.user_id = k.reports_user_id) THEN 1 ELSE 0 END
+                    AS account_refused,
                 (SELECT count(*) FROM reports r WHERE r.kiosk_id = k.id AND r.submitted_at >= ?) AS today,
                 (SELECT count(*) FROM reports r WHERE r.kiosk_id = k.id AND r.submitted_at IS NOT NULL
                     AND r.review_state = 'received' AND r.discarded_at IS NULL
                     AND r.state NOT IN ('cancelled', 'deleted', 'deleting')) AS waiting
-            FROM kiosks k LEFT JOIN users u ON u.id = k.user_id
+            FROM kiosks k
+            LEFT JOIN users u ON u.id = CASE WHEN k.account_email IS NULL THEN k.user_id ELSE k.reports_user_id END
             ORDER BY k.id DESC
             """, [.real(now), .real(dayStart)]
         ).map { row in
             KioskSummary(
-                kiosk: try kiosk(row), accountEmail: try row.string("account_email"),
+                kiosk: try kiosk(row), accountEmail: try row.string("account_email_shown"),
                 accountSignedIn: try row.int("account_live") == 1,
-                accountHoldsRole: try row.int("account_role") == 1, reportsToday: Int(try row.int("today") ?? 0),
+                accountHoldsRole: try row.int("account_role") == 1,
+                accountRefused: try row.int("account_refused") == 1, reportsToday: Int(try row.int("today") ?? 0),
                 waitingForReview: Int(try row.int("waiting") ?? 0))
         }
     }
@@ -177,20 +192,6 @@ enum KioskStatements {
 
     static func userID(_ db: some SQLConnection, email: String) throws -> Int64? {
         try db.scalar("SELECT id FROM users WHERE lower(email) = lower(?)", [.text(email)]).int
-    }
-
-    static func setAccount(_ db: some SQLConnection, kioskID: Int64, userID: Int64, actor: String, now: Double)
-        throws -> Bool
-    {
-        let before = try db.scalar(
-            "SELECT u.email FROM kiosks k JOIN users u ON u.id = k.user_id WHERE k.id = ?", [.integer(kioskID)]
-        ).string
-        let changed = try db.run(
-            "UPDATE kiosks SET user_id = ? WHERE id = ? AND revoked_at IS NULL", [.integer(userID), .integer(kioskID)])
-        guard changed == 1 else { return false }
-        let after = try db.scalar("SELECT email FROM users WHERE id = ?", [.integer(userID)]).string
-        try audit(db, at: now, actor: actor, action: "kiosk_account", kioskID: kioskID, before: before, after: after)
-        return true
     }
 
     // MARK: The visitor
@@ -235,7 +236,9 @@ enum KioskStatements {
     ) {
         let discarded = try endVisit(db, kioskID: kioskID)
         guard
-            try db.scalar("SELECT count(*) FROM kiosks k WHERE k.id = ? AND \(readySQL)", [.integer(kioskID)]).int == 1
+            try db.scalar(
+                "SELECT count(*) FROM kiosks k WHERE k.id = ? AND \(readySQL)", [.integer(kioskID), .real(now)]
+            ).int == 1
         else { return (nil, discarded) }
         let userID = try reportsUser(db, kioskID: kioskID, now: now)
         guard
@@ -258,7 +261,9 @@ enum KioskStatements {
         -> DeviceDraftState?
     {
         guard
-            try db.scalar("SELECT count(*) FROM kiosks k WHERE k.id = ? AND \(readySQL)", [.integer(kioskID)]).int == 1
+            try db.scalar(
+                "SELECT count(*) FROM kiosks k WHERE k.id = ? AND \(readySQL)", [.integer(kioskID), .real(now)]
+            ).int == 1
         else { return nil }
         let userID = try reportsUser(db, kioskID: kioskID, now: now)
         _ = try db.run(

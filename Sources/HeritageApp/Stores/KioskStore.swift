@@ -28,8 +28,14 @@ protocol KioskStore: Sendable {
     func revoke(id: Int64, actor: String, now: Double) throws -> Bool
     /// The id of the user with that e-mail (`har kiosk create --account`), nil when they never signed in.
     func userID(email: String) throws -> Int64?
-    /// The platform account (a signed-in coordinator) whose session uploads the kiosk's reports, audited.
+    /// The platform account (a signed-in coordinator) whose session uploads the kiosk's reports, audited;
+    /// a dedicated account the kiosk had is dropped, its session with it.
     func setAccount(kioskID: Int64, userID: Int64, actor: String, now: Double) throws -> Bool
+    /// The kiosk sends with a dedicated platform account from now on: its session (signed in once by an
+    /// administrator; never its password) is kept on the kiosk's own users row, audited. The outcome says
+    /// when the kiosk is unknown or revoked, or when that account is a person's here.
+    func setDedicatedAccount(_ account: DedicatedAccount, kioskID: Int64, actor: String, now: Double) throws
+        -> DedicatedAccountOutcome
 
     // MARK: The visitor
 
@@ -93,6 +99,9 @@ struct Kiosk: Sendable, Equatable {
     var appVersion: String?
     /// The users row the kiosk's reports belong to (its own, not the linked account's).
     var reportsUserID: Int64? = nil
+    /// The e-mail of the kiosk's dedicated platform account, nil when it sends with the linked
+    /// coordinator's (`userID`).
+    var dedicatedAccount: String? = nil
 
     var isRevoked: Bool { revokedAt != nil }
 }
@@ -105,6 +114,9 @@ struct KioskSummary: Sendable, Equatable {
     /// Whether that account holds a coordinator's role now: without it the kiosk is not ready and its
     /// reports wait (REV-12).
     var accountHoldsRole = true
+    /// The platform refused the dedicated account's session (its password changed, the account closed):
+    /// the kiosk is not ready until an administrator signs it in again.
+    var accountRefused = false
     var reportsToday: Int
     var waitingForReview: Int
 }

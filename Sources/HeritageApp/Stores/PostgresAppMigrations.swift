@@ -28,5 +28,6 @@ enum PostgresAppMigrations {
         Migration(version: 17, name: Migration17.name, sql: Migration17.postgres),
         Migration(version: 18, name: Migration18.name, sql: Migration18.postgres),
         Migration(version: 19, name: Migration19.name, sql: Migration19.postgres),
+        Migration(version: 20, name: Migration20.name, sql: Migration20.postgres),
     ]
 }

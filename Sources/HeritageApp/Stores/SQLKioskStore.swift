@@ -54,6 +54,14 @@ struct SQLKioskStore<Backend: SQLBackend>: KioskStore {
         }
     }
 
+    func setDedicatedAccount(_ account: DedicatedAccount, kioskID: Int64, actor: String, now: Double) throws
+        -> DedicatedAccountOutcome
+    {
+        try database.write { db in
+            try KioskStatements.setDedicatedAccount(db, account, kioskID: kioskID, actor: actor, now: now)
+        }
+    }
+
     func visit(kioskID: Int64) throws -> Draft? {
         try database.read { db in try KioskStatements.visit(db, kioskID: kioskID) }
     }

@@ -20,6 +20,9 @@ struct SQLUserStore<Backend: SQLBackend>: UserStore {
             {
                 throw AccountMismatch()
             }
+            if try KioskStatements.isDedicatedAccount(db, email: record.email, accountID: record.accountID) {
+                throw KioskAccountSignIn()
+            }
             _ = try db.run(
                 """
                 INSERT INTO users (email, account_id, fullname, platform_session_id, platform_session_expires_at,

@@ -41,16 +41,20 @@ extension Stores {
     }
 
     static func sqlite(_ database: SQLiteDatabase) -> Stores {
+        on(database, close: { database.close() })
+    }
+
+    /// Every store on one backend: the same generic stores whichever it is (SQLBackend.swift).
+    static func on<Backend: SQLBackend>(_ database: Backend, close: @escaping @Sendable () -> Void) -> Stores {
         let reports = SQLReportStore(database: database)
         return Stores(
             users: SQLUserStore(database: database), settings: SQLSettingsStore(database: database),
             drafts: SQLDraftStore(database: database), reports: reports, outbox: reports,
-            leases: SQLiteOutboxLeases(database: database),
-            instance: SQLInstanceStore(database: database),
+            leases: SQLOutboxLeases(database: database), instance: SQLInstanceStore(database: database),
             signInLimits: SQLSignInLimitStore(database: database),
             photoQuota: SQLPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
             kiosks: SQLKioskStore(database: database), mail: SQLMailOutboxStore(database: database),
-            notifications: SQLMailOutboxStore(database: database), close: { database.close() })
+            notifications: SQLMailOutboxStore(database: database), close: close)
     }
 }
 
@@ -74,17 +78,11 @@ extension Stores {
     /// The stores on the PostgreSQL database at `url` (migrated when needed, under an advisory lock),
     /// with at most `poolSize` connections.
     static func postgres(url: String, poolSize: Int) throws -> Stores {
-        let database = try PostgresDatabase(url: url, poolSize: poolSize, migrations: PostgresAppMigrations.all)
-        let reports = SQLReportStore(database: database)
-        return Stores(
-            users: SQLUserStore(database: database), settings: SQLSettingsStore(database: database),
-            drafts: SQLDraftStore(database: database), reports: reports, outbox: reports,
-            leases: PostgresOutboxLeases(database: database),
-            instance: SQLInstanceStore(database: database),
-            signInLimits: SQLSignInLimitStore(database: database),
-            photoQuota: SQLPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
-            kiosks: SQLKioskStore(database: database), mail: SQLMailOutboxStore(database: database),
-            notifications: SQLMailOutboxStore(database: database), close: { database.close() })
+        postgres(try PostgresDatabase(url: url, poolSize: poolSize, migrations: PostgresAppMigrations.all))
+    }
+
+    static func postgres(_ database: PostgresDatabase) -> Stores {
+        on(database, close: { database.close() })
     }
 }
 

@@ -41,6 +41,10 @@ struct SessionSummary: Sendable, Equatable {
 /// A sign-in whose platform account is not the one recorded for that e-mail here (issue 9, item 5).
 struct AccountMismatch: Error, Sendable {}
 
+/// A sign-in with a kiosk's dedicated platform account: refused, since that person's list would show
+/// the kiosk's reports (REV-12).
+struct KioskAccountSignIn: Error, Sendable {}
+
 /// What a sign-in records.
 struct SignInRecord: Sendable {
     var email: String
