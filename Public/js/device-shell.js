@@ -3,6 +3,10 @@
 // form, submit, all into the device's outbox (outbox.js) for the user last signed in on this browser;
 // the list (device-sync.js) shows what waits. Storage errors are said in the page's language; the
 // first report kept offline asks the browser to keep the device's storage (navigator.storage.persist).
+// An ES module: the camera and the fix are the shared ones (core/).
+import { hasCamera, grabFrame, openCamera } from './core/camera.js';
+import { fixOf, watchFix } from './core/location.js';
+
 (function () {
   'use strict';
 
@@ -90,11 +94,7 @@
   }
 
   function startLocation() {
-    if (!navigator.geolocation) return;
-    navigator.geolocation.watchPosition(function (position) {
-      var c = position.coords;
-      fix = { latitude: c.latitude, longitude: c.longitude, accuracy: c.accuracy, altitude: c.altitude };
-    }, function () {}, { enableHighAccuracy: true, maximumAge: 10000 });
+    watchFix(function (position) { fix = fixOf(position); }, function () {});
   }
 
   function startCamera() {
@@ -113,22 +113,10 @@
       picker.hidden = false;
       say(t('cameraUnavailable'));
     }
-    if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) { noCamera(); return; }
-    navigator.mediaDevices.getUserMedia({ video: { facingMode: { ideal: 'environment' } }, audio: false })
-      .then(function (stream) {
-        video.srcObject = stream;
-        window.addEventListener('pagehide', function () { stream.getTracks().forEach(function (k) { k.stop(); }); });
-        var played = video.play();
-        if (played && played.catch) played.catch(function () {});
-        capture.disabled = false;
-      }, noCamera);
+    if (!hasCamera()) { noCamera(); return; }
+    openCamera(video).then(function () { capture.disabled = false; }, noCamera);
     capture.addEventListener('click', function () {
-      if (!video.videoWidth) return;
-      var canvas = document.createElement('canvas');
-      canvas.width = video.videoWidth;
-      canvas.height = video.videoHeight;
-      canvas.getContext('2d').drawImage(video, 0, 0, canvas.width, canvas.height);
-      canvas.toBlob(function (blob) { if (blob) take(blob, 'capture.jpg'); }, 'image/jpeg', 0.9);
+      grabFrame(video, 0.9, function (blob) { take(blob, 'capture.jpg'); });
     });
   }
 

@@ -1,15 +1,18 @@
-// On every page (issue 12, OFF-01/03/04/05): registers the service worker once signed in, remembers
+// On every page (OFF-01/03/04/05): registers the service worker once signed in, remembers
 // which user this browser is signed in as (the shell, offline, shows only that user's outbox), sends
 // the device's outbox when the server answers (at load, on 'online', on returning to the page, and on
 // a timer that backs off from 15 s to 10 min), shows the waiting reports at the top of the list
 // (#device-list) with their photo count and a Delete that asks first, says when a session to renew
 // holds them, counts them for the sign-out's question (settings.js), and fills the settings panel's account of them.
+// An ES module (after outbox.js, in document order): the retry rhythm is the shared sender's.
+import { backoff } from './core/sender.js';
+
 (function () {
   'use strict';
 
   var USER_KEY = 'har-outbox-user';
   var words = {};
-  var delay = 15000;
+  var delay = backoff(15000, 600000);
   var timer = null;
   var sending = false;
 
@@ -54,17 +57,18 @@
       });
   }
 
+  // An ES module (it imports the outbox and the shell cache); its imports are checked for a new version
+  // as the worker is, never from the HTTP cache.
   var registered = false;
   function register() {
     if (registered || !('serviceWorker' in navigator)) return;
     registered = true;
-    navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(function () { registered = false; });
+    navigator.serviceWorker.register('/sw.js', { scope: '/', type: 'module', updateViaCache: 'none' }).catch(function () { registered = false; });
   }
 
   function schedule() {
     if (timer) clearTimeout(timer);
-    timer = setTimeout(attempt, delay);
-    delay = Math.min(delay * 2, 600000);
+    timer = setTimeout(attempt, delay.next());
   }
 
   // One round of sending; a round already running is not doubled.
@@ -79,7 +83,7 @@
     }).then(function (result) {
       sending = false;
       signInNotice(result.signedOut);
-      if (result.waiting > 0 && !result.signedOut) schedule(); else delay = 15000;
+      if (result.waiting > 0 && !result.signedOut) schedule(); else delay.reset();
       return render(user);
     }, function () {
       sending = false;
@@ -185,7 +189,7 @@
           delete r.lastError;
           return HAROutbox.save(r);
         }));
-      }).then(function () { delay = 15000; attempt(); });
+      }).then(function () { delay.reset(); attempt(); });
     });
     box.querySelector('#device-delete-all').addEventListener('click', function () {
       if (!window.confirm(t('deleteAllAsk'))) return;
@@ -216,7 +220,7 @@
     if (user) { try { localStorage.setItem(USER_KEY, user); } catch (e) { /* private mode: this page only */ } }
     render(owner());
     attempt();
-    window.addEventListener('online', function () { delay = 15000; attempt(); });
+    window.addEventListener('online', function () { delay.reset(); attempt(); });
     document.addEventListener('visibilitychange', function () {
       if (document.visibilityState === 'visible') attempt();
     });

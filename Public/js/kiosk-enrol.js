@@ -1,4 +1,4 @@
-// Enrolment of a kiosk's tablet (issue 11): the one-time token comes in the link's fragment (never sent
+// Enrolment of a kiosk's tablet: the one-time token comes in the link's fragment (never sent
 // to a server, so never in a log); it fills the form and leaves the address bar.
 (function () {
   'use strict';

@@ -35,7 +35,7 @@ public enum StaticAssetVersion {
     }
 
     /// The regular files under `directory` (symlinks followed), as paths relative to it, sorted.
-    static func files(under directory: String) -> [String] {
+    public static func files(under directory: String) -> [String] {
         var files: [String] = []
         collect(directory, relative: "", into: &files)
         return files.sorted()

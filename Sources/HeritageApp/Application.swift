@@ -28,6 +28,8 @@ public final class Application: Sendable {
     let worker: UploadWorker
     /// Sends the mail outbox; nil without `smtp_url` (the outbox still fills, for the app's own page).
     let mailWorker: MailWorker?
+    /// Makes coordinators' digests and administrators' daily notes, with or without mail.
+    let mailDigests: MailDigests
     let dataFolderLock: DataFolderLock
     /// The drafts' store and files, also swept once at start.
     let drafts: Drafts
@@ -76,6 +78,7 @@ public final class Application: Sendable {
         self.worker = worker
         mailWorker = MailSetup.worker(
             configuration: configuration, store: stores.mail, templates: templates, catalog: messages, log: log)
+        mailDigests = MailDigests(store: stores.coordinatorMail, log: log) { [mailWorker] in mailWorker?.wake() }
 
         let exports = ReviewSettings.exportRunner(configuration)
         self.exports = exports
@@ -189,6 +192,7 @@ public final class Application: Sendable {
         try server.start()
         if configuration.workerEnabled { worker.start() }
         mailWorker?.start()
+        mailDigests.start()
     }
 
     /// The port the server listens on (the configured one, or the one picked for port 0).
@@ -198,6 +202,7 @@ public final class Application: Sendable {
     public func stop(gracePeriod: Double = 10) {
         worker.stop(timeout: min(gracePeriod, 5))
         mailWorker?.stop(timeout: min(gracePeriod, 5))
+        mailDigests.stop(timeout: min(gracePeriod, 5))
         server.stop(gracePeriod: gracePeriod)
         embeddedPlatform?.stop()
         benchmarkFixtures?.close()

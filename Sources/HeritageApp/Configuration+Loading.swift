@@ -148,6 +148,9 @@ extension Configuration {
         .double(
             "smtp_timeout_seconds", \.smtpTimeoutSeconds, 1...3600, "seconds for handing one message to the mail server"
         ),
+        .int(
+            "mail_immediate_per_hour", \.mailImmediatePerHour, 0...10_000,
+            "mails a coordinator who chose each report gets an hour at most; the rest go in the next digest"),
         .optionalString(
             "public_url", \.publicURL, "this site's address for the links in mail (https://…); unset = host and port"),
     ]

@@ -127,6 +127,9 @@ public struct Configuration: Sendable, Equatable {
     public var smtpTimeoutSeconds = 60.0
     /// This site's address as people reach it, for the links in mail; unset = from host, port and TLS.
     public var publicURL: String?
+    /// Mails a coordinator who chose each report gets in an hour at most; the rest wait for the next
+    /// hour's digest.
+    public var mailImmediatePerHour = 10
 
     public init() {}
 

@@ -43,6 +43,25 @@ import Testing
         #expect(plain.headers["cache-control"] == "public, max-age=3600")
     }
 
+    /// OFF-01: the service worker keeps every static file the server serves (the list it versions), named
+    /// in the worker's first line, so that no hand-kept list can miss a script a page imports.
+    @Test func off01ServiceWorkerNamesEveryStaticFile() async throws {
+        let server = try RunningServer()
+        defer { Task { await server.stop() } }
+        let client = try WebClient(server)
+        let worker = try await client.get("/sw.js")
+        #expect(worker.status == 200 && worker.headers["cache-control"] == "no-cache")
+        let prologue = try #require(worker.body.split(separator: "\n").first)
+        #expect(prologue.hasPrefix("self.HAR_SHELL_VERSION = '"))
+        let listed = prologue.split(separator: "\"").filter { $0.hasPrefix("/static/") }.map(String.init)
+        let files = StaticAssetVersion.files(under: TestPaths.packageRoot + "/Public")
+        #expect(listed == files.filter { $0 != "js/sw.js" && $0 != "js/kiosk-sw.js" }.map { "/static/" + $0 })
+        #expect(listed.contains("/static/js/core/sender.js") && listed.contains("/static/js/outbox.js"))
+        for url in listed where url.hasSuffix(".js") {
+            #expect(try await client.get(url).status == 200, "\(url)")
+        }
+    }
+
     /// `gzip_level`: 0 sends pages as they are; otherwise a page over 1 KB goes gzip-compressed.
     @Test func gzipLevelZeroTurnsPageCompressionOff() async throws {
         for (level, expected) in [("0", nil), ("1", "gzip"), ("9", "gzip")] as [(String, String?)] {

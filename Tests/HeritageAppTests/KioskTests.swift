@@ -347,7 +347,11 @@ import Testing
         let french = try await tablet.curl("/kiosk/offline?lang=fr", [])
         #expect(french.status == 200 && french.body.contains(#"<html lang="fr">"#))
         #expect(french.body.contains(#"data-shell-languages="en,fr""#))
-        #expect(french.body.contains("/static/js/ids.js"), "the shared ids script, kept by the service worker")
+        #expect(french.body.contains(#"<script type="module" src="/static/js/kiosk/main.js"#), "the kiosk's module")
+        // The kiosk's worker starts as the volunteer's: the same static files' list (kiosk/main.js in it).
+        let prologue = try #require(try await tablet.curl("/kiosk/sw.js", []).body.split(separator: "\n").first)
+        #expect(prologue.contains("\"/static/js/kiosk/main.js\"") && prologue.contains("self.HAR_ASSETS = ["))
+        #expect(try await tablet.curl("/sw.js", []).body.hasPrefix(prologue + "\n"), "one list for both workers")
         let unknown = try await tablet.curl("/kiosk/offline?lang=xx", [])
         #expect(unknown.status == 200 && unknown.body.contains(#"<html lang="en">"#))
         let start = try await Self.post(tablet, "/kiosk/start", [], tokenFrom: "/kiosk")

@@ -67,3 +67,59 @@ import Testing
         #expect(again.first?.language == "en" && again.first?.attempts == 2)
     }
 }
+
+/// `CoordinatorMailStore` through its protocol, once per backend: a report's arrival queues the mail of
+/// the coordinators who chose each report, in the submission's transaction; a digest is made once per
+/// (recipient, period); failed mail is listed and queued again.
+@Suite struct CoordinatorMailConformanceTests {
+    @Test(
+        "NOT-02, NOT-04: arrivals queue each-report mail, a period's digest is made once, failed mail is retried",
+        arguments: StoreBackend.all)
+    func arrivalsDigestsAndFailedMail(backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let store = scene.stores.coordinatorMail
+        let now = scene.now
+        let coordinator = try scene.user("coord@example.org")
+        let kioskOnly = try scene.user("kiosk.coord@example.org", token: 2)
+        for email in ["coord@example.org", "kiosk.coord@example.org"] {
+            _ = try scene.stores.review.grant(email: email, role: .coordinator, actor: "cli:op", now: now)
+        }
+        try store.saveCoordinatorChoice(
+            CoordinatorChoice(mode: .eachAll, digestHour: 7, timeZone: "Europe/Paris"), userID: coordinator, now: now)
+        try store.saveCoordinatorChoice(CoordinatorChoice(mode: .eachKiosk), userID: kioskOnly, now: now)
+        #expect(
+            try store.coordinatorChoice(userID: coordinator)
+                == CoordinatorChoice(mode: .eachAll, digestHour: 7, timeZone: "Europe/Paris"))
+        #expect(Set(try store.digestRecipients().map(\.userID)) == [coordinator, kioskOnly])
+
+        let volunteer = try scene.user("volunteer@example.org", token: 3)
+        for number in 1...3 { _ = try scene.queuedReport(userID: volunteer, photos: 1, name: "Arrived \(number)") }
+        let jobs = try scene.stores.mail.claimDue(owner: "a", now: now, leaseUntil: now + 60, limit: 10) { "u" }
+        #expect(jobs.map(\.kind) == ["report_arrived", "report_arrived", "report_arrived"])
+        #expect(Set(jobs.map(\.email)) == ["coord@example.org"], "a volunteer's report is no kiosk's")
+        #expect(Set(jobs.map(\.token)).count == 3)
+
+        try store.saveCoordinatorChoice(CoordinatorChoice(mode: .daily), userID: coordinator, now: now)
+        #expect(
+            try store.queueDigest(userID: coordinator, key: "digest:daily:1", foldedBefore: nil, now: now, token: "d1"))
+        #expect(
+            try !store.queueDigest(
+                userID: coordinator, key: "digest:daily:1", foldedBefore: nil, now: now, token: "d2"),
+            "once per period")
+        #expect(
+            try !store.queueDigest(userID: kioskOnly, key: "digest:hourly:1", foldedBefore: now, now: now, token: "d3"),
+            "nothing folded: no digest for a coordinator of each report")
+        #expect(
+            try !store.queueAdminNote(userID: coordinator, key: "admin_note:1", olderThan: 86_400, now: now, token: "n")
+        )
+        let digest = try #require(try scene.stores.notifications.notifications(userID: coordinator, limit: 1).first)
+        #expect(digest.kind == "digest" && DigestCounts(detail: digest.detail ?? "").waiting == 3)
+
+        #expect(try scene.stores.mail.finish(id: jobs[0].id, owner: "a", result: .failed(reply: "550 no"), now: now))
+        let failed = try store.failedMail(limit: 10)
+        #expect(failed.map(\.id) == [jobs[0].id] && failed.first?.lastReply == "550 no")
+        #expect(try store.retryFailed(id: jobs[0].id, now: now + 1))
+        #expect(try !store.retryFailed(id: jobs[0].id, now: now + 2))
+        #expect(try store.failedMail(limit: 10).isEmpty)
+    }
+}

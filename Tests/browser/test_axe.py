@@ -516,6 +516,34 @@ def test_axe_review_queue_states(driver, server, lang, width):
 
 
 @pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_review_mail_pages(driver, server, lang, width):
+    """NOT-02, NOT-04: the coordinator's mail settings (as shown, and refusing an unknown time zone) and
+    the administrators' failed mail page with one refused message."""
+    account = coordinator_user(driver, server)
+    with database(server) as db:
+        user_id = db.execute("SELECT id FROM users WHERE email = ?", (account["email"],)).fetchone()[0]
+        db.execute("INSERT INTO mail_outbox (event_key, user_id, kind, language, detail, token, state, attempts, "
+                   "next_attempt_at, created_at, last_reply) VALUES ('axe-failed', ?, 'digest', 'en', "
+                   "'waiting=1;oldest=60;replies=0;failures=0;folded=0', 'tok-axe', 'failed', 1, 0, 1700000000, "
+                   "'550 5.1.1 mailbox unavailable') ON CONFLICT DO NOTHING", (user_id,))
+    as_visitor(driver, server, lang, width, user="coordinator")
+    open_page(driver, server, "/review/settings", lang)
+    assert driver.find_elements(By.CSS_SELECTOR, "input[name=mode][value=daily]")
+    assert_no_violations(driver, "coordinator's mail settings")
+    field = driver.find_element(By.ID, "time-zone")
+    field.clear()
+    field.send_keys("Mars/Olympus")
+    button = driver.find_element(By.ID, "save-coordinator-mail")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "p.notice[role=alert]"))
+    assert_no_violations(driver, "coordinator's mail settings refusing a time zone")
+    open_page(driver, server, "/review/mail", lang)
+    assert driver.find_elements(By.CSS_SELECTOR, "#failed-mail tbody tr")
+    assert_no_violations(driver, "failed mail")
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
 def test_axe_review_triage_and_photo_viewer(driver, server, lang, width):
     """REV-13: triage with its Undo and each picker of the decision bar open, the list of keys, and the
     photo viewer open over the page."""

@@ -3,6 +3,7 @@
 import { state, t } from './page.js';
 import { isFull } from './limit.js';
 import { take } from './uploads.js';
+import { BACK_CAMERA, grabFrame, hasCamera, openCamera } from '../core/camera.js';
 
 export function startCamera() {
   const capture = document.getElementById('capture');
@@ -25,17 +26,11 @@ export function startCamera() {
     state.uploads.then(function () { fileInput.value = ''; });
   });
 
-  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+  if (!hasCamera()) {
     noCamera();
   } else {
-    navigator.mediaDevices.getUserMedia({
-      video: { facingMode: { ideal: 'environment' }, aspectRatio: { ideal: 4 / 3 }, width: { ideal: 1920 } }, audio: false
-    }).then(function (stream) {
-      video.srcObject = stream;
-      // Give the camera back when leaving the page (its light goes off; the next page can open it).
-      window.addEventListener('pagehide', function () { stream.getTracks().forEach(function (track) { track.stop(); }); });
-      const played = video.play();
-      if (played && played.catch) played.catch(function () {});
+    const constraints = Object.assign({ aspectRatio: { ideal: 4 / 3 }, width: { ideal: 1920 } }, BACK_CAMERA);
+    openCamera(video, constraints).then(function () {
       cameraStatus.textContent = '';
       capture.disabled = false;
       state.camera = 'live';
@@ -44,12 +39,7 @@ export function startCamera() {
 
   capture.addEventListener('click', function () {
     if (isFull()) { HARPhotos.say(t('photos.errors.full')); return; }
-    if (!video.videoWidth) return;
-    const canvas = document.createElement('canvas');
-    canvas.width = video.videoWidth;
-    canvas.height = video.videoHeight;
-    canvas.getContext('2d').drawImage(video, 0, 0, canvas.width, canvas.height);
     // CRE-06: the stream is untouched: the preview stays live for the next picture.
-    canvas.toBlob(function (blob) { if (blob) take(blob, 'capture.jpg'); }, 'image/jpeg', 0.9);
+    grabFrame(video, 0.9, function (blob) { take(blob, 'capture.jpg'); });
   });
 }

@@ -2,6 +2,7 @@
 // ignored; with no acceptable fix for the alert duration, a sound and a banner, repeated each period.
 import { settings, state, t } from './page.js';
 import { showPosition } from './map.js';
+import { fixOf, watchFix } from '../core/location.js';
 
 let mapStatus = null;
 let alertBox = null;
@@ -14,10 +15,7 @@ function onPosition(position) {
     if (state.best === null || accuracy < state.best) { state.best = accuracy; state.bestAt = Date.now(); }
     return;
   }
-  state.fix = {
-    latitude: c.latitude, longitude: c.longitude, accuracy: accuracy,
-    altitude: typeof c.altitude === 'number' ? c.altitude : null, time: position.timestamp || Date.now()
-  };
+  state.fix = fixOf(position);
   state.lastGoodAt = Date.now();
   state.best = null;
   state.bestAt = null;
@@ -75,8 +73,6 @@ export function startLocation() {
   mapStatus = document.getElementById('map-status');
   alertBox = document.getElementById('gps-alert');
   setInterval(checkAlert, 1000);
-  if (navigator.geolocation) {
-    navigator.geolocation.watchPosition(onPosition, function () { /* denied or unavailable: the alert says so */ },
-      { enableHighAccuracy: true, maximumAge: 0, timeout: 60000 });
-  }
+  watchFix(onPosition, function () { /* denied or unavailable: the alert says so */ },
+    { enableHighAccuracy: true, maximumAge: 0, timeout: 60000 });
 }

@@ -1,4 +1,4 @@
-// The network drops while the creation page, opened online, is in use (issue 12, OFF-02/04): the
+// The network drops while the creation page, opened online, is in use (OFF-02/04): the
 // report moves into the device's outbox (outbox.js) under the draft's own id, so that nothing is lost.
 // A photo that cannot reach the server (the browser says it is offline, or its upload failed for want
 // of a connection) is kept there with its fix and time instead, and shown in the row as waiting. The

@@ -7,19 +7,10 @@ import { isFull } from './limit.js';
 import { hold, onCellularOnly, retryLater, settle } from './holding.js';
 import { addMarker } from './map.js';
 import { keepOnDevice, offline } from './offline.js';
+import { uuid } from '../core/ids.js';
+import { photoForm } from '../core/photo-form.js';
 
 let taken = 0;
-
-// A name for each photo, made when it is taken: a retry after a lost answer is then the same photo
-// on the server, never a second copy.
-function photoID() {
-  if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = (bytes[6] & 0x0f) | 0x40;
-  bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const hex = Array.prototype.map.call(bytes, function (b) { return (b + 0x100).toString(16).slice(1); }).join('');
-  return hex.slice(0, 8) + '-' + hex.slice(8, 12) + '-' + hex.slice(12, 16) + '-' + hex.slice(16, 20) + '-' + hex.slice(20);
-}
 
 // A photo just taken or picked, with the fix of that moment (CRE-05), not of when it is sent.
 export function take(blob, name) {
@@ -27,7 +18,8 @@ export function take(blob, name) {
   if (isFull()) { HARPhotos.say(t('photos.errors.full')); return Promise.resolve(); }
   if (blob.size > page.maxFileBytes) { HARPhotos.say(t('photos.errors.tooLarge')); return Promise.resolve(); }
   const now = Date.now();
-  const photo = { id: photoID(), blob: blob, name: name, fix: state.fix, order: now * 1000 + (taken++ % 1000), heldAt: now };
+  // Its name, made now: a retry after a lost answer is then the same photo on the server, never a copy.
+  const photo = { id: uuid(), blob: blob, name: name, fix: state.fix, order: now * 1000 + (taken++ % 1000), heldAt: now };
   if (onCellularOnly()) { hold(photo); return Promise.resolve(); }
   // No network: the report moves to the device's outbox (offline.js) rather than wait in this page.
   if (offline()) return keepOnDevice(photo);
@@ -70,17 +62,8 @@ function retry(photo, attempt) {
 }
 
 function send(photo, attempt) {
-  const form = new FormData();
-  form.append('photo_id', photo.id);
-  form.append('photo', photo.blob, photo.name);
   const fix = photo.fix;
-  if (fix) {
-    form.append('latitude', String(fix.latitude));
-    form.append('longitude', String(fix.longitude));
-    form.append('accuracy', String(fix.accuracy));
-    if (fix.altitude !== null) form.append('altitude', String(fix.altitude));
-    form.append('fix_time', String(Math.round(fix.time)));
-  }
+  const form = photoForm({ id: photo.id, blob: photo.blob, name: photo.name, fix: fix, time: fix ? fix.time : null });
   HARPhotos.say(t('create.uploading'));
   return fetch('/api/drafts/' + page.draft + '/photos', {
     method: 'POST', credentials: 'same-origin', body: form,

@@ -35,7 +35,7 @@ enum DeviceShellScreen {
                 "pageUser": .bool(false),
             ]
             return try web.render(
-                "device", title: context.messages[titleKey], values, context: context, scripts: ["device-shell"])
+                "device", title: context.messages[titleKey], values, context: context, modules: ["device-shell"])
         }
         router.web("GET", "/api/device/session", web, access: .api) { _, context in
             let user = try context.requireUser()

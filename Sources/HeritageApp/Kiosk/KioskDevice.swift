@@ -3,7 +3,7 @@ import FoundationEssentials
 import HTTPServer
 import Mustache
 
-/// The tablet off the network (issue 11, docs/KIOSK.md): when the server cannot be reached, the kiosk's
+/// The tablet off the network (docs/KIOSK.md): when the server cannot be reached, the kiosk's
 /// service worker (`/kiosk/sw.js`, scope `/kiosk`) answers the visitor's screens with the offline shell
 /// (`/kiosk/offline`), which keeps each finished report in the tablet's outbox (`kiosk-outbox.js`) and
 /// shows a "will be sent" receipt. When the server answers again the outbox sends each report here in
@@ -15,21 +15,16 @@ import Mustache
 enum KioskDevice {
     static func register(on router: inout Router, kiosks: Kiosks, publicDir: String) {
         let web = kiosks.web
-        router.kiosk("GET", "/kiosk/sw.js", kiosks) { request, _, _ in
-            let path = publicDir + "/js/kiosk-sw.js"
-            guard let data = FileManager.default.contents(atPath: path) else { throw HTTPError(404) }
-            let version = "self.HAR_KIOSK_SHELL_VERSION = '\(ServiceWorkerRoute.shellVersion(publicDir: publicDir))';\n"
-            return Response(
-                status: 200,
-                headers: Headers([
-                    ("Content-Type", "text/javascript; charset=utf-8"), ("Cache-Control", "no-cache"),
-                    ("Service-Worker-Allowed", "/kiosk"),
-                ]),
-                body: request.method == "HEAD" ? .bytes([]) : .bytes(Array(version.utf8) + Array(data)))
+        // Open as `/sw.js` is: a module worker's script is fetched without cookies (the tablet's credential
+        // would not come with it), and it holds nothing but the site's public code and static files' list.
+        let prologue = ServiceWorkerRoute.prologue(publicDir: publicDir)
+        router.getInline("/kiosk/sw.js") { request in
+            try ServiceWorkerRoute.worker(
+                publicDir + "/js/kiosk-sw.js", prologue: prologue, allowed: "/kiosk", request: request)
         }
         router.kiosk("GET", "/kiosk/offline", kiosks) { request, context, kiosk in
             // `?lang=` (one of the kiosk's languages): the shell in that language, which the service worker
-            // keeps beside the default one so that the language buttons work off the network (kiosk.js sets
+            // keeps beside the default one so that the language buttons work off the network (kiosk/offline.js sets
             // the language cookie through /kiosk/lang once the server answers again).
             var context = context
             let codes = kiosk.languages.split(separator: ",").map(String.init)
@@ -46,7 +41,7 @@ enum KioskDevice {
             values["maxName"] = .int(SubmitForm.maximumNameLength)
             return try web.render(
                 "kiosk-offline", title: kiosk.siteName, values, context: context,
-                scripts: ["ids", "kiosk-outbox", "kiosk"])
+                modules: ["kiosk/main"])
         }
         router.kiosk("GET", "/kiosk/device/session", kiosks) { _, context, _ in
             web.json(["csrf": context.csrfToken], context: context)

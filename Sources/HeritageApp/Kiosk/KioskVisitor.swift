@@ -15,7 +15,7 @@ enum KioskVisitor {
             discard(kiosks, kiosk)
             return try web.render(
                 "kiosk-attract", title: kiosk.siteName, values(kiosks, kiosk, context, step: "attract"),
-                context: context, scripts: ["ids", "kiosk-outbox", "kiosk"])
+                context: context, modules: ["kiosk/main"])
         }
         router.kiosk("POST", "/kiosk/start", kiosks) { request, context, kiosk in
             let version = request.formValue("app_version").map { String($0.prefix(40)) }
@@ -40,7 +40,7 @@ enum KioskVisitor {
             values["visit"] = .string(visit.localID)
             return try web.render(
                 "kiosk-photos", title: context.messages["kiosk.photos.title"], values, context: context,
-                scripts: ["ids", "kiosk-outbox", "kiosk"])
+                modules: ["kiosk/main"])
         }
         let upload = kiosks.photoUploadOptions()
         let work = kiosks.drafts.photoWork  // the process's photo threads (Drafts.photoWork)
@@ -137,7 +137,7 @@ enum KioskVisitor {
         values["visit"] = .string(visit.localID)
         return try kiosks.web.render(
             "kiosk-form", title: context.messages["kiosk.form.title"], values, context: context, status: status,
-            scripts: ["ids", "kiosk-outbox", "kiosk"])
+            modules: ["kiosk/main"])
     }
 
     /// Queues the visit (it waits for review under the default policy, KIO-05), then its receipt: a code
@@ -176,6 +176,6 @@ enum KioskVisitor {
         values["usedSiteLocation"] = .bool(!located)
         return try web.render(
             "kiosk-receipt", title: context.messages["kiosk.receipt.title"], values, context: context,
-            scripts: ["ids", "kiosk-outbox", "kiosk"])
+            modules: ["kiosk/main"])
     }
 }

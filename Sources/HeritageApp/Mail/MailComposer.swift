@@ -7,6 +7,8 @@ struct MailContent: Sendable {
     let template: String
     let subject: String
     let values: [String: String]
+    /// Lines of a summary (a digest, an administrator's note), each with the page it is about.
+    var lines: [(text: String, url: String)] = []
 
     /// The operator's test message of `har mail test`.
     static func test(_ messages: Messages) -> MailContent {
@@ -68,6 +70,7 @@ struct MailComposer: Sendable {
             ("unsubscribeURL", MustacheValue(unsubscribeURL)),
         ]
         for (key, value) in made.values.sorted(by: { $0.key < $1.key }) { fields.append((key, .string(value))) }
+        fields.append(("lines", .array(made.lines.map { ["text": .string($0.text), "url": .string($0.url)] })))
         let context = MustacheValue.fields(MustacheFields(fields))
         return MailMessage(
             from: from, fromName: messages["app.name"], to: to, toName: toName, subject: made.subject,

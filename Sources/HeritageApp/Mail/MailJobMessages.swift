@@ -19,7 +19,10 @@ struct MailJobMessages: Sendable {
         let content: (Messages) -> MailContent
         switch job.kind {
         case "needs_info":
-            let answer = baseURL + "/reports/" + (job.reportLocalID ?? "") + "/reply"
+            // A kiosk visitor who claimed the receipt follows the report on the receipt's page.
+            let answer =
+                job.receiptCode.map { baseURL + "/r/" + $0 }
+                ?? baseURL + "/reports/" + (job.reportLocalID ?? "") + "/reply"
             content = {
                 MailContent.needsInfo(
                     $0, reporterName: job.name ?? "", reportTitle: title, question: job.detail ?? "", answerURL: answer)
@@ -29,7 +32,20 @@ struct MailJobMessages: Sendable {
             content = {
                 MailContent.decision(
                     $0, approved: approved, reporterName: job.name ?? "", reportTitle: title, reasonCode: job.detail,
-                    listURL: baseURL + "/reports")
+                    listURL: job.receiptCode.map { baseURL + "/r/" + $0 } ?? baseURL + "/reports")
+            }
+        case "report_arrived":
+            content = {
+                MailContent.reportArrived(
+                    $0, title: title, origin: $0["review.origin.\(job.reportOrigin ?? "volunteer")"], baseURL: baseURL)
+            }
+        case "digest":
+            content = { MailContent.digest($0, DigestCounts(detail: job.detail ?? ""), baseURL: baseURL) }
+        case "admin_note":
+            let counts = DigestCounts.pairs(job.detail ?? "")
+            content = {
+                MailContent.adminNote(
+                    $0, failures: counts["failures"] ?? 0, kiosks: counts["kiosks"] ?? 0, baseURL: baseURL)
             }
         default:
             throw Unknown(description: "unknown kind \(job.kind)")

@@ -19,8 +19,13 @@ struct ReviewSettings: Sendable {
     var mapTileURL: String
     /// The node's exports, shared by every copy of these settings.
     var exports: ExportRunner
+    /// Whether mail is sent at all (`smtp_url`), and the coordinators' immediate mail an hour.
+    var mailConfigured = false
+    var mailImmediatePerHour = 10
 
     init(configuration: Configuration, wakeWorker: @escaping @Sendable () -> Void) {
+        mailConfigured = configuration.smtpURL != nil
+        mailImmediatePerHour = configuration.mailImmediatePerHour
         exportsDirectory = configuration.exportsDirectory
         exports = Self.exportRunner(configuration)
         mapTileURL = configuration.mapTileURL

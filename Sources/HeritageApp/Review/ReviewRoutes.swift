@@ -41,6 +41,7 @@ enum ReviewRoutes {
         ReviewExports.register(on: &router, review: review)
         ReviewPhotoArchive.register(on: &router, review: review)
         ReviewUsersScreen.register(on: &router, review: review)
+        ReviewMailScreens.register(on: &router, review: review)
         ReporterReply.register(on: &router, review: review, drafts: drafts)
     }
 }

@@ -29,10 +29,20 @@ enum NotificationsScreen {
             guard let id = request.parameters["id"].flatMap({ Int64($0) }),
                 let row = try web.stores.notifications.markRead(id: id, userID: user.id, now: WallClock.now())
             else { throw HTTPError(404) }
-            if row.kind == "needs_info", let localID = row.reportLocalID {
-                return web.redirect("/reports/\(localID)/reply", context: context)
-            }
-            return web.redirect("/reports", context: context)
+            return web.redirect(destination(of: row), context: context)
+        }
+    }
+
+    /// What a notice is about: the answer form of a question, a claimed receipt's page, the review's
+    /// dashboard filtered to what a coordinator's notice counts, else the reporter's list.
+    static func destination(of row: NotificationRow) -> String {
+        switch row.kind {
+        case "report_arrived", "digest": return "/review?review=received&sort=oldest"
+        case "admin_note": return "/review?delivery=needs_attention"
+        default:
+            if let code = row.receiptCode { return "/r/\(code)" }
+            if row.kind == "needs_info", let localID = row.reportLocalID { return "/reports/\(localID)/reply" }
+            return "/reports"
         }
     }
 
@@ -42,6 +52,20 @@ enum NotificationsScreen {
         switch row.kind {
         case "needs_info": return messages.format("notifications.needsInfo", ["title": title])
         case "approved": return messages.format("notifications.approved", ["title": title])
+        case "report_arrived": return messages.format("notifications.report", ["title": title])
+        case "digest":
+            let counts = DigestCounts(detail: row.detail ?? "")
+            return messages.format(
+                "notifications.digest",
+                [
+                    "waiting": String(counts.waiting), "age": MailContent.age(counts.oldestAge, messages),
+                    "replies": String(counts.replies), "failures": String(counts.failures),
+                ])
+        case "admin_note":
+            let counts = DigestCounts.pairs(row.detail ?? "")
+            return messages.format(
+                "notifications.adminNote",
+                ["failures": String(counts["failures"] ?? 0), "kiosks": String(counts["kiosks"] ?? 0)])
         default:
             let reason = row.detail.map { messages["review.reason.\($0)"] } ?? ""
             return messages.format("notifications.rejected", ["title": title, "reason": reason])

@@ -16,6 +16,11 @@ struct MailJob: Sendable, Equatable {
     let unsubscribeToken: String
     /// Attempts so far, this one included.
     let attempts: Int
+    /// The receipt the recipient claimed at a kiosk, when the report is theirs that way: its page
+    /// (`/r/{code}`) is where they follow it.
+    var receiptCode: String? = nil
+    /// `kiosk` or `volunteer`: where the report came from.
+    var reportOrigin: String? = nil
 }
 
 /// The mail outbox's side for the worker and `/metrics` (migration 19).
@@ -55,25 +60,33 @@ enum MailAttemptResult: Sendable, Equatable {
 /// Queues messages in the transaction of the change that causes them (the review's decisions).
 enum MailOutboxSQL {
     /// The reporter's notice of a decision on their report: mailed when they want that kind (else
-    /// `skipped`, still shown in the app); kiosks' own users have no address and get none. `event` names the decision; a second run of the same transaction
-    /// queues nothing more.
+    /// `skipped`, still shown in the app); kiosks' own users have no address and get none, but the
+    /// visitor who claimed the report's receipt gets the same notice, as its reporter. `event` names the
+    /// decision; a second run of the same transaction queues nothing more.
     static func queueForReporter(
         _ db: some SQLConnection, kind: String, reportID: Int64, event: String, detail: String?, token: String,
         now: Double
     ) throws {
-        try db.run(
-            """
-            INSERT INTO mail_outbox (event_key, user_id, kind, report_id, language, detail, token, state,
-                next_attempt_at, created_at)
-            SELECT ?, u.id, ?, r.id, COALESCE(u.language, 'en'), ?, ?,
-                CASE WHEN (CASE WHEN CAST(? AS text) = 'needs_info' THEN u.mail_needs_info ELSE u.mail_decisions END)
-                    = 1 THEN 'queued' ELSE 'skipped' END,
-                ?, ?
-            FROM reports r JOIN users u ON u.id = r.user_id
-            WHERE r.id = ? AND u.email LIKE '%@%'
-            ON CONFLICT (event_key, user_id) DO NOTHING
-            """, .text(event), .text(kind), SQLValue(detail), .text(token), .text(kind), .real(now), .real(now),
-            .integer(reportID))
+        // The reporter through the report's own users row, the claimer through the receipt's.
+        let recipients = [
+            ("JOIN users u ON u.id = r.user_id", token),
+            ("JOIN kiosk_receipts c ON c.report_id = r.id JOIN users u ON u.id = c.claimed_by", token + "c"),
+        ]
+        for (join, rowToken) in recipients {
+            try db.run(
+                """
+                INSERT INTO mail_outbox (event_key, user_id, kind, report_id, language, detail, token, state,
+                    next_attempt_at, created_at)
+                SELECT ?, u.id, ?, r.id, COALESCE(u.language, 'en'), ?, ?,
+                    CASE WHEN (CASE WHEN CAST(? AS text) = 'needs_info' THEN u.mail_needs_info ELSE u.mail_decisions END)
+                        = 1 THEN 'queued' ELSE 'skipped' END,
+                    ?, ?
+                FROM reports r \(join)
+                WHERE r.id = ? AND u.email LIKE '%@%'
+                ON CONFLICT (event_key, user_id) DO NOTHING
+                """, .text(event), .text(kind), SQLValue(detail), .text(rowToken), .text(kind), .real(now), .real(now),
+                .integer(reportID))
+        }
     }
 }
 
@@ -112,7 +125,9 @@ struct SQLMailOutboxStore<Backend: SQLBackend>: MailOutboxStore {
             let row = try db.query(
                 """
                 SELECT m.kind, u.email, u.fullname, m.language, r.name, r.local_id, m.detail, m.token,
-                    u.mail_token, m.attempts
+                    u.mail_token, m.attempts,
+                    (SELECT c.code FROM kiosk_receipts c WHERE c.report_id = m.report_id AND c.claimed_by = m.user_id),
+                    r.origin
                 FROM mail_outbox m JOIN users u ON u.id = m.user_id LEFT JOIN reports r ON r.id = m.report_id
                 WHERE m.id = ?
                 """, .integer(id)
@@ -122,7 +137,8 @@ struct SQLMailOutboxStore<Backend: SQLBackend>: MailOutboxStore {
             id: id, kind: try row.string(0) ?? "", email: try row.string(1) ?? "", name: try row.string(2),
             language: try row.string(3) ?? "en", reportTitle: try row.string(4), reportLocalID: try row.string(5),
             detail: try row.string(6), token: try row.string(7) ?? "", unsubscribeToken: try row.string(8) ?? "",
-            attempts: Int(try row.int(9) ?? 1))
+            attempts: Int(try row.int(9) ?? 1), receiptCode: try row.string(10),
+            reportOrigin: try row.string(11))
     }
 
     func finish(id: Int64, owner: String, result: MailAttemptResult, now: Double) throws -> Bool {
@@ -156,8 +172,11 @@ struct SQLMailOutboxStore<Backend: SQLBackend>: MailOutboxStore {
 
     func unsubscribe(token: String) throws -> Bool {
         try database.write { db in
-            try db.run("UPDATE users SET mail_needs_info = 0, mail_decisions = 0 WHERE mail_token = ?", .text(token))
-                == 1
+            try db.run(
+                """
+                UPDATE users SET mail_needs_info = 0, mail_decisions = 0, coordinator_mail = 'none', mail_admin_note = 0
+                WHERE mail_token = ?
+                """, .text(token)) == 1
         }
     }
 

@@ -9,6 +9,8 @@ struct NotificationRow: Sendable, Equatable {
     let detail: String?
     let createdAt: Double
     let isRead: Bool
+    /// The receipt the user claimed at a kiosk, when the report is theirs that way.
+    var receiptCode: String? = nil
 }
 
 /// The signed-in user's notices (the bell's count, the notifications page), read from `mail_outbox`, so
@@ -22,14 +24,17 @@ protocol NotificationStore: Sendable {
 
 extension SQLMailOutboxStore: NotificationStore {
     private static var columns: String {
-        "m.id, m.kind, r.name, r.local_id, m.detail, m.created_at, m.read_at"
+        """
+        m.id, m.kind, r.name, r.local_id, m.detail, m.created_at, m.read_at,
+        (SELECT c.code FROM kiosk_receipts c WHERE c.report_id = m.report_id AND c.claimed_by = m.user_id)
+        """
     }
 
     private static func row(_ row: some SQLRowReading) throws -> NotificationRow {
         NotificationRow(
             id: try row.int(0) ?? 0, kind: try row.string(1) ?? "", reportTitle: try row.string(2),
             reportLocalID: try row.string(3), detail: try row.string(4), createdAt: try row.double(5) ?? 0,
-            isRead: try row.double(6) != nil)
+            isRead: try row.double(6) != nil, receiptCode: try row.string(7))
     }
 
     func notifications(userID: Int64, limit: Int) throws -> [NotificationRow] {

@@ -29,5 +29,6 @@ enum PostgresAppMigrations {
         Migration(version: 18, name: Migration18.name, sql: Migration18.postgres),
         Migration(version: 19, name: Migration19.name, sql: Migration19.postgres),
         Migration(version: 20, name: Migration20.name, sql: Migration20.postgres),
+        Migration(version: 21, name: Migration21.name, sql: Migration21.postgres),
     ]
 }

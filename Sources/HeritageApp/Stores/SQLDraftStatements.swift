@@ -8,7 +8,8 @@ enum SQLDraftStatements<Backend: SQLBackend> {
     /// POST finds its token already used and changes nothing. The location is the best-accuracy fix
     /// among the photos (the first one with a fix when none says how accurate it is).
     static func submit(
-        _ db: Backend.Connection, draftLocalID: String, userID: Int64, fields: ReportFields, token: String, now: Double
+        _ db: Backend.Connection, draftLocalID: String, userID: Int64, fields: ReportFields, token: String, now: Double,
+        mailCap: Int
     ) throws -> SubmitResult {
         if try db.scalar("SELECT count(*) FROM reports WHERE submit_token = ?", .text(token)).int ?? 0 > 0 {
             return .alreadySubmitted
@@ -44,6 +45,8 @@ enum SQLDraftStatements<Backend: SQLBackend> {
                 SQLValue(try located?.double(2)), SQLValue(try located?.double(3)),
                 .real(now), .text(token), .real(now), .integer(id),
             ])
+        // The coordinators who chose each report hear of it in this same transaction (NOT-02).
+        try CoordinatorMailSQL.queueArrival(db, reportID: id, cap: mailCap, now: now)
         return .queued
     }
 

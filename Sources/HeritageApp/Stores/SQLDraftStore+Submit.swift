@@ -7,7 +7,8 @@ extension SQLDraftStore {
     {
         try database.write { db in
             try SQLDraftStatements<Backend>.submit(
-                db, draftLocalID: draftLocalID, userID: userID, fields: fields, token: token, now: now)
+                db, draftLocalID: draftLocalID, userID: userID, fields: fields, token: token, now: now,
+                mailCap: mailImmediatePerHour)
         }
     }
 

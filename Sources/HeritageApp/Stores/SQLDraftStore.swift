@@ -4,6 +4,8 @@ import Storage
 /// `DraftStore`, once for both databases (`SQLBackend`): rows of `reports` in state 'draft', their `photos`, and `expired_drafts`.
 struct SQLDraftStore<Backend: SQLBackend>: DraftStore {
     let database: Backend
+    /// Coordinators' immediate mail per hour, each (`mail_immediate_per_hour`).
+    var mailImmediatePerHour = 10
 
     /// A draft past its retention is not taken up again, even before the sweep has removed it: the
     /// retention is the same whichever request comes first.

@@ -4,6 +4,8 @@ import Storage
 /// transaction of the backend's (SQLite's one writer, or PostgreSQL's SERIALIZABLE with retry).
 struct SQLKioskStore<Backend: SQLBackend>: KioskStore {
     let database: Backend
+    /// Coordinators' immediate mail per hour, each (`mail_immediate_per_hour`).
+    var mailImmediatePerHour = 10
 
     func create(_ kiosk: NewKiosk, actor: String, now: Double) throws -> Int64 {
         try database.write { db in try KioskStatements.create(db, kiosk, actor: actor, now: now) }
@@ -86,7 +88,8 @@ struct SQLKioskStore<Backend: SQLBackend>: KioskStore {
     ) throws -> SubmitResult {
         try database.write { db in
             let result = try SQLDraftStatements<Backend>.submit(
-                db, draftLocalID: draftLocalID, userID: userID, fields: fields, token: token, now: now)
+                db, draftLocalID: draftLocalID, userID: userID, fields: fields, token: token, now: now,
+                mailCap: mailImmediatePerHour)
             guard result == .queued else { return result }
             guard
                 let reportID = try db.scalar("SELECT id FROM reports WHERE local_id = ?", [.text(draftLocalID)]).int,

@@ -30,31 +30,38 @@ struct Stores: Sendable {
     var mail: any MailOutboxStore
     /// The same rows as the signed-in user's notifications.
     var notifications: any NotificationStore
+    /// Coordinators' choices, digests, administrators' notes and failed mail (NOT-02, NOT-04).
+    var coordinatorMail: any CoordinatorMailStore
     /// Closes the backend; later calls throw `StoreError`.
     var close: @Sendable () -> Void
 }
 
 extension Stores {
     /// The stores on the SQLite file at `path` (created and migrated when needed).
-    static func sqlite(path: String) throws -> Stores {
-        sqlite(try SQLiteDatabase(path: path, migrations: AppMigrations.all))
+    /// `mailCap`: coordinators' immediate mail per hour, each (`mail_immediate_per_hour`).
+    static func sqlite(path: String, mailCap: Int = 10) throws -> Stores {
+        sqlite(try SQLiteDatabase(path: path, migrations: AppMigrations.all), mailCap: mailCap)
     }
 
-    static func sqlite(_ database: SQLiteDatabase) -> Stores {
-        on(database, close: { database.close() })
+    static func sqlite(_ database: SQLiteDatabase, mailCap: Int = 10) -> Stores {
+        on(database, mailCap: mailCap, close: { database.close() })
     }
 
     /// Every store on one backend: the same generic stores whichever it is (SQLBackend.swift).
-    static func on<Backend: SQLBackend>(_ database: Backend, close: @escaping @Sendable () -> Void) -> Stores {
+    /// `mailCap`: coordinators' immediate mail per hour, each (`mail_immediate_per_hour`).
+    static func on<Backend: SQLBackend>(
+        _ database: Backend, mailCap: Int = 10, close: @escaping @Sendable () -> Void
+    ) -> Stores {
         let reports = SQLReportStore(database: database)
         return Stores(
             users: SQLUserStore(database: database), settings: SQLSettingsStore(database: database),
-            drafts: SQLDraftStore(database: database), reports: reports, outbox: reports,
+            drafts: SQLDraftStore(database: database, mailImmediatePerHour: mailCap), reports: reports, outbox: reports,
             leases: SQLOutboxLeases(database: database), instance: SQLInstanceStore(database: database),
             signInLimits: SQLSignInLimitStore(database: database),
             photoQuota: SQLPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
-            kiosks: SQLKioskStore(database: database), mail: SQLMailOutboxStore(database: database),
-            notifications: SQLMailOutboxStore(database: database), close: close)
+            kiosks: SQLKioskStore(database: database, mailImmediatePerHour: mailCap),
+            mail: SQLMailOutboxStore(database: database), notifications: SQLMailOutboxStore(database: database),
+            coordinatorMail: SQLMailOutboxStore(database: database), close: close)
     }
 }
 
@@ -67,22 +74,24 @@ extension Stores {
         if let url = configuration.databaseURL {
             try PostgresBackupGuard.check(
                 url: url, known: PostgresAppMigrations.all, backupTaken: configuration.databaseBackupTaken, log: log)
-            return try postgres(url: url, poolSize: configuration.databasePoolSize)
+            return try postgres(
+                url: url, poolSize: configuration.databasePoolSize, mailCap: configuration.mailImmediatePerHour)
         }
         let path = configuration.dataDir + "/har.sqlite"
         try MigrationSnapshot.takeIfDue(
             path: path, snapshotsDirectory: configuration.dataDir + "/snapshots", known: AppMigrations.all, log: log)
-        return try sqlite(path: path)
+        return try sqlite(path: path, mailCap: configuration.mailImmediatePerHour)
     }
 
     /// The stores on the PostgreSQL database at `url` (migrated when needed, under an advisory lock),
     /// with at most `poolSize` connections.
-    static func postgres(url: String, poolSize: Int) throws -> Stores {
-        postgres(try PostgresDatabase(url: url, poolSize: poolSize, migrations: PostgresAppMigrations.all))
+    static func postgres(url: String, poolSize: Int, mailCap: Int = 10) throws -> Stores {
+        postgres(
+            try PostgresDatabase(url: url, poolSize: poolSize, migrations: PostgresAppMigrations.all), mailCap: mailCap)
     }
 
-    static func postgres(_ database: PostgresDatabase) -> Stores {
-        on(database, close: { database.close() })
+    static func postgres(_ database: PostgresDatabase, mailCap: Int = 10) -> Stores {
+        on(database, mailCap: mailCap, close: { database.close() })
     }
 }
 
