@@ -399,8 +399,16 @@ import Testing
             lines.first?.hasSuffix(
                 "id,local_id,name,reporter,origin,submitted_at,review_state,review_reason,"
                     + "delivery_state,latitude,longitude,accuracy_m,designation,condition,occupancy,priority_category,"
-                    + "owner_type,grade,photo_count,platform_report_id") == true)
+                    + "owner_type,grade,photo_count,platform_report_id,"
+                    + "submitted_at_utc,origin_label,review_state_label,review_reason_label,delivery_state_label,"
+                    + "designation_label,condition_label,occupancy_label,priority_category_label,owner_type_label,"
+                    + "grade_label") == true)
         #expect(lines.dropFirst().allSatisfy { $0.contains(",Bridge ") && $0.contains(",received,,queued,") })
+        // The human columns after the machine ones: the same values by their labels (REV-05).
+        #expect(
+            lines.dropFirst().allSatisfy {
+                $0.contains(" UTC,Volunteer,Received,,Waiting,") && $0.hasSuffix(",Listed building,Poor,,,,Grade II")
+            })
         let formula = try await coordinator.get("/review/export.csv?q=hyperlink", Self.sameOrigin)
         #expect(formula.body.contains(",\"'=HYPERLINK(\"\"x\"\",\"\"y\"\") 1\","))
         let geojson = try await coordinator.get("/review/export.geojson?q=bridge&sort=oldest", Self.sameOrigin)
@@ -416,6 +424,11 @@ import Testing
         #expect(abs(coordinates[0] - 2.35) < 1e-9 && abs(coordinates[1] - 48.86) < 1e-9, "[longitude, latitude]")
         let properties = try #require(features.first?["properties"] as? [String: Any])
         #expect(properties["name"] as? String == "Bridge 1" && properties["review_state"] as? String == "received")
+        // Beside the codes, their labels for people (REV-05).
+        let labels = try #require(properties["labels"] as? [String: String])
+        #expect(labels["review_state"] == "Received" && labels["delivery_state"] == "Waiting")
+        #expect(labels["designation"] == "Listed building" && labels["grade"] == "Grade II")
+        #expect(labels["submitted_at_utc"]?.hasSuffix(" UTC") == true && labels["review_reason"] == nil)
         #expect(
             try sqlite(server.dataDir, "SELECT group_concat(action) FROM review_audit WHERE action LIKE 'export%'")
                 == "export_csv,export_csv,export_geojson")

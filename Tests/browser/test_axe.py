@@ -493,6 +493,29 @@ def test_axe_review_pages(driver, server, lang, width):
 
 
 @pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
+def test_axe_review_queue_states(driver, server, lang, width):
+    """REV-05's queue in its new states: More filters open (a link with its filters), the bulk bar shown
+    (a row ticked), the export menu open, the map's toggle open below 1200 px."""
+    account = coordinator_user(driver, server)
+    as_visitor(driver, server, lang, width, user="coordinator")
+    open_page(driver, server, "/review?reporter=%s&from=2026-01-01&bounds=50,-1,52,1" % account["email"], lang)
+    assert driver.find_element(By.ID, "review-more").get_attribute("open") is not None
+    assert_no_violations(driver, "dashboard with More filters open")
+    open_page(driver, server, "/review?q=review", lang)
+    for summary in ("#review-export-menu summary", "#review-map-section summary"):
+        target = driver.find_element(By.CSS_SELECTOR, summary)
+        if target.is_displayed():  # the map's is hidden at 1200 px and more: the map is open beside the table
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", target)
+            target.click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "review-map").is_displayed())
+    box = driver.find_element(By.CSS_SELECTOR, "#review-table .review-select")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+    box.click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "bulk-form").is_displayed())
+    assert_no_violations(driver, "dashboard with the bulk bar, the export menu and the map open")
+
+
+@pytest.mark.parametrize("lang,width", VARIANTS, ids=IDS)
 def test_axe_review_mail_pages(driver, server, lang, width):
     """NOT-02, NOT-04: the coordinator's mail settings (as shown, and refusing an unknown time zone) and
     the administrators' failed mail page with one refused message."""

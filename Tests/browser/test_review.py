@@ -248,6 +248,10 @@ def test_REV_07_bulk_on_500_with_per_report_results(browser, server):
     sign_in(browser, server, COORDINATOR)
     browser.get(server.url + "/review?q=milestone")
     assert "500 reports match" in browser.find_element(By.ID, "review-total").text
+    # The bulk bar, where "all matching" lives, shows once a row is ticked.
+    assert not browser.find_element(By.ID, "bulk-form").is_displayed()
+    browser.find_element(By.CSS_SELECTOR, "#review-table .review-select").click()
+    wait_for(browser, lambda d: d.find_element(By.ID, "bulk-form").is_displayed())
     Select(browser.find_element(By.ID, "b-action")).select_by_value("approve")
     button = browser.find_element(By.CSS_SELECTOR, "button[name=scope][value=all]")
     browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)

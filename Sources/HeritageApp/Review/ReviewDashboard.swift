@@ -43,11 +43,13 @@ enum ReviewDashboard {
         }
         let messages = context.messages
         let filterString = query.queryString
-        let values: [String: MustacheValue] = [
-            "counts": [
-                "awaiting": .int(counts.awaitingReview), "replied": .int(counts.reporterReplied),
-                "attention": .int(counts.needsAttention), "held": .int(counts.held),
-            ],
+        var values: [String: MustacheValue] = [
+            "tabs": ReviewQueue.tabs(counts, query: query, messages: messages),
+            "oldestWaiting": MustacheValue(try ReviewQueue.oldestWaiting(store)),
+            "moreOpen": .bool(ReviewQueue.moreCount(query) > 0),
+            "moreCount": ReviewQueue.moreCount(query) > 0 ? .int(ReviewQueue.moreCount(query)) : .null,
+            "clearBounds": MustacheValue(ReviewQueue.withoutBounds(query)),
+            "filterCount": ReviewQueue.filterCount(query) > 0 ? .int(ReviewQueue.filterCount(query)) : .null,
             "rows": .array(shown.map { ReviewPresentation.row($0, messages: messages) }),
             "total": .string(
                 total > countLimit
@@ -59,6 +61,7 @@ enum ReviewDashboard {
             "query": .string(filterString),
             "hidden": query.hiddenFields,
             "filter": [
+                "need": MustacheValue(query.filter.need?.rawValue),
                 "reporter": .string(query.filter.reporter), "q": .string(query.filter.text),
                 "from": .string(query.fromText), "to": .string(query.toText), "bounds": .string(query.boundsText),
                 "failure": .bool(query.filter.hasFailure), "trash": .bool(query.filter.trash),

@@ -19,7 +19,8 @@ enum ReviewExports {
             let query = ReviewQuery(request.query)
             let file = try ExportFile(directory: review.settings.exportsDirectory, suffix: "csv")
             try file.write(CSV.byteOrderMark + CSV.line(csvHeader))
-            try eachRow(review.store, query.filter) { row in try file.write(CSV.line(csvFields(row))) }
+            let messages = context.messages
+            try eachRow(review.store, query.filter) { row in try file.write(CSV.line(csvFields(row, messages))) }
             try audit(review, user: user, action: "export_csv", query: query)
             return try file.response(
                 request, context, type: "text/csv; charset=utf-8", name: "reports.csv")
@@ -64,7 +65,7 @@ enum ReviewExports {
         var count = 0
         try eachRow(review.store, query.filter, limit: audited ? nil : mapLimit) { row in
             count += 1
-            let feature = Feature(row, withReporter: audited)
+            let feature = Feature(row, withReporter: audited, messages: context.messages)
             let bytes = Array(try encoder.encode(feature))
             try file.write(first ? "\n" : ",\n")
             try file.write(bytes)
@@ -96,13 +97,37 @@ enum ReviewExports {
         }
     }
 
-    static let csvHeader = [
-        "id", "local_id", "name", "reporter", "origin", "submitted_at", "review_state", "review_reason",
-        "delivery_state", "latitude", "longitude", "accuracy_m", "designation", "condition", "occupancy",
-        "priority_category", "owner_type", "grade", "photo_count", "platform_report_id",
-    ]
+    /// The machine columns (codes, ISO 8601 times), then the same values for people (`…_label`, in the
+    /// coordinator's language; `submitted_at_utc`: the server knows no reader's time zone).
+    static let csvHeader =
+        [
+            "id", "local_id", "name", "reporter", "origin", "submitted_at", "review_state", "review_reason",
+            "delivery_state", "latitude", "longitude", "accuracy_m", "designation", "condition", "occupancy",
+            "priority_category", "owner_type", "grade", "photo_count", "platform_report_id",
+        ] + humanHeader
 
-    static func csvFields(_ row: ReviewRow) -> [CSV.Cell] {
+    static let humanHeader =
+        ["submitted_at_utc", "origin_label", "review_state_label", "review_reason_label", "delivery_state_label"]
+        + ReviewLabels.fields.map { $0.name + "_label" }
+
+    static func csvFields(_ row: ReviewRow, _ messages: Messages) -> [CSV.Cell] {
+        machineFields(row) + humanFields(row, messages).map { .text($0) }
+    }
+
+    /// The human columns' values, in `humanHeader`'s order.
+    static func humanFields(_ row: ReviewRow, _ messages: Messages) -> [String] {
+        let codes: [String: String?] = [
+            "designation": row.designation, "condition": row.condition, "occupancy": row.occupancy,
+            "priority_category": row.priorityCategory, "owner_type": row.ownerType, "grade": row.grade,
+        ]
+        return [
+            ReviewLabels.utcText(row.submittedAt), ReviewLabels.origin(row.origin, messages),
+            ReviewLabels.reviewState(row.review, messages), ReviewLabels.reason(row.reason, messages),
+            ReviewLabels.deliveryState(row.delivery, messages),
+        ] + ReviewLabels.fields.map { ReviewLabels.code($0.name, codes[$0.name] ?? nil, messages) }
+    }
+
+    static func machineFields(_ row: ReviewRow) -> [CSV.Cell] {
         [
             .number(String(row.id)), .text(row.localID), .text(row.name ?? ""), .text(row.reporter), .text(row.origin),
             .text(ISO8601.utc(seconds: row.submittedAt)), .text(row.review), .text(row.reason ?? ""),
@@ -138,9 +163,14 @@ enum ReviewExports {
             var ownerType: String?
             var grade: String?
             var photoCount: Int
+            /// The same values for people, in the coordinator's language (`ReviewExports.humanHeader`'s
+            /// names without `_label`; `submitted_at_utc`).
+            var labels: [String: String] = [:]
 
             enum CodingKeys: String, CodingKey {
-                case id, name, reporter, origin, designation, condition, grade
+                case id, name, reporter, origin, designation, condition, occupancy, grade, labels
+                case priorityCategory = "priority_category"
+                case reviewReason = "review_reason"
                 case localID = "local_id"
                 case submittedAt = "submitted_at"
                 case reviewState = "review_state"
@@ -154,7 +184,7 @@ enum ReviewExports {
         var geometry: Point?
         var properties: Properties
 
-        init(_ row: ReviewRow, withReporter: Bool) {
+        init(_ row: ReviewRow, withReporter: Bool, messages: Messages) {
             if let latitude = row.latitude, let longitude = row.longitude {
                 geometry = Point(coordinates: [longitude, latitude])
             }
@@ -166,6 +196,11 @@ enum ReviewExports {
                 designation: row.designation, condition: row.condition, occupancy: row.occupancy,
                 priorityCategory: row.priorityCategory, ownerType: row.ownerType, grade: row.grade,
                 photoCount: row.photoCount)
+            properties.labels = Dictionary(
+                uniqueKeysWithValues: zip(
+                    ReviewExports.humanHeader.map { $0.hasSuffix("_label") ? String($0.dropLast(6)) : $0 },
+                    ReviewExports.humanFields(row, messages))
+            ).filter { !$0.value.isEmpty }
         }
 
         func encode(to encoder: any Encoder) throws {

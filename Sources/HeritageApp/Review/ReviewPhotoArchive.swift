@@ -26,7 +26,7 @@ enum ReviewPhotoArchive {
                 CSV.byteOrderMark
                 + CSV.line([
                     "report_id", "local_id", "name", "review_state", "photo_position", "file", "source", "latitude",
-                    "longitude", "accuracy_m", "captured_at",
+                    "longitude", "accuracy_m", "captured_at", "review_state_label",
                 ])
             var entries = 0
             try ReviewExports.eachRow(review.store, query.filter) { row in
@@ -53,6 +53,7 @@ enum ReviewPhotoArchive {
                         .number(photo.latitude.map { String($0) } ?? ""),
                         .number(photo.longitude.map { String($0) } ?? ""),
                         .number(photo.accuracy.map { String($0) } ?? ""), .text(photo.capturedAt ?? ""),
+                        .text(ReviewLabels.reviewState(row.review, context.messages)),
                     ])
                 }
             }

@@ -3,22 +3,20 @@ import Mustache
 
 /// How the review's values read on its pages, in the user's language.
 enum ReviewPresentation {
-    static func time(_ seconds: Double?) -> String {
-        guard let seconds, seconds > 0 else { return "" }
-        return ISO8601.utc(seconds: seconds).replacing("T", with: " ").replacing("Z", with: " UTC")
-    }
+    static func time(_ seconds: Double?) -> String { ReviewLabels.utcText(seconds) }
 
     static func row(_ row: ReviewRow, messages: Messages, now: Double = WallClock.now()) -> MustacheValue {
-        let codes = [row.designation, row.condition, row.grade].compactMap { $0 }.filter { !$0.isEmpty }
         let claimed = (row.claimedUntil ?? 0) > now ? row.claimedBy : nil
         let fields: [String: MustacheValue] = [
             "id": .string(String(row.id)), "localID": .string(row.localID),
             "name": .string(row.name.flatMap { $0.isEmpty ? nil : $0 } ?? messages["list.noName"]),
-            "reporter": .string(row.reporter), "when": .string(time(row.submittedAt)),
-            "codes": .string(codes.joined(separator: " · ")),
-            "review": .string(row.review), "reviewLabel": .string(messages["review.state.\(row.review)"]),
-            "delivery": .string(row.delivery), "deliveryLabel": .string(messages["review.delivery.\(row.delivery)"]),
-            "origin": .string(messages["review.origin.\(row.origin)"]),
+            "reporter": .string(row.reporter), "when": .string(ReviewLabels.utcText(row.submittedAt)),
+            "whenISO": .string(ReviewLabels.iso(row.submittedAt)),
+            "codes": .string(ReviewLabels.summary(row, messages)),
+            "review": .string(row.review), "reviewLabel": .string(ReviewLabels.reviewState(row.review, messages)),
+            "delivery": .string(row.delivery),
+            "deliveryLabel": .string(ReviewLabels.deliveryState(row.delivery, messages)),
+            "origin": .string(ReviewLabels.origin(row.origin, messages)),
             "claimedBy": MustacheValue(claimed),
             "thumb": MustacheValue(row.firstPhoto.map { "/review/photos/\($0)/thumb" }),
             "failure": MustacheValue(row.lastError), "replied": .bool(row.repliedAt != nil && row.review == "received"),

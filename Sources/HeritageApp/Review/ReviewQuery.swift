@@ -4,7 +4,7 @@ import HTTPServer
 import Mustache
 
 /// The dashboard's filter in the query string (REV-05), so that a view can be bookmarked and shared:
-/// `review`, `delivery`, `origin`, `reporter`, `from` and `to` (YYYY-MM-DD, both days included), `q`,
+/// `need` (a counter's: `waiting`, `published`, `replied`), `review`, `delivery`, `origin`, `reporter`, `from` and `to` (YYYY-MM-DD, both days included), `q`,
 /// `failure=1`, `bounds=south,west,north,east`, `sort`; the page after `after=KEY~ID`. Anything
 /// unknown or malformed is ignored (the field shows empty), never an error.
 struct ReviewQuery: Sendable, Equatable {
@@ -21,6 +21,7 @@ struct ReviewQuery: Sendable, Equatable {
         func value(_ name: String) -> String {
             String(Text.trimmed(pairs.first { $0.name == name }?.value ?? "").prefix(200))
         }
+        filter.need = ReviewFilter.Need(rawValue: value("need"))
         filter.review = ReviewState(rawValue: value("review"))
         filter.delivery = ReportState(rawValue: value("delivery")).flatMap { $0 == .draft ? nil : $0 }
         filter.origin = ReportOrigin(rawValue: value("origin"))
@@ -57,6 +58,7 @@ struct ReviewQuery: Sendable, Equatable {
     /// The filter's fields as (name, value) pairs, empty ones left out (no cursor).
     var pairs: [(String, String)] {
         var pairs: [(String, String)] = []
+        if let need = filter.need { pairs.append(("need", need.rawValue)) }
         if let review = filter.review { pairs.append(("review", review.rawValue)) }
         if let delivery = filter.delivery { pairs.append(("delivery", delivery.rawValue)) }
         if let origin = filter.origin { pairs.append(("origin", origin.rawValue)) }

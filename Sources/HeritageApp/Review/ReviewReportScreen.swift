@@ -78,7 +78,8 @@ enum ReviewReportScreen {
             step = attempt.step
         }
         return [
-            "when": .string(ReviewPresentation.time(attempt.at)), "step": .string(step),
+            "when": .string(ReviewPresentation.time(attempt.at)), "at": ReviewLabels.time(attempt.at),
+            "step": .string(step),
             "outcome": .string(messages["review.deliveryAttempts.\(attempt.outcome.rawValue)"]),
             "outcomeKey": .string(attempt.outcome.rawValue),
             "status": MustacheValue(attempt.httpStatus.map { String($0) }), "error": MustacheValue(attempt.error),
@@ -104,23 +105,27 @@ enum ReviewReportScreen {
             guard let value else { return "" }
             return ReviewPresentation.decimal(value, digits: digits)
         }
-        let fields: [(String, String?)] = [
-            ("submit.fields.name", row.name), ("submit.fields.designation", row.designation),
-            ("submit.fields.condition", row.condition),
-            ("submit.fields.occupancy", row.occupancy), ("submit.fields.priorityCategory", row.priorityCategory),
-            ("submit.fields.ownerType", row.ownerType), ("submit.fields.grade", row.grade),
-            ("review.table.reporter", row.reporter), ("review.table.origin", messages["review.origin.\(row.origin)"]),
-            ("review.table.when", ReviewPresentation.time(row.submittedAt)),
-            ("review.location", row.latitude.map { "\(number($0, 6)), \(number(row.longitude, 6))" }),
-            ("review.accuracy", row.accuracy.map { number($0, 0) + " m" }),
-            ("review.localID", row.localID), ("review.platformID", row.platformReportID),
-        ]
+        // Each code by its label in the page's language (ReviewLabels); the time as `<time datetime>`.
+        let fields: [(String, String?, Double?)] =
+            [(messages["submit.fields.name"], row.name, nil)]
+            + ReviewLabels.details(row, messages).map { ($0.label, $0.value, nil) } + [
+                (messages["review.table.reporter"], row.reporter, nil),
+                (messages["review.table.origin"], ReviewLabels.origin(row.origin, messages), nil),
+                (messages["review.table.when"], ReviewLabels.utcText(row.submittedAt), row.submittedAt),
+                (
+                    messages["review.location"],
+                    row.latitude.map { "\(number($0, 6)), \(number(row.longitude, 6))" }, nil
+                ),
+                (messages["review.accuracy"], row.accuracy.map { number($0, 0) + " m" }, nil),
+                (messages["review.localID"], row.localID, nil),
+                (messages["review.platformID"], row.platformReportID, nil),
+            ]
         var values: [String: MustacheValue] = [
             "report": ReviewPresentation.row(row, messages: messages, now: now),
             "fields": .array(
-                fields.compactMap { key, value in
+                fields.compactMap { label, value, at in
                     guard let value, !value.isEmpty else { return nil }
-                    return ["label": .string(messages[key]), "value": .string(value)]
+                    return ["label": .string(label), "value": .string(value), "at": ReviewLabels.time(at)]
                 }),
             "photos": .array(
                 photos.enumerated().map { index, photo in
@@ -159,9 +164,10 @@ enum ReviewReportScreen {
             "history": .array(
                 history.map { entry in
                     [
-                        "when": .string(ReviewPresentation.time(entry.at)), "actor": .string(entry.actor),
+                        "when": .string(ReviewPresentation.time(entry.at)), "at": ReviewLabels.time(entry.at),
+                        "actor": .string(entry.actor),
                         "action": .string(messages["review.action.\(entry.action)"]),
-                        "change": .string([entry.before, entry.after].compactMap { $0 }.joined(separator: " → ")),
+                        "change": .string(ReviewLabels.change(entry.before, entry.after, messages)),
                         "detail": MustacheValue(entry.detail),
                     ]
                 }),
@@ -176,7 +182,7 @@ enum ReviewReportScreen {
                     ]
                 }),
             "reviewMessage": MustacheValue(row.message),
-            "reasonLabel": MustacheValue(row.reason.map { messages["review.reason.\($0)"] }),
+            "reasonLabel": MustacheValue(row.reason.map { ReviewLabels.reason($0, messages) }),
             "duplicateOf": MustacheValue(row.duplicateOf.map { String($0) }),
             "attempts": MustacheValue(row.lastError),
             "deliveryAttempts": .array(attempts.map { Self.attemptRow($0, messages: messages) }),

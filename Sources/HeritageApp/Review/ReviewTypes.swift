@@ -54,9 +54,13 @@ enum RejectReason: String, Sendable, CaseIterable {
     case insufficientEvidence = "insufficient_evidence"
 }
 
-/// What needs attention now, for the dashboard's counters.
+/// What needs a decision now, for the dashboard's counters (docs/REVIEW.md has their meaning under
+/// each policy). The first three split the reports in `received`; each is a `ReviewFilter.Need`.
 struct ReviewCounts: Sendable, Equatable {
-    var awaitingReview = 0
+    /// Held back by the policy: nothing of them goes out until a coordinator decides.
+    var waitingForApproval = 0
+    /// Let through by the policy (sent, or on their way) and not yet reviewed: they may be withdrawn.
+    var publishedUnreviewed = 0
     var reporterReplied = 0
     var needsAttention = 0
     var held = 0
@@ -67,6 +71,12 @@ struct ReviewFilter: Sendable, Equatable {
     enum Sort: String, Sendable, CaseIterable {
         case newest, oldest, name
     }
+    /// What a counter of the dashboard counts (`need=`): waiting for approval, published and not yet
+    /// reviewed, the reporter replied (`ReviewCounts`).
+    enum Need: String, Sendable, CaseIterable {
+        case waiting, published, replied
+    }
+    var need: Need?
     var review: ReviewState?
     var delivery: ReportState?
     var origin: ReportOrigin?
@@ -85,7 +95,7 @@ struct ReviewFilter: Sendable, Equatable {
     var sort = Sort.newest
 
     static func == (lhs: ReviewFilter, rhs: ReviewFilter) -> Bool {
-        lhs.review == rhs.review && lhs.delivery == rhs.delivery && lhs.origin == rhs.origin
+        lhs.need == rhs.need && lhs.review == rhs.review && lhs.delivery == rhs.delivery && lhs.origin == rhs.origin
             && lhs.reporter == rhs.reporter && lhs.from == rhs.from && lhs.to == rhs.to && lhs.text == rhs.text
             && lhs.hasFailure == rhs.hasFailure && lhs.sort == rhs.sort && lhs.trash == rhs.trash
             && lhs.bounds.map { [$0.0, $0.1, $0.2, $0.3] } == rhs.bounds.map { [$0.0, $0.1, $0.2, $0.3] }

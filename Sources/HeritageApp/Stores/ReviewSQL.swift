@@ -19,6 +19,27 @@ enum ReviewSQL {
         (SELECT p.local_id FROM photos p WHERE p.report_id = r.id ORDER BY p.position, p.id LIMIT 1) AS first_photo
         """
 
+    /// The recorded policy (`ReviewStore.setPolicy`, default `kiosk`) holds the report back until a
+    /// decision: the worker's own test (`ReportSQL.waitingForReviewSQL`), on `reports r`.
+    static let policyHolds = """
+        (SELECT coalesce(max(value), 'kiosk') FROM instance WHERE key = 'review_policy')
+            IN ('all', CASE WHEN r.origin = 'kiosk' THEN 'kiosk' ELSE 'all' END)
+        """
+
+    /// Each counter's reports among those received (`ReviewFilter.Need`): waiting for approval is what
+    /// the worker will not take up (only `queued` is held back); the rest of the unanswered ones went
+    /// out, or are on their way, unreviewed; a reporter's answer is counted apart whatever the policy.
+    static func needClause(_ need: ReviewFilter.Need) -> String {
+        switch need {
+        case .waiting:
+            "(r.review_state = 'received' AND r.replied_at IS NULL AND r.state = 'queued' AND \(policyHolds))"
+        case .published:
+            "(r.review_state = 'received' AND r.replied_at IS NULL AND NOT (r.state = 'queued' AND \(policyHolds)))"
+        case .replied:
+            "(r.review_state = 'received' AND r.replied_at IS NOT NULL)"
+        }
+    }
+
     static let decisionActions = ["approve", "reject", "needs_info", "duplicate", "reopen"]
 
     /// The WHERE clause of a filter and its values. Each filter that would read the whole table asks an
@@ -26,6 +47,7 @@ enum ReviewSQL {
     static func whereClause(_ filter: ReviewFilter, dialect: SQLDialect) -> (String, [SQLValue]) {
         var clauses = [reviewable, filter.trash ? "r.discarded_at IS NOT NULL" : "r.discarded_at IS NULL"]
         var values: [SQLValue] = []
+        if let need = filter.need { clauses.append(needClause(need)) }
         if let review = filter.review {
             clauses.append("r.review_state = ?")
             values.append(.text(review.rawValue))

@@ -101,8 +101,9 @@ struct SQLReviewStore<Backend: SQLBackend>: ReviewStore {
                 let row = try db.query(
                     """
                     SELECT
-                      sum(CASE WHEN r.review_state = 'received' AND r.replied_at IS NULL THEN 1 ELSE 0 END) AS awaiting,
-                      sum(CASE WHEN r.review_state = 'received' AND r.replied_at IS NOT NULL THEN 1 ELSE 0 END) AS replied,
+                      sum(CASE WHEN \(ReviewSQL.needClause(.waiting)) THEN 1 ELSE 0 END) AS waiting,
+                      sum(CASE WHEN \(ReviewSQL.needClause(.published)) THEN 1 ELSE 0 END) AS published,
+                      sum(CASE WHEN \(ReviewSQL.needClause(.replied)) THEN 1 ELSE 0 END) AS replied,
                       sum(CASE WHEN r.state = 'needs_attention' THEN 1 ELSE 0 END) AS attention,
                       sum(CASE WHEN r.state = 'held' THEN 1 ELSE 0 END) AS held
                     FROM reports r WHERE \(ReviewSQL.reviewable) AND r.state != 'deleting' AND r.discarded_at IS NULL
@@ -110,7 +111,9 @@ struct SQLReviewStore<Backend: SQLBackend>: ReviewStore {
                 ).first
             else { return ReviewCounts() }
             return ReviewCounts(
-                awaitingReview: Int(try row.int("awaiting") ?? 0), reporterReplied: Int(try row.int("replied") ?? 0),
+                waitingForApproval: Int(try row.int("waiting") ?? 0),
+                publishedUnreviewed: Int(try row.int("published") ?? 0),
+                reporterReplied: Int(try row.int("replied") ?? 0),
                 needsAttention: Int(try row.int("attention") ?? 0), held: Int(try row.int("held") ?? 0))
         }
     }
