@@ -88,9 +88,13 @@ def test_REV_05_five_waiting_reports_above_the_fold(browser, server, waiting, wi
         assert rows_above_the_fold(browser) >= 5
         first = browser.find_element(By.CSS_SELECTOR, "#review-table tr.review-row").get_attribute("data-id")
         assert int(first) == waiting[0]
+        # It goes through /review/triage, which passes over a report another coordinator has claimed.
         oldest = browser.find_element(By.ID, "review-oldest").get_attribute("href")
-        assert oldest.startswith(server.url + "/review/reports/%d?" % waiting[0]) and "triage=1" in oldest
-        assert "need=waiting" in oldest
+        assert oldest.startswith(server.url + "/review/triage?") and "need=waiting" in oldest
+        browser.get(oldest)
+        wait_for(browser, lambda d: "/review/reports/%d?" % waiting[0] in d.current_url)
+        assert "triage=1" in browser.current_url and "need=waiting" in browser.current_url
+        browser.back()
     finally:
         browser.set_window_size(412, 860)
 

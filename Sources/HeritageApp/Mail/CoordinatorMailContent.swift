@@ -30,7 +30,7 @@ extension MailContent {
                 ))
         }
         lines.append(
-            (messages.format("mail.digest.replies", ["n": String(counts.replies)]), review + "?review=received"))
+            (messages.format("mail.digest.replies", ["n": String(counts.replies)]), review + "?need=replied"))
         lines.append(
             (
                 messages.format("mail.digest.failures", ["n": String(counts.failures)]),

@@ -43,13 +43,14 @@ enum ReviewQueue {
             })
     }
 
-    /// The report page, in triage (`triage=1`), of the first report waiting for approval in the queue's
-    /// order, with the waiting filter so that the next one follows; nil when none waits.
+    /// Triage of the reports waiting for approval, oldest first: `/review/triage` opens the first of them
+    /// that no other coordinator has claimed, and the waiting filter makes the next one follow; nil when
+    /// none waits.
     static func oldestWaiting(_ store: any ReviewStore) throws -> String? {
         let pairs = tabList(ReviewCounts()).first { $0.id == "waiting" }?.pairs ?? []
         let query = ReviewQuery(pairs.map { (name: $0.0, value: $0.1) })
-        guard let first = try store.search(query.filter, after: nil, limit: 1).first else { return nil }
-        return "/review/reports/\(first.id)?" + query.queryString + "&triage=1"
+        guard try store.search(query.filter, after: nil, limit: 1).first != nil else { return nil }
+        return "/review/triage?" + query.queryString
     }
 
     /// How many of the filters behind *More filters* are set: it opens when any is, so that a shared
