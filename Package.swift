@@ -14,15 +14,15 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // zlib: deflate and CRC-32 of the review's photos archive (issue 10).
+        // zlib: deflate and CRC-32 of the review's photos archive.
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // libvips is opened at first use (see its shim.h), so neither its headers' flags nor its libraries
         // are needed to build; Debian's libvips42 (from libvips-dev in scripts/setup) is needed to run.
         .systemLibrary(name: "CVips"),
-        // Compression of responses (issue 14): gzip for pages and JSON, gzip and brotli for static assets.
+        // Compression of responses: gzip for pages and JSON, gzip and brotli for static assets.
         .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlienc", providers: [.apt(["libbrotli-dev"])]),
         .systemLibrary(name: "CPostgreSQL", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        // QR codes of the kiosks' enrolment links and receipts, drawn as SVG (issue 11).
+        // QR codes of the kiosks' enrolment links and receipts, drawn as SVG.
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
         .target(name: "Storage", dependencies: ["Basics", "CSQLite"]),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `har backup create` against `tar` of the same data folder (issue 29: target ≤ 1.5× tar's time, peak
+# `har backup create` against `tar` of the same data folder (target ≤ 1.5× tar's time, peak
 # RSS < 64 MB): a data folder of REPORTS reports × 3 photos of PHOTO_BYTES (random bytes, a JPEG's
 # first and last) queued by bench/outbox-fixture.py, then ROUNDS rounds alternating the two, each
 # ending with its file flushed to disk (tar then `sync FILE`; the backup fsyncs and reads its archive
@@ -71,7 +71,7 @@ else
     echo "restored: photo files differ" >&2; exit 1
 fi
 
-# The round trip taken while uploads run (issue 29's "done when"): har serve on the same data folder,
+# The round trip taken while uploads run (the backup's acceptance check): har serve on the same data folder,
 # one volunteer uploading photos through the web endpoints without pause (20 to a draft, then the
 # draft filed and a new one opened), and `har backup create` meanwhile. The restore must hold every
 # photo file the backup's snapshot names, each byte-equal to the data folder's (a photo file never

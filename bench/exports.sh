@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The review's exports against everyone else (issue 26): 100,000 reports seeded into a fresh data folder,
+# The review's exports against everyone else: 100,000 reports seeded into a fresh data folder,
 # then /healthz's latency (300 requests one after another, p50 and p99 as curl sees them on loopback) and a
 # volunteer's photo upload (1.5 MB JPEG, median of 5) measured idle and again while four coordinators each
 # ask for CSV exports of every report in a loop (two run at once on the exports' pool, the others wait).

@@ -10,7 +10,7 @@
 #                                    # `callgrind_annotate --inclusive=yes DIR/ROUTE.callgrind`
 #   Any HAR_ variable set outside (HAR_CONNECTION_MEMORY_BYTES=16384) reaches har serve.
 #
-# Prints "route instructions-per-request" lines. Used for issue 8's before/after (docs/BENCHMARKS.md).
+# Prints "route instructions-per-request" lines. Used for the before/after figures in docs/BENCHMARKS.md.
 set -euo pipefail
 tree=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 cd "$tree"  # har serve reads Templates/ and Public/ from its working folder

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The device's outbox against the same uploads made online (issue 12, OFF-04): real Chromium (headless,
+"""The device's outbox against the same uploads made online (OFF-04): real Chromium (headless,
 Debian's chromium and chromedriver) and a `har serve` that this script starts (upload worker on, its
 embedded local platform, a data folder of its own).
 

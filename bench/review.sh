@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The review dashboard at scale (issue 10): 100,000 reports from 1,000 volunteers seeded into a fresh data
+# The review dashboard at scale: 100,000 reports from 1,000 volunteers seeded into a fresh data
 # folder (sqlite3, while `har serve` runs: WAL), then the time curl sees on loopback for the dashboard's
 # first page under each single filter (counts included: every page shows them), median of 5, and for a bulk
 # approve of 10,000 reports (confirmed form post), with the server's own time from its access log.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Who held the CPU while /healthz waited, from a `perf sched` recording around one
-`bench/uploads.sh healthz 1` run (issue 14, docs/BENCHMARKS.md "Photo uploads against /healthz"):
+`bench/uploads.sh healthz 1` run (docs/BENCHMARKS.md "Photo uploads against /healthz"):
 
     perf sched record -a -o sched.data -- sleep 28 &   # then, at once:
     bench/uploads.sh healthz 1

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The slow-network budget (issue 14): real Chromium (headless, fake camera) with CDP network throttling
+"""The slow-network budget: real Chromium (headless, fake camera) with CDP network throttling
 at 1.6 Mbit/s down, 750 kbit/s up and 150 ms round trip, against a running `har serve`. For each screen
 it measures the time from the start of the navigation to a usable page (performance.now() when the
 screen's own readiness test first holds, in the page's clock) and the bytes transferred (the
@@ -79,7 +79,7 @@ def make_driver(profile):
                               options=options)
     driver.set_page_load_timeout(60)
     driver.set_script_timeout(40)
-    # The first-use welcome (issue 12) overlays the sign-in form of a new browser; it is part of the
+    # The first-use welcome overlays the sign-in form of a new browser; it is part of the
     # same page (no extra transfer), so the measurement starts as a browser that has seen it.
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": SEEN_FIRST_USE})
     return driver

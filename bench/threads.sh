@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The MHD thread pool's size against its tail (issue 14): the static file and /bench/rows as bench/run
+# The MHD thread pool's size against its tail: the static file and /bench/rows as bench/run
 # measures them (wrk, 64 connections, 2 threads, percentiles.lua), against a fresh `har serve` per pool
 # size, the sizes alternated round after round so that a shared machine's noise shows as a range.
 #

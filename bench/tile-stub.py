@@ -2,7 +2,7 @@
 """Map tiles for the slow-network budget (bench/slow-network.py), served on loopback so that the creation
 page's map does not depend on reaching tile.openstreetmap.org from the bench machine: where its name
 does not resolve, the lookup sometimes waits for the resolver's 5 s timeout, and the tiles, inserted
-before the page's load event, hold that event (docs/BENCHMARKS.md, "Issue 14: uploads and latency").
+before the page's load event, hold that event (docs/BENCHMARKS-LOG.md, "uploads and latency under uploads").
 
 Every GET /{z}/{x}/{y}.png answers the same 256×256 PNG of about 12 KB (an OpenStreetMap tile's usual
 weight) with a week's max-age, as a tile server sends them. Runs until killed.

@@ -1,4 +1,4 @@
-// A receipt's page (issue 11, KIO-06): the claim secret is the QR link's fragment; a signed-in visitor
+// A receipt's page (KIO-06): the claim secret is the QR link's fragment; a signed-in visitor
 // gets the claim form with it, a signed-out one the way to sign in. Without the secret neither shows.
 // The fragment is taken out of the address at once (history.replaceState), so the secret stays in no
 // history entry of the visitor's browser; it is kept for this tab only (sessionStorage), for a return

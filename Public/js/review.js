@@ -1,4 +1,4 @@
-// The coordinators' dashboard (issue 10): the map of the filtered reports with clustered markers
+// The coordinators' dashboard: the map of the filtered reports with clustered markers
 // (Leaflet.markercluster, vendored from Debian), "filter to the map's area", and the keyboard: J/K move
 // between rows and Enter opens one. A report's page has its own script, review-report.js.
 // Everything here is an extra: every action is a form that works without it.

@@ -1,4 +1,4 @@
-// First use (issue 12): the welcome screens on the sign-in page of a browser that has never shown them,
+// First use: the welcome screens on the sign-in page of a browser that has never shown them,
 // and the guide to the list's states after the first sign-in. Each shows once per browser
 // (localStorage), can be reopened from settings, and never on a kiosk. The welcome is three screens in
 // a <dialog>: Next/Back buttons, the arrow keys and a horizontal swipe move between them; Sign in (OK

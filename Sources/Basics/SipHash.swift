@@ -1,7 +1,7 @@
 /// SipHash-2-4 (Aumasson and Bernstein, 2012): a pseudorandom function of a 128-bit secret key, so
 /// its output says nothing about its input to anyone without the key, yet it is a few hundred
 /// instructions for a few hundred bytes where SHA-256 is ~10,000. For values that must be opaque and
-/// are made and checked by the same holder of the key (the list's ETag, issue 14), not for anything
+/// are made and checked by the same holder of the key (the list's ETag), not for anything
 /// that must be verified by someone else or kept beyond the key's life.
 public struct SipHash24: Sendable {
     private let k0: UInt64

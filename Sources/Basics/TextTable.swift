@@ -1,5 +1,5 @@
 /// Rows of text cells with named columns, every cell's UTF-8 in one allocation: what a page's rows
-/// are between the database and the template (issue 14).
+/// are between the database and the template.
 ///
 /// Rows read into Swift values cost an allocation per string and per row, and as much again to free
 /// them after the page is rendered (callgrind, the 50-row bench page: making 150 Strings and their

@@ -1,4 +1,4 @@
-// libqrencode (Debian's libqrencode-dev): QR codes of the kiosks' enrolment links and receipts (issue 11).
+// libqrencode (Debian's libqrencode-dev): QR codes of the kiosks' enrolment links and receipts.
 #include <qrencode.h>
 
 // One call with the settings every caller wants: the smallest version that fits, error correction M

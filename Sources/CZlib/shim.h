@@ -1,5 +1,5 @@
-// zlib for Swift: gzip for responses (issue 14) and raw deflate with crc32 for the review's photos
-// archive (ZIP, issue 10). deflateInit2 and inflateInit2 are macros (they pass the library version and
+// zlib for Swift: gzip for responses and raw deflate with crc32 for the review's photos
+// archive (ZIP). deflateInit2 and inflateInit2 are macros (they pass the library version and
 // the stream's size): typed functions instead. windowBits 15 + 16 asks for a gzip wrapper (RFC 1952)
 // around the deflate data; -15 for raw deflate, as ZIP entries hold it.
 #ifndef HAR_CZLIB_SHIM_H

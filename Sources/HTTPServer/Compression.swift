@@ -1,4 +1,4 @@
-// Compression of responses (issue 14): gzip (zlib) for pages and JSON built per request, gzip and
+// Compression of responses: gzip (zlib) for pages and JSON built per request, gzip and
 // brotli for static assets (compressed once, see StaticFiles). The encoders are one-shot: every body
 // here is already whole in memory. Accept-Encoding is negotiated as RFC 9110 §12.5.3 says (q-values,
 // "*", q=0 refuses); a representation in another coding gets its own ETag (§8.8.3: entity tags differ

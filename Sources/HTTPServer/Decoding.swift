@@ -95,7 +95,7 @@ enum Decoding {
 
     /// The value of the first well-formed cookie called `name`, found without making a dictionary or a
     /// String of any other cookie (the dictionary cost ~3,300 instructions of every signed-in request,
-    /// for the one or two cookies a handler reads; issue 14). Each item's name is compared first and
+    /// for the one or two cookies a handler reads). Each item's name is compared first and
     /// only the item that matches is checked as `cookies(_:)` checks it; unlike that dictionary, which
     /// keeps the first 64 items, this finds the name anywhere in the field (it keeps nothing).
     static func cookie(_ name: String, in header: String?) -> String? {

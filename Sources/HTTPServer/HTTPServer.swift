@@ -21,7 +21,7 @@ public final class HTTPServer: @unchecked Sendable {
     let securityHeaderCStrings: [(name: ContiguousArray<CChar>, value: ContiguousArray<CChar>)]
     /// This server among others in the process, for responses kept per server.
     let instance = serverInstanceCounter.add(1, ordering: .relaxed).newValue
-    /// The header deadline and minimum body rate (issue 9, item 2).
+    /// The header deadline and minimum body rate.
     let slowClients: SlowClients
     /// Handlers' 304 answers, kept as MHD responses under their fields.
     let keptNotModified = KeptNotModified()

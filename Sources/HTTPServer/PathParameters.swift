@@ -1,7 +1,7 @@
 /// The values a route captured from a path (":id" in "/reports/:id", "*path" in "/static/*path"), read
 /// like a dictionary. A route has one or two, so they are kept as pairs and found by comparing names:
 /// a `[String: String]` hashed each name when the router filled it and again when a handler read it,
-/// ~1,500 instructions of every request to such a route (issue 14).
+/// ~1,500 instructions of every request to such a route.
 public struct PathParameters: Sendable, Equatable, ExpressibleByDictionaryLiteral, CustomStringConvertible {
     private var pairs: [(name: String, value: String)] = []
 

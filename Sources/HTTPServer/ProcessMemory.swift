@@ -1,4 +1,4 @@
-// How the server's process gives memory back to the system (issue 14, docs/BENCHMARKS.md "Resident
+// How the server's process gives memory back to the system (docs/BENCHMARKS.md "Resident
 // memory at rest"). glibc's malloc, read in its manual (mallopt(3), malloc_trim(3)): an allocation of
 // M_MMAP_THRESHOLD bytes or more (128 KiB) is a mapping of its own, unmapped when freed; anything smaller
 // comes from an arena that gives back only what is free at its top. By default the threshold moves: each

@@ -46,7 +46,7 @@ public struct Router: Sendable {
     /// is normalised ("/" and the segments joined by single slashes), with every route that matches it
     /// in the order added and the parameters each captures. Built as routes are added, so that a
     /// request for such a path is routed by one lookup instead of a walk over every route (routing was
-    /// 15,000 instructions of a 304; issue 14) with the very result the walk gives: an earlier
+    /// 15,000 instructions of a 304) with the very result the walk gives: an earlier
     /// ":parameter" or "*rest" route still wins over a later literal one, and 405's Allow still names
     /// every method of every matching route.
     private var literalPaths: [String: [(route: Int, parameters: PathParameters)]] = [:]
@@ -224,7 +224,7 @@ public struct Router: Sendable {
     /// Walks the path's segments (empty ones skipped, as "//" and a trailing "/" always were) over its
     /// UTF-8 bytes in place: splitting it into an array of Strings for every route cost more than the
     /// rest of routing, and walking it as a Substring cost ~2,600 instructions for a static file
-    /// (callgrind, issue 14). Only a captured value becomes a String.
+    /// (callgrind). Only a captured value becomes a String.
     private static func match(_ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>) -> PathParameters? {
         let slash = UInt8(ascii: "/")
         var parameters = PathParameters()

@@ -1,4 +1,4 @@
-// Slow clients (issue 9, item 2). MHD's connection timeout is an idle timeout: a client sending one
+// Slow clients. MHD's connection timeout is an idle timeout: a client sending one
 // byte every few seconds keeps a connection, and a thread's worth of bookkeeping, forever. This adds
 // what MHD 0.9.75 lacks: a deadline for the request line and headers, and a minimum average rate for
 // a body. A watchdog looks at every connection twice a second and shuts down the socket of any past
@@ -28,7 +28,7 @@ final class SlowClients: @unchecked Sendable {
     /// context, so that setting a phase (twice per request) locks only this connection's state, which
     /// nothing but its own MHD thread and the watchdog touches. One table for every connection, hashed
     /// and locked by both MHD threads on each request, was ~1,600 instructions of every request
-    /// (callgrind, issue 14); the table is now touched only when a connection opens or closes.
+    /// (callgrind); the table is now touched only when a connection opens or closes.
     final class Watch: Sendable {
         let fd: Int32
         let state: Mutex<(phase: Phase, cut: Bool)>

@@ -1,4 +1,4 @@
-// Versioned asset URLs (issue 14): pages name `/static/css/app.css?v=<version>`, where the version is
+// Versioned asset URLs: pages name `/static/css/app.css?v=<version>`, where the version is
 // made from the names and bytes of every file under the public folder when the server starts. A
 // request carrying the current version is answered `Cache-Control: public, max-age=31536000, immutable`
 // (a browser then never asks again); any other request for the same file (no `v`, an old one) gets

@@ -10,7 +10,7 @@
 // Before this, each request paid realpath (a readlink per path component), stat, open, sendfile and
 // close, and MHD sent the headers and a file body in two system calls instead of one.
 //
-// Compression (issue 14): a text file (CSS, JavaScript, SVG, JSON, HTML) is compressed once when it is
+// Compression: a text file (CSS, JavaScript, SVG, JSON, HTML) is compressed once when it is
 // loaded, with gzip at level 9 and brotli at quality 11, and each smaller form is kept as a
 // representation of its own, with its own ETag ("…-gzip", "…-br"), Content-Encoding and length; the
 // request's Accept-Encoding picks one (brotli first), and all of them say `Vary: Accept-Encoding`.

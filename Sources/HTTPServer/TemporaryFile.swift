@@ -25,7 +25,7 @@ final class TemporaryFile {
 
     /// Bytes wait here and go to the file in writes of `bufferSize`: MHD hands the body over in reads
     /// of its connection buffer (about 16 KB), and one write(2) per read was 13,000 system calls for a
-    /// 200 MB upload (issue 14; strace -c in docs/BENCHMARKS.md). Allocated on the first write, freed
+    /// 200 MB upload (strace -c in docs/BENCHMARKS.md). Allocated on the first write, freed
     /// on close: an idle connection holds none of it.
     static let bufferSize = 256 * 1024
     private var buffer: UnsafeMutableRawPointer?
@@ -33,7 +33,7 @@ final class TemporaryFile {
 
     /// Every `writebackStep` bytes the disk is asked to start writing them (`har_start_writeback`,
     /// without waiting), so that the handler's fsync at the end waits for the last few MB, not for the
-    /// whole file: the 200 MB upload's fsync took 0.10–0.13 s after the last byte (issue 14). Files
+    /// whole file: the 200 MB upload's fsync took 0.10–0.13 s after the last byte. Files
     /// under the step (most photos' first 8 MB) are left to the fsync as before.
     static let writebackStep = 8 * 1024 * 1024
     private var inFile = 0

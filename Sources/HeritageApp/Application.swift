@@ -24,7 +24,7 @@ public final class Application: Sendable {
     /// The one way to the platform: the upstream one configured, or the embedded local platform.
     let platform: PlatformClient
     let embeddedPlatform: EmbeddedPlatform?
-    /// Sends the outbox to the platform (issue 5): woken by a submission, resumed by a sign-in.
+    /// Sends the outbox to the platform: woken by a submission, resumed by a sign-in.
     let worker: UploadWorker
     /// Sends the mail outbox; nil without `smtp_url` (the outbox still fills, for the app's own page).
     let mailWorker: MailWorker?
@@ -116,7 +116,7 @@ public final class Application: Sendable {
     }
 
     /// Loads and compresses the static files on a thread of their own at nice +10 (`static_warm`), so
-    /// that no request waits for a file's compression (issue 14, docs/BENCHMARKS.md "Tail latency").
+    /// that no request waits for a file's compression (docs/BENCHMARKS.md "Tail latency").
     static func warmStaticFiles(_ warmer: StaticWarmer, log: Log) {
         let work = BlockingWork(label: "static-warm", limit: 1, threads: .background(nice: 10))
         Task.detached {

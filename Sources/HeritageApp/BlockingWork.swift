@@ -19,7 +19,7 @@ final class BlockingWork: Sendable {
         /// for it, `nice` steps below the process's CPU priority (Linux keeps a nice value per thread;
         /// threads these start inherit it). For CPU-heavy work that must not delay requests: photo
         /// decoding, whose libvips worker threads are started from these threads and so run at the same
-        /// priority (issue 14, docs/BENCHMARKS.md "Photo uploads against /healthz").
+        /// priority (docs/BENCHMARKS.md "Photo uploads against /healthz").
         case background(nice: Int32)
     }
 

@@ -4,7 +4,7 @@ import FoundationEssentials
     import Glibc
 #endif
 
-// Where a node keeps photos and uploads when several nodes share one photo folder (issue 13).
+// Where a node keeps photos and uploads when several nodes share one photo folder.
 extension Configuration {
     /// The photos of drafts and reports: `photo_dir`, shared by every node, else the data folder's.
     var photosDirectory: String { photoDir ?? dataDir + "/photos" }

@@ -29,12 +29,12 @@ public struct Configuration: Sendable, Equatable {
     public var trustedProxies: String?
     public var templatesDir = "Templates"
     public var publicDir = "Public"
-    /// zlib level of pages and JSON sent gzip-compressed (issue 14); 0 sends them as they are.
+    /// zlib level of pages and JSON sent gzip-compressed; 0 sends them as they are.
     public var gzipLevel = 4
-    /// Bytes of the report list's rendered answers kept by their ETag (issue 14, `KeptPages`); 0 = none.
+    /// Bytes of the report list's rendered answers kept by their ETag (`KeptPages`); 0 = none.
     public var listKeptBytes = 4 << 20
     /// Static files loaded and compressed at start, on a thread of low priority, rather than by the
-    /// first request for each (issue 14: brotli 11 of app.css held an MHD thread 34 ms).
+    /// first request for each (brotli 11 of app.css held an MHD thread 34 ms).
     public var staticWarm = true
     public var accessLog = true
     public var metricsAllowRemote = false
@@ -64,30 +64,30 @@ public struct Configuration: Sendable, Equatable {
     public var platformVerified: String?
     public var platformPhotoLimitBytes = 30 * 1024 * 1024
 
-    // Upload worker (issue 5)
+    // Upload worker
     public var workerEnabled = true
     public var workerReportsAtOnce = 4
     public var workerPhotosAtOnce = 2
-    /// How long a node's lease on a report lasts unrenewed (issue 13): a dead node's reports are taken
+    /// How long a node's lease on a report lasts unrenewed: a dead node's reports are taken
     /// over after it. More than `platform_timeout`: no call starts that could outlast its lease.
     public var workerLeaseSeconds = 120.0
     public var retryBaseSeconds = 2.0
     public var retryCapSeconds = 600.0
     public var photoRetentionSeconds = 7 * 86_400
 
-    // Web sessions (issue 9): idle timeout and absolute lifetime
+    // Web sessions: idle timeout and absolute lifetime
     public var sessionIdleSeconds = 7 * 86_400
     public var sessionMaxSeconds = 30 * 86_400
-    // Room for uploads (issue 9): the temporary folder's cap, the free disk space kept
+    // Room for uploads: the temporary folder's cap, the free disk space kept
     public var uploadTempMaxBytes = 1 << 30
     public var uploadMinFreeBytes = 512 << 20
-    // Slow clients (issue 9): the request head's deadline and the slowest body accepted
+    // Slow clients: the request head's deadline and the slowest body accepted
     public var headerTimeoutSeconds = 10
     public var minBodyBytesPerSecond = 1024
-    // Per-user photo quotas (issue 9)
+    // Per-user photo quotas
     public var photosPerDay = 500
     public var photoBytesPerUser = 2 << 30
-    // Several web nodes on one PostgreSQL (issue 13); unset = SQLite in the data folder
+    // Several web nodes on one PostgreSQL; unset = SQLite in the data folder
     /// A `postgresql://` URL or libpq key=value string; it may hold a password: never logged or shown.
     public var databaseURL: String?
     public var databasePoolSize = 8
@@ -98,12 +98,12 @@ public struct Configuration: Sendable, Equatable {
     public var photoDir: String?
     /// This node's name among the nodes (its uploads folder under `photo_dir`); unset = host name and port.
     public var nodeID: String?
-    // Coordinators' review (issue 10)
+    // Coordinators' review
     /// Comma-separated e-mails who are coordinators from their next request (besides `har users grant`).
     public var coordinators: String?
     /// Which reports wait for a coordinator's approval before upload: none, kiosk, all.
     public var reviewPolicy = "kiosk"
-    // Kiosks (issue 11)
+    // Kiosks
     /// Seconds without a touch before a kiosk asks "still there?".
     public var kioskIdleSeconds = 90
     /// Seconds of the "still there?" countdown before the visitor's report is discarded.

@@ -5,7 +5,7 @@ import PlatformClient
     import Glibc
 #endif
 
-/// Security events (issue 9, item 9), one line each on standard error, for an operator or a log
+/// Security events, one line each on standard error, for an operator or a log
 /// shipper to alert on: `… security event=signin.failure client=203.0.113.7 email=sha256:0f1e… reason=…`.
 /// Never a password, token, cookie or session id; an e-mail only as a shortened SHA-256 of its
 /// lower-cased form, enough to see that attempts aim at one account without writing the address.

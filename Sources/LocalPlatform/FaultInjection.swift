@@ -3,7 +3,7 @@ import Synchronization
 
 /// Faults the local platform injects for tests, reproducible by a seed. Off by default.
 /// Text form (`HAR_PLATFORM_FAULTS`): `fail5xx=0.3,fail429=0.1,drop=0.1,latency_ms=200,seed=1`, and
-/// `ignore_idempotency=1` for the cluster test (issue 13).
+/// `ignore_idempotency=1` for the cluster test.
 public struct FaultConfiguration: Sendable, Equatable {
     /// Share of requests answered 500 or 503 before any processing.
     public var fail5xx: Double = 0

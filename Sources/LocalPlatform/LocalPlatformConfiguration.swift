@@ -12,7 +12,7 @@ public struct LocalPlatformConfiguration: Sendable {
     /// PBKDF2 rounds for new passwords; tests lower it to stay fast.
     public var passwordIterations: Int
     public var faults: FaultConfiguration
-    /// Tests only (issue 9, item 5): e-mails are kept as typed, so `Ann@x` and `ann@x` are two accounts
+    /// Tests only: e-mails are kept as typed, so `Ann@x` and `ann@x` are two accounts
     /// with two ids, as some platforms have them. Set by `HAR_INTERNAL_TEST_CASE_SENSITIVE_EMAILS=1`,
     /// which is not configuration.
     public var caseSensitiveEmails = false

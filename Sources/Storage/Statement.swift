@@ -202,7 +202,7 @@ public final class Statement: ValueReading {
     public func rows() throws -> [Row] {
         var rows: [Row] = []
         // The columns' names are read when a first row comes: a query that finds nothing (most of
-        // the list page's notices and receipts) made a dictionary of them for nothing (issue 14).
+        // the list page's notices and receipts) made a dictionary of them for nothing.
         var columns: RowColumns?
         while try step() {
             let names = columns ?? RowColumns(names: columnNames, indexes: columnIndexes)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import HTTPServer
 
-/// Issue 14: gzip for pages and JSON built per request, gzip and brotli for static assets, with
+/// Gzip for pages and JSON built per request, gzip and brotli for static assets, with
 /// `Vary: Accept-Encoding` and an ETag per encoding, and conditional requests kept right.
 @Suite struct CompressionTests {
     /// Text that compresses like a page does: repeated markup with varying numbers.

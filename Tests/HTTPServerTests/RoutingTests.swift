@@ -136,7 +136,7 @@ import Testing
         }
     }
 
-    /// Literal paths are routed by a table (issue 14): the answer must be the walk's, in the order the
+    /// Literal paths are routed by a table: the answer must be the walk's, in the order the
     /// routes were added, whichever kind came first, for clean and unclean spellings of a path alike.
     @Test func literalPathsRouteAsTheWalkDid() {
         var router = Router()
@@ -180,7 +180,7 @@ import Testing
         #expect(found("GET", "/cafe\u{301}")?.pattern == "/caf\u{E9}")
     }
 
-    /// Routing over the path's bytes (issue 14) keeps the Strings' rules: canonically equivalent
+    /// Routing over the path's bytes keeps the Strings' rules: canonically equivalent
     /// segments match, ASCII ones only byte for byte, captured values come out whole, and a rest is its
     /// non-empty segments joined by single slashes.
     @Test func segmentsAreMatchedAsStringsCompare() {
@@ -201,7 +201,7 @@ import Testing
         #expect(found("/Kx/8") == ["id": "8"] && found("/kx/8") == nil)
     }
 
-    /// A route's parameters read and written as a dictionary's (issue 14 keeps them as pairs).
+    /// A route's parameters read and written as a dictionary's (the router keeps them as pairs).
     @Test func pathParametersBehaveAsADictionary() {
         var parameters = PathParameters()
         #expect(parameters.isEmpty && parameters["id"] == nil)
@@ -223,7 +223,7 @@ import Testing
         }
     }
 
-    /// A path with nothing to decode is taken as it is (issue 14); the answer is the full decoding's.
+    /// A path with nothing to decode is taken as it is; the answer is the full decoding's.
     @Test func aPathWithoutEscapesDecodesAsTheFullDecodingDoes() {
         var paths = [
             "/", "/static/css/app.css", "/a%2Fb", "/a%zz", "/%00", "/a b", "/\u{7F}", "/caf\u{E9}", "/+",

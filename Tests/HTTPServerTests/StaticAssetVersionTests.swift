@@ -3,7 +3,7 @@ import Testing
 
 @testable import HTTPServer
 
-/// Issue 14: versioned asset URLs are cached for a year; anything else for the usual hour.
+/// Versioned asset URLs are cached for a year; anything else for the usual hour.
 @Suite struct StaticAssetVersionTests {
     @Test func theVersionFollowsTheFilesNamesAndBytes() throws {
         let scratch = try ScratchDirectory()

@@ -3,7 +3,7 @@ import Testing
 
 @testable import HTTPServer
 
-/// Issue 14: static files loaded and compressed ahead of their first request (`StaticWarmer`, the
+/// Static files loaded and compressed ahead of their first request (`StaticWarmer`, the
 /// `static_warm` key), each file compressed once for the plain and the versioned URLs, and a file
 /// changed after warming served as it is now.
 @Suite struct StaticWarmTests {

@@ -91,7 +91,7 @@ import Testing
         #expect(HostAllowlist([]).allows(nil))
     }
 
-    /// The quick reading of the usual fields (issue 14) never allows what the full reading refuses, and
+    /// The quick reading of the usual fields never allows what the full reading refuses, and
     /// takes the usual forms itself; everything else is left to the full reading.
     @Test func theQuickReadingOfHostAgreesWithTheFullOne() {
         let lists = [

@@ -3,7 +3,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// Issue 9, item 5: identity is the platform's account id, not the e-mail. A platform that tells
+/// Identity is the platform's account id, not the e-mail. A platform that tells
 /// `Ann@…` and `ann@…` apart (the local platform's test switch) gives two ids; the second is refused
 /// here with a clear message and never sees the first one's reports (real `har serve`, real platform).
 @Suite struct AccountIdentityTests {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// Issue 14: every page names its scripts, styles and images by versioned URLs, which come back
+/// Every page names its scripts, styles and images by versioned URLs, which come back
 /// compressed and cached for a year, so a repeat visit fetches none of them again.
 @Suite struct AssetCachingTests {
     static func assetURLs(in html: String) -> [String] {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 9, item 9: the data at rest is private to the server's user, and security events are logged
+/// The data at rest is private to the server's user, and security events are logged
 /// with the client's address and never a secret (real `har serve` processes, real files).
 @Suite struct AtRestAndLogTests {
     private func mode(_ path: String) throws -> Int {

@@ -28,7 +28,7 @@ final class SmallDisk {
     }
 }
 
-/// Issue 29's full disks during a backup: the backup fails with the reason, leaves nothing it started
+/// Full disks during a backup: the backup fails with the reason, leaves nothing it started
 /// (no `.partial`, no snapshot), harms neither the database nor an older backup, and the next one,
 /// with room again, succeeds. Needs root to mount a small tmpfs; skipped otherwise.
 @Suite(.serialized) struct BackupDiskFullTests {

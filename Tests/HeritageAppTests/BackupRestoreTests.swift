@@ -5,7 +5,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// Issue 29's restore and schedule with the real processes: OPS-02 (a restore never sends a report
+/// Restore and schedule with the real processes: OPS-02 (a restore never sends a report
 /// twice) and OPS-03 (scheduled backups, retention, metrics).
 @Suite(.serialized) struct BackupRestoreTests {
     /// OPS-02: a backup taken mid-drain, then the queue drains on (and two reports filed after the

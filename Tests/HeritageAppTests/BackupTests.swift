@@ -5,7 +5,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// Issue 29's backups, with the real `har` binary: OPS-01 (one archive of a consistent snapshot and
+/// Backups, with the real `har` binary: OPS-01 (one archive of a consistent snapshot and
 /// exactly its photos, checked, never a partial one), OPS-02 (verified without a server, restored into
 /// a stopped one). Serialized: they start platforms and servers on two shared cores.
 @Suite(.serialized) struct BackupTests {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// BREACH (issue 14): pages may go gzip-compressed, so the CSRF token in them is masked afresh in
+/// BREACH: pages may go gzip-compressed, so the CSRF token in them is masked afresh in
 /// every response; the server unmasks what comes back.
 @Suite struct BreachMaskTests {
     @Test func maskingIsFreshEveryTimeAndUnmasksToTheToken() {

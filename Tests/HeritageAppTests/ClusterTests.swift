@@ -8,7 +8,7 @@ import Testing
     import Glibc
 #endif
 
-/// Several `har serve` nodes on one PostgreSQL database (issue 13), as processes, behind nginx.
+/// Several `har serve` nodes on one PostgreSQL database, as processes, behind nginx.
 @Suite(
     .enabled(if: PostgresCluster.isInstalled, Comment(rawValue: PostgresCluster.skipMessage)),
     .enabled(if: Nginx.isInstalled, Comment(rawValue: Nginx.skipMessage)))

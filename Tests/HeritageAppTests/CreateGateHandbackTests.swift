@@ -5,7 +5,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// Two nodes' workers on one PostgreSQL database (issue 13): a report whose create gate another node
+/// Two nodes' workers on one PostgreSQL database: a report whose create gate another node
 /// holds (an identical report of the same user being created there) is handed back at once, not
 /// waited on with its lease held, while the two nodes deliver everything else; once the gate is free
 /// it is delivered too, once.

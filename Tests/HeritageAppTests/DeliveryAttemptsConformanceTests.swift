@@ -3,7 +3,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// The worker's delivery attempts (issue 10, REV-06: a report's history on the coordinator's page),
+/// The worker's delivery attempts (REV-06: a report's history on the coordinator's page),
 /// once per backend: each transition that records a platform call's outcome appends an attempt in its
 /// own transaction, at the step the report was at; a fenced-out node writes none; 50 kept per report.
 @Suite struct DeliveryAttemptsConformanceTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// The coordinator's report page lists the worker's delivery attempts (issue 10, REV-06), against the
+/// The coordinator's report page lists the worker's delivery attempts (REV-06), against the
 /// local platform as its own process answering 429 to a share of its calls.
 @Suite(.serialized) struct DeliveryAttemptsPageTests {
     /// The outcome keys and HTTP statuses of the page's attempts table, oldest first.

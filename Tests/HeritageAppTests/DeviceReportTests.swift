@@ -2,7 +2,7 @@ import Foundation
 import Storage
 import Testing
 
-/// The server's side of the browser's outbox (issue 12): a report made on the device arrives by the
+/// The server's side of the browser's outbox: a report made on the device arrives by the
 /// id the device gave it, and every step sent twice, or twice at once, is kept once and answered the same.
 @Suite struct DeviceReportTests {
     static let fields = [

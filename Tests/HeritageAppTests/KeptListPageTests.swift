@@ -4,7 +4,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// Issue 14: the list's rendered answers kept by their ETag (`KeptPages`). A kept page is served again
+/// The list's rendered answers kept by their ETag (`KeptPages`). A kept page is served again
 /// for its tag only, with a CSRF token masked afresh each time; a change to what the list shows (the
 /// worker's, a reviewer's) is another tag, so the next GET renders it; nobody else, no other language,
 /// query or settings ever gets it; the store stays within its bounds.

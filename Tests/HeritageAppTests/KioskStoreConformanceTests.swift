@@ -3,7 +3,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// `KioskStore` through its protocol, once per backend (issue 11): kiosks, one-time enrolment, the
+/// `KioskStore` through its protocol, once per backend: kiosks, one-time enrolment, the
 /// device credential, revocation, a visitor's draft, receipts and their claims, each step audited.
 @Suite struct KioskStoreConformanceTests {
     static func hash(_ seed: UInt8) -> [UInt8] { Array(repeating: seed, count: 32) }
@@ -243,7 +243,7 @@ import Testing
             try kiosks.openDeviceReport(kioskID: id, localID: UUID().uuidString.lowercased(), now: scene.now) == nil)
     }
 
-    /// Off the network, the server's own screens (issue 11): a visit begun on the server that Submit could
+    /// Off the network, the server's own screens: a visit begun on the server that Submit could
     /// not finish is held on the tablet under the visit's own id, with the form's token. Sent later by the
     /// device routes it finds the visit's draft (and the photos the server has) while the visit lives, is
     /// made again (photos from the tablet) once the visit was discarded, and is "submitted" when the form's

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// Issue 14: the list and its JSON carry a strong ETag from the user's list version; an unchanged list
+/// The list and its JSON carry a strong ETag from the user's list version; an unchanged list
 /// is a 304 (no rows read, nothing rendered), and a change, the upload worker's included, is never
 /// hidden by one.
 @Suite(.serialized) struct ListRevalidationTests {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// Issue 14: `ReportStore.listVersion` changes with every change to what a user's list shows, in the
+/// `ReportStore.listVersion` changes with every change to what a user's list shows, in the
 /// same transaction, whoever makes it (the screens, a submit, the upload worker), and only then. The
 /// list's ETag is made from it: a version that failed to move would hide a status change. Written
 /// against the protocols, run for every backend.

@@ -4,7 +4,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// The worker's leases on PostgreSQL (issue 13): claims from several nodes never overlap, and a lapsed
+/// The worker's leases on PostgreSQL: claims from several nodes never overlap, and a lapsed
 /// lease is taken over and fenced.
 @Suite(.enabled(if: PostgresCluster.isInstalled, Comment(rawValue: PostgresCluster.skipMessage)))
 struct OutboxLeaseTests {
@@ -86,7 +86,7 @@ struct OutboxLeaseTests {
     }
 }
 
-/// The worker's leases and the fence of the outbox's transitions, on both backends (issue 13).
+/// The worker's leases and the fence of the outbox's transitions, on both backends.
 @Suite struct OutboxLeaseConformanceTests {
     /// A node whose lease lapsed and was taken over writes nothing; the new holder goes on, and knows
     /// it took the report over mid-transfer.

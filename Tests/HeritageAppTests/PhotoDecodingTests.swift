@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-/// Photo decoding runs beside the requests, never in their way (issue 14): uploads hand their photo
+/// Photo decoding runs beside the requests, never in their way: uploads hand their photo
 /// to the process's photo threads (`Drafts.photoWork`), which run below the requests' CPU priority, and
 /// their connections wait suspended, holding no MHD thread. Shown without timing: every photo thread is
 /// held in the middle of a job while other requests are made.

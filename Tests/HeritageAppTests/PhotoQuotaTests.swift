@@ -3,7 +3,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// Issue 9, item 8: per-user quotas on photos (a day's count, the bytes not yet delivered), refused at
+/// Per-user quotas on photos (a day's count, the bytes not yet delivered), refused at
 /// once with a message; another user is not affected. Decoding and hashing already run on
 /// `BlockingWork`'s two threads of their own (PhotoUploadTests).
 @Suite struct PhotoQuotaTests {

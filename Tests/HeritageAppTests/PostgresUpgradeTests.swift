@@ -5,7 +5,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// A PostgreSQL database made by an earlier program (issue 13's first version had migrations 1–4; a
+/// A PostgreSQL database made by an earlier program (the first version on PostgreSQL had migrations 1–4; a
 /// database may also lack 6 alone, which came after 7 and 8) is brought to every migration at the next
 /// start, its rows kept and given what the new migrations give existing rows; `har users` runs on it.
 @Suite(.enabled(if: PostgresCluster.isInstalled, Comment(rawValue: PostgresCluster.skipMessage)))

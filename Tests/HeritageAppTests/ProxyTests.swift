@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 9, item 3 (part): behind a reverse proxy, the client address comes from the trusted proxy's
+/// Behind a reverse proxy, the client address comes from the trusted proxy's
 /// forwarding fields, and /metrics answers only to direct loopback connections (real `har serve`).
 @Suite struct ProxyTests {
     /// The status of one request by curl (which sends a path exactly as written with --path-as-is).

@@ -2,7 +2,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// Issue 14: the list keeps each row's HTML by everything the row shows, so a kept row can never show a
+/// The list keeps each row's HTML by everything the row shows, so a kept row can never show a
 /// stale status: any change to a shown field, or another language, is rendered anew.
 @Suite struct RenderedRowsTests {
     let row = ListedReport(

@@ -3,7 +3,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// `ReviewStore` through its protocol, once per backend (issue 10): roles, the review state apart from
+/// `ReviewStore` through its protocol, once per backend: roles, the review state apart from
 /// delivery and the worker's gate, compare-and-set decisions, claims, the search's filters and keyset
 /// paging, and the append-only audit log.
 @Suite struct ReviewStoreConformanceTests {

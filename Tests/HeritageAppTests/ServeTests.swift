@@ -26,7 +26,7 @@ import Testing
     }
 
     /// `static_warm` (on by default): the static files are loaded and compressed when the server starts,
-    /// not by the first request for each (issue 14: that held an MHD thread and its other connections).
+    /// not by the first request for each (that held an MHD thread and its other connections).
     @Test func staticFilesAreLoadedAtStartNotByTheirFirstRequest() async throws {
         let server = try await ServeProcess()
         let marker = "static files loaded ahead of their first request: "

@@ -3,7 +3,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// Issue 9, item 4: sessions end after an idle timeout and an absolute lifetime, checked on every
+/// Sessions end after an idle timeout and an absolute lifetime, checked on every
 /// request; the cookie never outlives the cap; the settings list the user's sessions and can end every
 /// other one. The session rows are aged in the real SQLite file: no test waits a timeout.
 @Suite struct SessionLifetimeTests {
@@ -99,7 +99,7 @@ import Testing
         #expect(try users.activeSessions(userID: bob, now: scene.now).count == 1)
     }
 
-    /// Issue 14: the session's read carries the user's list version (one read for both on a 304), and
+    /// The session's read carries the user's list version (one read for both on a 304), and
     /// on SQLite an answer kept by the reader (`Database.withMemo`) is dropped by the next commit: a
     /// change of the list, a touch, a sign-out. Expiry is by time, kept answer or not.
     @Test(arguments: StoreBackend.all) func theSessionCarriesTheListVersionNeverStale(backend: StoreBackend) throws {

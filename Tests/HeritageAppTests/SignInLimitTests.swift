@@ -3,7 +3,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// Issue 9, item 3: sign-in limits that slow guessing without locking anyone out, held in the store
+/// Sign-in limits that slow guessing without locking anyone out, held in the store
 /// (the real server on a real socket, the real SQLite file).
 @Suite struct SignInLimitTests {
     /// One sign-in from `client` (believed: the server trusts 127.0.0.1 as its proxy).

@@ -50,7 +50,7 @@ import Testing
         #expect(other.cookie("har_session") == nil)
     }
 
-    /// Issue 9, item 7: the platform refuses a new account's password under 8 characters; the page says
+    /// The platform refuses a new account's password under 8 characters; the page says
     /// the rule beforehand and next to the field when the platform answers with it.
     @Test func aNewAccountNeedsEightCharacters() async throws {
         let server = try RunningServer()

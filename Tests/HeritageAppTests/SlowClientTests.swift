@@ -3,7 +3,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// Issue 9, item 2: slow clients. Hundreds of connections trickling their headers from other loopback
+/// Slow clients. Hundreds of connections trickling their headers from other loopback
 /// addresses (127.0.0.2 …) are cut at the header deadline while a normal client is answered; a body
 /// trickled below the minimum rate is cut; one address cannot take more than its share of connections.
 /// The test waits for the server to act, bounded, and never measures a duration.

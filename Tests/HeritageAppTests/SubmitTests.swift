@@ -91,7 +91,7 @@ import Testing
             "SELECT state, name, designation, grade, latitude, accuracy, altitude, submitted_at, submit_token FROM reports"
         )
         #expect(rows.count == 1)
-        // Queued, or already on its way: the upload worker is woken by the submission (issue 5).
+        // Queued, or already on its way: the upload worker is woken by the submission.
         #expect(["queued", "creating", "created", "uploading", "stored"].contains(rows.first?[0].string ?? ""))
         #expect(rows.first?[1].string == "St Mary's Church")
         #expect(rows.first?[2].string == "LPW")

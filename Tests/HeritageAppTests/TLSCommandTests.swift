@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `har tls self-signed` (issue 9, item 6): a certificate a tablet on a LAN can trust, checked by
+/// `har tls self-signed`: a certificate a tablet on a LAN can trust, checked by
 /// OpenSSL's own verifier and by a real HTTPS request to a real `har serve` that uses it.
 @Suite struct TLSCommandTests {
     /// A program's exit status and all it printed.

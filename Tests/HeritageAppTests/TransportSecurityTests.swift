@@ -3,7 +3,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// Issue 9, item 6: transport and headers, checked on the real application over a real socket.
+/// Transport and headers, checked on the real application over a real socket.
 @Suite struct TransportSecurityTests {
     /// One request with curl, `Host` as given; the status and the response's header fields, names
     /// lower-cased (curl: the test client always names its own host).

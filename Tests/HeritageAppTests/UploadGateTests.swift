@@ -3,7 +3,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// Issue 9, item 1: no large body before authentication. The photo upload is refused on its head
+/// No large body before authentication. The photo upload is refused on its head
 /// (401, 403, 413, 507) before a byte of its body is sent; other routes take a few KB and no file.
 /// Real server, real socket: the body is never sent, so only an answer on the head can arrive.
 @Suite struct UploadGateTests {

@@ -85,7 +85,7 @@ import Testing
             page.body.contains(
                 "Kept <b>here</b>".replacingOccurrences(of: "<", with: "&lt;")
                     .replacingOccurrences(of: ">", with: "&gt;")))
-        #expect(page.headers["cache-control"] == "private, no-cache")  // revalidated every time (issue 14)
+        #expect(page.headers["cache-control"] == "private, no-cache")  // revalidated every time
         let deleted = try await client.post("/reports/\(localID)/delete", [("_csrf", token)])
         #expect(deleted.status == 303)
         #expect(deleted.headers["location"] == "/reports?deleted=1")

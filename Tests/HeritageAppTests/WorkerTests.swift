@@ -5,7 +5,7 @@ import Testing
 
 @testable import HeritageApp
 
-/// Issue 5's tests: the upload worker against the real local platform process and its fault
+/// The upload worker against the real local platform process and its fault
 /// injection. Each ends by checking the platform's own database, not the worker's view. Serialized:
 /// they share two cores with the platform processes they start.
 @Suite(.serialized) struct WorkerTests {

@@ -17,7 +17,7 @@ import Testing
         #expect(wrong.status == 401 && wrong.errorName == "AuthenticationFailureException")
     }
 
-    /// Issue 9, item 7: a new account's password has at least 8 characters, refused in the contract's
+    /// A new account's password has at least 8 characters, refused in the contract's
     /// error shape; an existing account is only ever checked against its own password.
     @Test func aNewAccountsPasswordHasAtLeastEightCharacters() throws {
         let h = try LocalPlatformHarness()

@@ -2,7 +2,7 @@ import Testing
 
 @testable import Storage
 
-/// `Database.withMemo` (issue 14): a value kept with a reader connection is dropped by any commit of
+/// `Database.withMemo`: a value kept with a reader connection is dropped by any commit of
 /// any other connection, the pool's writer or one of another process's, and kept while nothing changes.
 @Suite struct MemoTests {
     let directory = TemporaryDirectory()

@@ -1,4 +1,4 @@
-"""Every screen on a 360 px phone, by keyboard alone, with names a screen reader reads (issue 4,
+"""Every screen on a 360 px phone, by keyboard alone, with names a screen reader reads (
 "Languages and access")."""
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.action_chains import ActionChains

@@ -1,4 +1,4 @@
-"""Accessibility checked by a machine (issue 8, item 7): axe-core's WCAG 2.1 A and AA rules on every
+"""Accessibility checked by a machine (item 7): axe-core's WCAG 2.1 A and AA rules on every
 screen, signed out and in, in English and French, at a phone width and a desktop width. Zero violations:
 a failure lists each rule id with the nodes it found.
 
@@ -350,7 +350,7 @@ def test_axe_report_submission(driver, server, lang, width):
     assert_no_violations(driver, "report submission with field errors")
 
 
-# ---- Offline (issue 12): the app shell's pages the service worker shows, and the device's outbox
+# ---- Offline: the app shell's pages the service worker shows, and the device's outbox
 
 SEED_OUTBOX = """
 var done = arguments[arguments.length - 1];
@@ -434,7 +434,7 @@ def test_axe_welcome_screens_and_guide(driver, server, lang, width):
     assert_no_violations(driver, "the guide to the list's states")
 
 
-# ---- Coordinators: the review pages (issue 10)
+# ---- Coordinators: the review pages
 
 def coordinator_user(driver, server):
     """A coordinator (granted in the store, as `har users grant` does) with reports to review: one asked
@@ -578,7 +578,7 @@ def test_axe_review_forbidden(driver, server, lang, width):
     assert_no_violations(driver, "review refused to a volunteer")
 
 
-# ---- Kiosks (issue 11): the coordinators' kiosk page, the tablet's screens, a receipt's page
+# ---- Kiosks: the coordinators' kiosk page, the tablet's screens, a receipt's page
 
 KIOSK = {}
 

@@ -1,4 +1,4 @@
-"""Kiosk mode in a real browser (issue 11): a coordinator enrols the tablet from /review/kiosks; visitor A
+"""Kiosk mode in a real browser: a coordinator enrols the tablet from /review/kiosks; visitor A
 takes two photos, types a name and walks away; after "Still there?" and its countdown, visitor B finds no
 trace of A: not on the page, not by Back, not in the browser's storage, not on the server (KIO-03, KIO-04).
 Idle times are a few seconds here (HAR_KIOSK_IDLE_SECONDS, HAR_KIOSK_COUNTDOWN_SECONDS)."""
@@ -339,7 +339,7 @@ def to_server_form(driver, server, photos=2):
 
 
 def test_KIO_03_KIO_05_server_gone_at_submit_on_the_servers_form_report_held_with_its_photos(driver):
-    """Issue 11, the tablet off the network: a visitor takes two photos on the server's screens (they reach
+    """The tablet off the network: a visitor takes two photos on the server's screens (they reach
     the server), fills the server's form, and the server goes away before Submit. Submit (by fetch) gets no
     answer: the report is kept on the tablet with both photos (held there as they were taken) and the form's
     token, and the visitor sees the "will be sent" screen, not the browser's error page. Nothing of it on the
@@ -380,7 +380,7 @@ def test_KIO_03_KIO_05_server_gone_at_submit_on_the_servers_form_report_held_wit
 
 
 def test_KIO_03_a_photo_whose_upload_got_no_answer_is_sent_before_the_report(driver):
-    """Issue 11, a photo held on the tablet: the second of two photos gets no answer from the server
+    """A photo held on the tablet: the second of two photos gets no answer from the server
     (the tablet's network drops for that moment), so it is held on the tablet and counted; the network
     is back before Next. Submit on the server's form sends that photo first, by its id, then the
     report: the receipt is for a report with both photos, and nothing is left on the tablet."""

@@ -1,4 +1,4 @@
-"""Offline in the browser (issue 12, OFF-01..05), real Chromium against the real `har serve` with its
+"""Offline in the browser (OFF-01..05), real Chromium against the real `har serve` with its
 embedded local platform and upload worker. The server is stopped (or killed) for real; the page is then
 answered by the service worker from its cache, the report kept in the device's outbox (IndexedDB), and
 sent when the server answers again on the same address and data. The platform's database is the judge.

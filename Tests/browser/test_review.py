@@ -1,4 +1,4 @@
-"""Issue 10 in real Chromium against `har serve` (worker on, HAR_REVIEW_POLICY=all, the embedded local
+"""The coordinators' review in real Chromium against `har serve` (worker on, HAR_REVIEW_POLICY=all, the embedded local
 platform): a volunteer files two reports with the fake camera; they wait; a coordinator finds one by the
 dashboard's filter and approves it, rejects the other; the platform ends up with exactly the approved
 one. Screenshots for docs/REVIEW.md are written to docs/img/ on the way."""

@@ -1,4 +1,4 @@
-"""First use (issue 12): the welcome screens on a browser's first visit and the guide to the list's
+"""First use: the welcome screens on a browser's first visit and the guide to the list's
 states at the first sign-in, in real Chromium against the real `har serve`; each shown once per browser,
 keyboard-navigable, reopened from settings; English and French."""
 import pytest

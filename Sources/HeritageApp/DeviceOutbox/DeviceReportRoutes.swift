@@ -1,7 +1,7 @@
 import Basics
 import HTTPServer
 
-/// The server's side of the browser's outbox (issue 12, OFF-02/04): a report made on the device, with
+/// The server's side of the browser's outbox (OFF-02/04): a report made on the device, with
 /// the id the device gave it, arrives in three steps that can each be sent again when an answer is lost:
 /// open (`POST /api/device/reports/{id}`: the draft, made once), its photos (the photo upload with the
 /// device's `photo_id`: kept once, `PhotoRoutes`), and submit (`…/submit`: queued once). Every repeat

@@ -1,4 +1,4 @@
-// Kiosk: shared tablets at heritage sites (issue 11, docs/KIOSK.md). A kiosk's tablet holds a device
+// Kiosk: shared tablets at heritage sites (docs/KIOSK.md). A kiosk's tablet holds a device
 // credential (a cookie of 256 random bits whose SHA-256 alone the store keeps) that reaches the visitor's
 // flow under /kiosk and nothing else: every other screen refuses a request that carries it (KIO-02).
 import Basics

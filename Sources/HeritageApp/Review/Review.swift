@@ -1,4 +1,4 @@
-// Review: the coordinators' dashboard (issue 10, docs/REVIEW.md). Roles (REV-01) are checked here, on
+// Review: the coordinators' dashboard (docs/REVIEW.md). Roles (REV-01) are checked here, on
 // the server, by every `/review` route; the review state lives apart from the delivery state
 // (REV-02/03) in `ReviewStore`, which also keeps the append-only audit log (REV-08).
 import Basics

@@ -19,7 +19,7 @@ enum ReviewRoutes {
         ("GET", "/review/photos/00000000-0000-0000-0000-000000000000/thumb", .coordinator),
         ("GET", "/review/photos/00000000-0000-0000-0000-000000000000", .coordinator),
         ("GET", "/review/users", .admin), ("POST", "/review/users", .admin),
-        // Kiosks (issue 11).
+        // Kiosks.
         ("GET", "/review/kiosks", .coordinator), ("POST", "/review/kiosks", .coordinator),
         ("POST", "/review/kiosks/1/link", .coordinator), ("POST", "/review/kiosks/1/revoke", .coordinator),
         ("POST", "/review/kiosks/1/account", .coordinator), ("POST", "/review/kiosks/1/dedicated", .admin),

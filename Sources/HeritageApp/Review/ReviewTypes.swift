@@ -41,7 +41,7 @@ enum ReviewState: String, Sendable, CaseIterable {
     case rejected, duplicate
 }
 
-/// Where a report came from: a volunteer's own device or a site's kiosk (issue 11).
+/// Where a report came from: a volunteer's own device or a site's kiosk.
 enum ReportOrigin: String, Sendable, CaseIterable {
     case volunteer, kiosk
 }

@@ -10,7 +10,7 @@ struct DraftOptions: Sendable {
     var mapTileURL = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
     var maxFileBytes = 30 * 1024 * 1024
     var retentionSeconds = 604_800
-    /// Called after a report is queued: the upload worker's `wake()` (issue 5), so it starts at once
+    /// Called after a report is queued: the upload worker's `wake()`, so it starts at once
     /// instead of at its next poll.
     var onQueued: @Sendable () -> Void = {}
     /// The temporary folder's cap and the free-space floor for uploads; nil: not checked.
@@ -29,7 +29,7 @@ struct Drafts: Sendable {
     /// Where every photo of the process is decoded, hashed, thumbnailed and flushed (the creation page's,
     /// the kiosks', the needs-info answers'): two at a time, the rest waiting their turn, on threads
     /// below the requests' CPU priority, so that decoding takes what the requests leave of the CPU and
-    /// a page or `/healthz` never waits behind it (issue 14; docs/BENCHMARKS.md).
+    /// a page or `/healthz` never waits behind it (docs/BENCHMARKS.md).
     let photoWork: BlockingWork
 
     init(web: Web, options: DraftOptions) {

@@ -3,7 +3,7 @@ import CZlib
 import HTTPServer
 import Synchronization
 
-/// The list's answers as rendered, kept by their strong ETag (`ReportListScreen.listTag`, issue 14).
+/// The list's answers as rendered, kept by their strong ETag (`ReportListScreen.listTag`).
 ///
 /// The tag is made, before any row is read, from everything the answer depends on: the user, their
 /// list version (moved in the transaction of every change to what the list shows, the worker's and the

@@ -16,13 +16,13 @@ import PlatformClient
 /// never leaves it, its values are indistinguishable from random to anyone without the key, so they
 /// reveal nothing and cannot be checked against a guess; and a new process has a new key, so its tags
 /// never match the old ones (this replaces the random epoch the text used to start with). Two keys give
-/// 128 bits, as the SHA-256 prefix did, for ~3,000 instructions instead of ~10,000 (issue 14).
+/// 128 bits, as the SHA-256 prefix did, for ~3,000 instructions instead of ~10,000.
 enum ListTagHash {
     private static let keys = (SipHash24(key: Crypto.randomBytes(16)), SipHash24(key: Crypto.randomBytes(16)))
 
     /// The quoted tag: 32 hex digits, each word's most significant first, written straight into the
     /// String (the words as a byte array, its hex and two concatenations cost ~3,000 instructions per
-    /// 304 where the two hashes cost ~1,500; issue 14).
+    /// 304 where the two hashes cost ~1,500).
     static func tag(_ text: [UInt8]) -> String {
         let (first, second) = text.withUnsafeBufferPointer { (keys.0.hash(buffer: $0), keys.1.hash(buffer: $0)) }
         let digits: StaticString = "0123456789abcdef"

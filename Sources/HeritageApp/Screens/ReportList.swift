@@ -10,7 +10,7 @@ struct ReportList: Sendable {
         try store.page(userID: userID, limit: limit)
     }
 
-    /// The user's list version (issue 14): read before the rows it stands for.
+    /// The user's list version: read before the rows it stands for.
     func version(userID: Int64) throws -> Int64 {
         try store.listVersion(userID: userID)
     }

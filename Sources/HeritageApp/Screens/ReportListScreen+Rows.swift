@@ -42,7 +42,7 @@ extension ReportListScreen {
         var values: [MustacheValue] = []
         values.reserveCapacity(rows.count)
         // A loop rather than a closure per row: the closure copied the request's context for every
-        // row (callgrind, issue 14), and a kept row is taken as the value the page renders.
+        // row (callgrind), and a kept row is taken as the value the page renders.
         for row in rows {
             let key = RenderedRows.Key(row: row, language: language)
             if let kept = rendered.value(key) {
@@ -62,7 +62,7 @@ extension ReportListScreen {
     }
 
     /// Each row's HTML as the list shows it, kept by everything it is made from: the row as read
-    /// (state, name, address, time, last error, photo counts, ids) and the language (issue 14). A
+    /// (state, name, address, time, last error, photo counts, ids) and the language. A
     /// change to any of it is another key, so a kept row can never show a stale status; what the
     /// key does not hold (templates, messages) does not change while the process runs. Rendering
     /// a row was a third of the list page's instructions (bench/instructions.sh, docs/BENCHMARKS.md);
@@ -204,7 +204,7 @@ extension ReportListScreen {
         func status(of row: ListedReport) -> (kind: String, text: String) {
             let (kind, key) = ReportListScreen.status(of: row)
             let template = statuses.first { $0.key == key }?.text ?? key
-            // The worker's progress (issue 5): how many of the report's photos the platform has.
+            // The worker's progress: how many of the report's photos the platform has.
             return (kind, Messages.fill(template, ["sent": String(row.photosStored), "total": String(row.photoCount)]))
         }
     }

@@ -104,7 +104,7 @@ enum ReportListScreen {
         }
     }
 
-    // MARK: - Revalidation (issue 14)
+    // MARK: - Revalidation
     //
     // The list and its JSON carry a strong ETag made from the user's list version (`ReportStore.listVersion`,
     // bumped in the transaction of every change to what the list shows, the worker's included; read in
@@ -176,7 +176,7 @@ enum ReportListScreen {
         return ListTagHash.tag(text)
     }
 
-    // MARK: - Kept answers (issue 14)
+    // MARK: - Kept answers
     //
     // `KeptPages`: the page and its JSON as rendered, kept under their tag, so that a request whose tag
     // is kept is answered without reading the rows or rendering. The page is kept without its CSRF

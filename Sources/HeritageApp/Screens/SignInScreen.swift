@@ -27,7 +27,7 @@ enum SignInScreen {
             if let session = context.session { try web.sessions.delete(session: session) }
             context.cookies.append(web.expiredCookie(web.sessionCookieName))
             var answer = web.redirect("/signin?notice=signedOut", context: context)
-            // The list is kept by the browser (`private, no-cache`, issue 14): not past the sign-out.
+            // The list is kept by the browser (`private, no-cache`): not past the sign-out.
             answer.headers.add("Clear-Site-Data", "\"cache\"")
             return answer
         }

@@ -1,7 +1,7 @@
 import Storage
 
 /// One call of the upload worker to the platform for a report, as the coordinator's report page lists
-/// it (issue 10, REV-06): when, which step (`create`, `photo N`, `delete`), the outcome, the HTTP
+/// it (REV-06): when, which step (`create`, `photo N`, `delete`), the outcome, the HTTP
 /// status when one was answered, and the error as `PlatformError` describes it (statuses and the
 /// platform's own messages: never a session or a secret).
 struct DeliveryAttempt: Sendable, Equatable {

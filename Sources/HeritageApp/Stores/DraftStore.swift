@@ -34,7 +34,7 @@ protocol DraftStore: Sendable {
     /// Names and positions of the user's reports (not drafts, not cancelled or deleted) that have a
     /// name and a position (the report's own, else each of its photos'), at most `limit` of them.
     func namedPlaces(userID: Int64, limit: Int) throws -> [NamedPlace]
-    /// The device's report of that id (issue 12: made in the browser's outbox, sent later): a draft made
+    /// The device's report of that id (made in the browser's outbox, sent later): a draft made
     /// now if there is none (never the creation page's open draft), the same draft when sent again,
     /// `.submitted` once past its draft, `.elsewhere` when the id is another user's.
     func openDeviceDraft(localID: String, userID: Int64, now: Double) throws -> DeviceDraftState

@@ -2,7 +2,7 @@ import PlatformClient
 import PostgresStorage
 import Storage
 
-// The kiosks' SQL (issue 11), written once for both backends: every statement below is in the SQL the
+// The kiosks' SQL, written once for both backends: every statement below is in the SQL the
 // two dialects share (RETURNING, ON CONFLICT, `?` parameters), so `SQLKioskStore` runs the same
 // text on either backend's connections (`SQLConnection`, SQLBackend.swift), each method in its own
 // transaction.
@@ -254,7 +254,7 @@ enum KioskStatements {
     }
 
     /// A report the tablet made while the server could not be reached, named by the id the tablet gave it
-    /// (issue 11, off the network): a draft of the kiosk's account with origin "kiosk", made once; the
+    /// (off the network): a draft of the kiosk's account with origin "kiosk", made once; the
     /// same id sent again finds the same row. Not the kiosk's visit: no visitor's draft is discarded. Nil
     /// when the kiosk is revoked or has no account.
     static func openDeviceReport(_ db: some SQLConnection, kioskID: Int64, localID: String, now: Double) throws

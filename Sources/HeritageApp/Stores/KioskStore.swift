@@ -1,4 +1,4 @@
-/// Kiosks at heritage sites (issue 11, KIO-01..07): a kiosk is a site (name, location, radius,
+/// Kiosks at heritage sites (KIO-01..07): a kiosk is a site (name, location, radius,
 /// languages, idle time) with at most one enrolled tablet. The tablet holds a device credential whose
 /// SHA-256 alone is stored (like web sessions); it is made from a one-time enrolment token (SHA-256
 /// stored too) valid ten minutes. A kiosk has at most one visitor at a time: their unfinished report

@@ -1,6 +1,6 @@
 import Storage
 
-/// The worker's leases on reports, for several nodes draining one outbox (issue 13): a node claims due
+/// The worker's leases on reports, for several nodes draining one outbox: a node claims due
 /// reports for a while (`lease_holder`, `lease_epoch`, `lease_until` on the report's row, migration 10;
 /// not `claimed_by`, which is a coordinator's claim since migration 6); every transition it makes
 /// afterwards is fenced by its node and epoch (`OutboxStore`'s `lease:`), so that a node whose lease

@@ -40,7 +40,7 @@ protocol OutboxStore: Sendable {
 
     // MARK: Transitions
 
-    // The worker's transitions take its lease on the report (issue 13): each is fenced by it, checked
+    // The worker's transitions take its lease on the report: each is fenced by it, checked
     // in the same transaction, and throws `LeaseLost` (writing nothing) when another node has taken
     // the report over or the lease lapsed. Without a lease (`har outbox`, tests) they are not fenced.
 

@@ -1,6 +1,6 @@
 import Storage
 
-/// What a user's photos take, for the per-user quotas (issue 9, item 8).
+/// What a user's photos take, for the per-user quotas.
 protocol PhotoQuotaStore: Sendable {
     /// How many photos the user added since `since`, and the bytes of their photos the platform does
     /// not have yet (drafts' and queued reports' photos: the files this server must keep).

@@ -22,7 +22,7 @@ protocol ReportStore: Sendable {
     /// LST-09: the platform deleted it: deleted here too. Returns the photo ids whose files are to go.
     func markDeleted(localID: String, userID: Int64, now: Double) throws -> [String]
 
-    /// Issue 14: a number that changes, in the same transaction, with every change to what the
+    /// A number that changes, in the same transaction, with every change to what the
     /// user's list shows (rows added, removed, their state, names, errors, photo progress), whoever
     /// makes it, the upload worker included; 0 for a user who never had a listed report. Equal
     /// versions mean an equal list: the list's ETag is made from it.

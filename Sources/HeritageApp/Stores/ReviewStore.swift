@@ -1,4 +1,4 @@
-/// The coordinators' side of the reports (issue 10, REV-01..09): roles, the review state kept apart from
+/// The coordinators' side of the reports (REV-01..09): roles, the review state kept apart from
 /// the delivery state, claims, the dashboard's search, and the append-only audit log. Every decision is a
 /// compare-and-set on the review state, written in one transaction with its audit row, so two
 /// coordinators acting at once never both decide a report (the loser is told who won).

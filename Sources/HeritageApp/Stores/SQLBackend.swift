@@ -3,7 +3,7 @@ import Storage
 
 /// What SQLite's and PostgreSQL's connections have in common, so that SQL written once in the shared
 /// words of both dialects (`?` placeholders, `ON CONFLICT`, `RETURNING`, `COALESCE`) runs on either:
-/// the outbox's transitions and the worker's leases (issue 13) are written once, against this, and
+/// the outbox's transitions and the worker's leases are written once, against this, and
 /// what differs between the dialects is in `SQLBackend`, here, and nowhere else.
 protocol SQLRowReading {
     func int(_ name: String) throws -> Int64?

@@ -172,7 +172,7 @@ extension SQLReviewStore {
     }
 
     func reviewStates(userID: Int64) throws -> [String: ReporterView] {
-        // One statement: its own snapshot, without BEGIN and COMMIT around it (issue 14).
+        // One statement: its own snapshot, without BEGIN and COMMIT around it.
         try database.readStatement { db in
             var states: [String: ReporterView] = [:]
             for row in try db.query(

@@ -15,16 +15,16 @@ struct Stores: Sendable {
     var reports: any ReportStore
     /// The worker's and `har outbox`'s side of the same aggregate.
     var outbox: any OutboxStore
-    /// The worker's leases on the outbox's reports (issue 13).
+    /// The worker's leases on the outbox's reports.
     var leases: any OutboxLeases
     var instance: any InstanceStore
-    /// Failed sign-ins, for the progressive delay (issue 9).
+    /// Failed sign-ins, for the progressive delay.
     var signInLimits: any SignInLimitStore
-    /// Photos per user per day and bytes kept, for the quotas (issue 9).
+    /// Photos per user per day and bytes kept, for the quotas.
     var photoQuota: any PhotoQuotaStore
-    /// Roles, review states and the audit log (issue 10).
+    /// Roles, review states and the audit log.
     var review: any ReviewStore
-    /// Kiosks, their visitors' drafts and receipts (issue 11).
+    /// Kiosks, their visitors' drafts and receipts.
     var kiosks: any KioskStore
     /// The mail outbox (docs/NOTIFICATIONS.md).
     var mail: any MailOutboxStore

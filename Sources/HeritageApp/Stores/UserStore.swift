@@ -38,7 +38,7 @@ struct SessionSummary: Sendable, Equatable {
     var clientAddress: String?
 }
 
-/// A sign-in whose platform account is not the one recorded for that e-mail here (issue 9, item 5).
+/// A sign-in whose platform account is not the one recorded for that e-mail here.
 struct AccountMismatch: Error, Sendable {}
 
 /// A sign-in with a kiosk's dedicated platform account: refused, since that person's list would show
@@ -68,7 +68,7 @@ struct StoredSession: Sendable {
     /// When the session was made (its absolute lifetime counts from here).
     var createdAt: Double = 0
     /// The user's list version (`ReportStore.listVersion`), read in the same statement: the list's
-    /// ETag needs it, and one read instead of two is most of what a 304 of the list costs (issue 14).
+    /// ETag needs it, and one read instead of two is most of what a 304 of the list costs.
     var listVersion: Int64 = 0
 }
 

@@ -1,7 +1,7 @@
 import Basics
 import PlatformClient
 
-/// BREACH (issue 14): a compressed page that carries a secret next to text an attacker can inject
+/// BREACH: a compressed page that carries a secret next to text an attacker can inject
 /// leaks the secret through the compressed length. Pages therefore never carry the CSRF token itself
 /// but a masked copy made afresh for every response, as Rails and Django do: a random mask followed by
 /// the mask XOR the token, in hex. Two responses carry different strings; the server unmasks what a

@@ -1,4 +1,4 @@
-/// Sign-in limits (issue 9, item 3): a progressive delay per key, never a flat lock, counted in the
+/// Sign-in limits: a progressive delay per key, never a flat lock, counted in the
 /// store so a restart forgets nothing. Three keys per attempt:
 /// - the client address: ten free failures (a training room shares one public address; its successful
 ///   sign-ins never count), then a delay that doubles with each failure up to five minutes;

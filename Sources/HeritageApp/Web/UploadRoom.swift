@@ -4,7 +4,7 @@ import FoundationEssentials
     import Glibc
 #endif
 
-/// Room for uploads (issue 9, item 1): the temporary folder, where bodies land while they arrive, has
+/// Room for uploads: the temporary folder, where bodies land while they arrive, has
 /// a total cap, and uploads stop while the disk they land on (and keep their photos on), or the data
 /// folder's, has less free space than a floor, so a flood of uploads can never fill the disk the
 /// database or the photos live on. Checked on a request's head, before any of its body is read.

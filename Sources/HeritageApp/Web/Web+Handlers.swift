@@ -103,7 +103,7 @@ extension Web {
 }
 
 extension Web {
-    /// A screen's route takes a small body and no file unless it declares more (issue 9, item 1): a
+    /// A screen's route takes a small body and no file unless it declares more: a
     /// form or a JSON call is a few KB; only the photo upload declares a photo's size and one file.
     static let defaultBodyBytes = 65_536
 

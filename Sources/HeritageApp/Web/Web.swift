@@ -35,7 +35,7 @@ final class Web: Sendable {
     let signInLimiter: SignInLimiter
     /// What the upload worker must hear of at once.
     let events: WebEvents
-    /// `?v=<version>` of the public folder's files (issue 14), appended to asset URLs by templates as
+    /// `?v=<version>` of the public folder's files, appended to asset URLs by templates as
     /// `{{{assetQuery}}}` (hex only: left unescaped): such URLs are cached for a year; empty when there is no version.
     let assetQuery: String
     /// The bound of the list's kept answers (`KeptPages`, `list_kept_bytes`); 0 keeps none.

@@ -8,7 +8,7 @@ struct WebContext: Sendable {
     var user: WebUser?
     var session: WebSession?
     /// The signed-in user's list version (`ReportStore.listVersion`), read with the session before
-    /// anything the handler reads: the list's ETag (issue 14).
+    /// anything the handler reads: the list's ETag.
     var listVersion: Int64 = 0
     /// The token forms carry as `_csrf` and `fetch` as `X-CSRF-Token`: the session's when signed in,
     /// else an anonymous double-submit token held in the `har_csrf` cookie (sign-in, language switch).

@@ -38,7 +38,7 @@ struct WebSession: Sendable {
 
 /// Our own sessions on top of the users' store: cookie tokens made and hashed here, so that only their
 /// SHA-256 reaches the store, and a sign-in survives a server restart.
-/// Sessions end (issue 9, item 4): after `idleSeconds` without a request, and `maxSeconds` after the
+/// Sessions end: after `idleSeconds` without a request, and `maxSeconds` after the
 /// sign-in whatever happens (`HAR_SESSION_IDLE_SECONDS`, `HAR_SESSION_MAX_SECONDS`), and never after
 /// the platform session they carry.
 struct SessionLimits: Sendable, Equatable {
@@ -69,7 +69,7 @@ struct WebSessions: Sendable {
 
     /// SHA-256 of a well-formed token, nil for anything else (so junk cookies never reach the store).
     /// Checked and hashed over the token's own UTF-8 (decoding the hex into an array and copying the
-    /// text into another cost ~2,500 instructions of every signed-in request; issue 14).
+    /// text into another cost ~2,500 instructions of every signed-in request).
     static func hash(token: String) -> [UInt8]? {
         var token = token
         return token.withUTF8 { bytes in

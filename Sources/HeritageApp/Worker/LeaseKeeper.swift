@@ -1,7 +1,7 @@
 import Basics
 import Synchronization
 
-/// The worker's lease on one report while a task drives it (issue 13): renewed in the background every
+/// The worker's lease on one report while a task drives it: renewed in the background every
 /// third of its length, and before each platform call so that no call starts whose timeout reaches
 /// past the lease. Once renewal fails the lease is lost for good: another node has the report, and
 /// every step of this task throws `LeaseLost` before it calls or writes anything.

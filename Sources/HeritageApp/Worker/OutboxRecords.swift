@@ -39,7 +39,7 @@ struct OutboxReport: Sendable, Equatable {
     var nextAttemptAt: Double?
     var lastError: String?
     var createAttemptedAt: Double?
-    /// A kiosk's report (issue 11, KIO-05): sent as `is_anonymous`, the visitor being no account's.
+    /// A kiosk's report (KIO-05): sent as `is_anonymous`, the visitor being no account's.
     var isAnonymous = false
     /// Rejected, marked duplicate or in the trash: never created nor completed on the platform.
     var isStoppedByReview = false

@@ -4,13 +4,13 @@ import FoundationEssentials
 import PlatformClient
 import Synchronization
 
-/// The upload worker inside `har serve` (issue 5): drains the outbox into the platform, every report
+/// The upload worker inside `har serve`: drains the outbox into the platform, every report
 /// exactly once. A loop takes up due reports, at most `reportsAtOnce` at a time, each in a task of its
 /// own (`ReportUploader`); it sleeps until woken (a submission, a sign-in, a report finished) or until
 /// the next retry is due. Nothing here runs on an MHD thread, and nothing blocking runs on the Swift
 /// pool: platform calls run on the client's threads, SQLite on the store's queue.
 ///
-/// Several nodes may drain one outbox (issue 13): the loop claims due reports with a lease
+/// Several nodes may drain one outbox: the loop claims due reports with a lease
 /// (`OutboxLeases`), each task keeps it renewed and passes it to every transition, which is fenced by
 /// it; a node that lost a lease (paused, cut off) stops that report without a call or a write, and a dead
 /// node's reports are claimed by another once their lease lapses. On SQLite (one node) every claim

@@ -17,9 +17,9 @@ final class WorkerMetrics: Sendable {
 
     func attempt(_ call: String) { counters.withLock { $0.attempts[call, default: 0] += 1 } }
     func failure(_ kind: String) { counters.withLock { $0.failures[kind, default: 0] += 1 } }
-    /// A report taken over mid-transfer from a node whose lease lapsed (issue 13).
+    /// A report taken over mid-transfer from a node whose lease lapsed.
     func tookOver() { counters.withLock { $0.takeovers += 1 } }
-    /// A report handed back at once because another node held its create gate (issue 13).
+    /// A report handed back at once because another node held its create gate.
     func handedBack() { counters.withLock { $0.handbacks += 1 } }
     func photoSent(bytes: Int, stored: Bool) {
         counters.withLock {

@@ -15,7 +15,7 @@ struct WorkerSettings: Sendable {
     var clockSlackSeconds = 300.0
     /// This node's name in the leases (`node_id`, else the host name and port).
     var nodeID = "node"
-    /// A report's lease unrenewed (issue 13): renewed every third of it while the report is worked on.
+    /// A report's lease unrenewed: renewed every third of it while the report is worked on.
     var leaseSeconds = 120.0
     /// The longest a platform call may take (`platform_timeout`): no call starts unless the lease
     /// lasts that long still, and a second more.

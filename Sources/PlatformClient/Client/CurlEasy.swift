@@ -83,7 +83,7 @@ final class CurlEasy {
             // A call that changes something goes on a connection of its own, closed after it: on a
             // reused keep-alive connection that the server closed without an answer, curl sends the
             // request again by itself on a fresh one, and a platform that processed the first (and
-            // ignores Idempotency-Key) would hold it twice (issue 13's cluster test showed it).
+            // ignores Idempotency-Key) would hold it twice (the cluster test showed it).
             codes.append(har_curl_setopt_long(handle, CURLOPT_FRESH_CONNECT, 1))
             codes.append(har_curl_setopt_long(handle, CURLOPT_FORBID_REUSE, 1))
         }

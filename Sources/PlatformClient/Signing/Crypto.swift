@@ -104,7 +104,7 @@ public final class SHA256Stream {
 
     /// SHA-256 of `bytes` as its 32 bytes, through the calling thread's own context (`ThreadDigestContext`)
     /// instead of a context made and freed per call: the session token's digest on every signed-in
-    /// request (issue 14).
+    /// request.
     public static func digest(buffer bytes: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         let context = ThreadDigestContext.current()
         let algorithm = FetchedDigest.sha256?.pointer ?? EVP_sha256()

@@ -58,7 +58,7 @@ enum Migration02 {
             -- When the report was made (draft started, or the platform's creation_time).
             creation_time REAL NOT NULL,
             submitted_at REAL,
-            -- The worker's bookkeeping (issue 5): attempts, next try, why it is stuck, and the
+            -- The worker's bookkeeping: attempts, next try, why it is stuck, and the
             -- moment of the last create attempt (reconciliation adopts a report created after it).
             attempts INTEGER NOT NULL DEFAULT 0,
             next_attempt_at REAL,

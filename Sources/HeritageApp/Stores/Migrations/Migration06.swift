@@ -2,10 +2,10 @@
 enum Migration06 {
     static let name = "review: roles, review state, audit"
 
-    /// Issue 10 (docs/REVIEW.md): roles granted in the store (`har users`, an admin's page), keyed by
+    /// docs/REVIEW.md: roles granted in the store (`har users`, an admin's page), keyed by
     /// e-mail so that someone is granted before their first sign-in; the review state and its
-    /// bookkeeping on `reports`, apart from the delivery `state`; the report's origin (a kiosk's reports,
-    /// issue 11); and the audit log, which triggers keep append-only.
+    /// bookkeeping on `reports`, apart from the delivery `state`; the report's origin (a kiosk's
+    /// reports); and the audit log, which triggers keep append-only.
     static let sqlite = """
         CREATE TABLE user_roles (
             email TEXT PRIMARY KEY NOT NULL COLLATE NOCASE,

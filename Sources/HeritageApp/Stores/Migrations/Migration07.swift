@@ -2,7 +2,7 @@
 enum Migration07 {
     static let name = "device reports"
 
-    /// Reports made on a device (issue 12): the browser's outbox names them with ids it made and sends
+    /// Reports made on a device: the browser's outbox names them with ids it made and sends
     /// them as drafts, filled then submitted. Such a draft is the device's: the creation page never takes
     /// it up as the user's open draft, and Cancel there does not remove it.
     static let sqlite = """

@@ -2,7 +2,7 @@
 enum Migration08 {
     static let name = "list versions"
 
-    /// Issue 14: each user's list version, the strong ETag of their report list (`ReportStore.listVersion`).
+    /// Each user's list version, the strong ETag of their report list (`ReportStore.listVersion`).
     /// Bumped by triggers, so in the very transaction of every change to what the list shows, whoever
     /// makes it: the list's own writes, a submit, and every transition of the upload worker. A report's
     /// listed columns (state, name, address, time, error, platform id, owner) changing, a report added or

@@ -2,7 +2,7 @@
 enum Migration09 {
     static let name = "kiosks and receipts"
 
-    /// Issue 11 (docs/KIOSK.md): kiosks at sites, each with at most one enrolled tablet (its device
+    /// docs/KIOSK.md: kiosks at sites, each with at most one enrolled tablet (its device
     /// credential's SHA-256) and one pending enrolment token (SHA-256, ten minutes, spent once); the
     /// current visitor's draft; the platform account (`user_id`) its reports go up with. A kiosk's
     /// reports name it; their receipts keep the claim secret's SHA-256. `postgres` is

@@ -2,7 +2,7 @@
 enum Migration10 {
     static let name = "worker leases, gates, refused sessions"
 
-    /// Issue 13 (docs/SCALE-OUT.md): several nodes drain one outbox. The worker's lease on a report
+    /// docs/SCALE-OUT.md: several nodes drain one outbox. The worker's lease on a report
     /// (`OutboxLeases`): the node holding it, the epoch every claim raises (the fence of the node's
     /// transitions) and when it lapses. `worker_gates`: named turns that one node at a time holds until
     /// `until` (the create gate of a user's identical reports, the photo sweep's turn).

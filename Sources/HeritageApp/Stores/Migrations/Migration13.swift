@@ -2,7 +2,7 @@
 enum Migration13 {
     static let name = "claimed receipts' list versions"
 
-    /// A claimed kiosk report shows in its claimant's list (issue 11, `KioskStore.claimed`): what it shows
+    /// A claimed kiosk report shows in its claimant's list (`KioskStore.claimed`): what it shows
     /// of it (state, review state and public reason, name, location, time) changing, or its receipt going
     /// away with the report, moves the claimant's list version too, in the same transaction, as
     /// `listVersions` does for the owner. The claim itself moves it in `KioskStatements.claim`.

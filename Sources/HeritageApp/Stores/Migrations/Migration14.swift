@@ -2,7 +2,7 @@
 enum Migration14 {
     static let name = "delivery attempts"
 
-    /// Issue 10 (REV-06): each platform call of the upload worker for a report, its step and outcome,
+    /// REV-06: each platform call of the upload worker for a report, its step and outcome,
     /// written in the transaction of the transition that records it (`SQLDeliveryAttempts`), the last
     /// 50 per report kept. The error is `PlatformError`'s description: never a session or a secret.
     static let sqlite = """

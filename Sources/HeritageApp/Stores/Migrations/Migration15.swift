@@ -2,7 +2,7 @@
 enum Migration15 {
     static let name = "listed reports index"
 
-    /// The report list's page and its count (`ReportStore.page`, issue 14): a partial index of the
+    /// The report list's page and its count (`ReportStore.page`): a partial index of the
     /// listed reports only (its WHERE is the list's, term for term, so SQLite knows the query implies
     /// it and does not test the states again), holding every column the page shows, so the page reads
     /// 50 index entries instead of 50 wide `reports` rows, and the count walks index entries without

@@ -2,7 +2,7 @@
 enum Migration16 {
     static let name = "create gates held by leases"
 
-    /// Issue 13: a create gate (`worker_gates`) is held by the lease of the report that took it
+    /// A create gate (`worker_gates`) is held by the lease of the report that took it
     /// (`report_id`, `epoch`): it lives as long as that lease, renewals included, and lapses with it.
     /// `reports.create_gate`: the gate a report found held by another report when a node handed it
     /// back; the claim passes it over while that gate's holder lives (`OutboxLeases.claim`).
