@@ -25,17 +25,18 @@ let package = Package(
         // QR codes of the kiosks' enrolment links and receipts, drawn as SVG.
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
-        .target(name: "Storage", dependencies: ["Basics", "CSQLite"]),
+        .target(name: "SQLiteStorage", dependencies: ["Basics", "CSQLite"]),
         .target(name: "Mustache", dependencies: ["Basics"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "CBrotli"]),
         .target(name: "Basics"),
-        // The client needs neither an HTTP server nor SQLite: keep HTTPServer and Storage out of this list.
+        // The client needs neither an HTTP server nor SQLite: keep HTTPServer and SQLiteStorage out of this list.
         .target(name: "PlatformClient", dependencies: ["Basics", "CCurl", "COpenSSL"]),
-        .target(name: "LocalPlatform", dependencies: ["Basics", "PlatformClient", "HTTPServer", "Storage"]),
+        .target(name: "LocalPlatform", dependencies: ["Basics", "PlatformClient", "HTTPServer", "SQLiteStorage"]),
         .target(
             name: "HeritageApp",
             dependencies: [
-                "Basics", "HTTPServer", "Storage", "Mustache", "PlatformClient", "LocalPlatform", "Imaging", "COpenSSL",
+                "Basics", "HTTPServer", "SQLiteStorage", "Mustache", "PlatformClient", "LocalPlatform", "Imaging",
+                "COpenSSL",
                 "PostgresStorage",
                 "CZlib", "CQRencode",
                 // Mail through libcurl's SMTP (docs/NOTIFICATIONS.md).
@@ -43,25 +44,26 @@ let package = Package(
             ]),
         .target(name: "Imaging", dependencies: ["Basics", "CVips"]),
         .executableTarget(name: "har", dependencies: ["HeritageApp"]),
-        .target(name: "PostgresStorage", dependencies: ["CPostgreSQL", "Storage"]),
+        .target(name: "PostgresStorage", dependencies: ["CPostgreSQL", "SQLiteStorage"]),
 
         // Shared by every test target: scratch folders, paths, hex, polling, child processes, the HTTP client.
         .target(name: "TestSupport", dependencies: ["PostgresStorage"], path: "Tests/TestSupport"),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
+        .testTarget(name: "SQLiteStorageTests", dependencies: ["SQLiteStorage", "TestSupport"]),
         .testTarget(name: "MustacheTests", dependencies: ["Mustache", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport", "CZlib", "CBrotli"]),
         .testTarget(name: "BasicsTests", dependencies: ["Basics", "TestSupport"]),
         .testTarget(
             name: "PlatformTests",
-            dependencies: ["Basics", "PlatformClient", "LocalPlatform", "HTTPServer", "Storage", "TestSupport"]),
+            dependencies: ["Basics", "PlatformClient", "LocalPlatform", "HTTPServer", "SQLiteStorage", "TestSupport"]),
         .testTarget(
             name: "HeritageAppTests",
             dependencies: [
-                "HeritageApp", "Basics", "PlatformClient", "LocalPlatform", "HTTPServer", "Storage", "Imaging", "CVips",
+                "HeritageApp", "Basics", "PlatformClient", "LocalPlatform", "HTTPServer", "SQLiteStorage", "Imaging",
+                "CVips",
                 "TestSupport",
             ]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"]),
-        .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "Storage", "TestSupport"]),
+        .testTarget(name: "PostgresStorageTests", dependencies: ["PostgresStorage", "SQLiteStorage", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import PlatformClient
-import Storage
+import SQLiteStorage
 
 /// The running local platform's `LocalPlatformStore`: its own SQLite file (WAL, synchronous=FULL),
 /// its own schema. Times are stored as seconds since 1970 (REAL), reports as columns per field.

@@ -1,6 +1,6 @@
 import CPostgreSQL
 import Glibc
-import Storage
+import SQLiteStorage
 
 /// One libpq connection.
 ///

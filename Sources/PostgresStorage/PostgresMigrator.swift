@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 public enum PostgresMigrationError: Error, CustomStringConvertible, Equatable {
     case duplicateVersion(Int)

@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// Column names of a result, shared by all its rows.
 final class PostgresColumns: Sendable {

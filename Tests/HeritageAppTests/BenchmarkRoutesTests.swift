@@ -1,5 +1,5 @@
 import Foundation
-import Storage
+import SQLiteStorage
 import Testing
 
 /// The page `bench/run` measures as "template page with 50 SQLite rows": on only with

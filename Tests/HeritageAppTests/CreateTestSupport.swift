@@ -1,7 +1,7 @@
 import CVips
 import Foundation
 import Imaging
-import Storage
+import SQLiteStorage
 import Testing
 
 /// A signed-in browser without JavaScript: the test client with its cookie jar, against a server.

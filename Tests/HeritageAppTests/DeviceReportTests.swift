@@ -1,5 +1,5 @@
 import Foundation
-import Storage
+import SQLiteStorage
 import Testing
 
 /// The server's side of the browser's outbox: a report made on the device arrives by the

@@ -1,5 +1,5 @@
 import Foundation
-import Storage
+import SQLiteStorage
 import Testing
 
 @testable import HeritageApp

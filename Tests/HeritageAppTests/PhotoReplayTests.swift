@@ -1,5 +1,5 @@
 import Foundation
-import Storage
+import SQLiteStorage
 import Testing
 
 /// A photo upload retried after a lost answer is the same photo, never a second one.

@@ -1,6 +1,6 @@
 import Foundation
 import Imaging
-import Storage
+import SQLiteStorage
 import Testing
 
 /// Creation on the server (CRE-05, CRE-09, CRE-11, the file-input fallback): the real `har serve`,

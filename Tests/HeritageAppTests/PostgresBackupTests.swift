@@ -1,7 +1,7 @@
 import Foundation
 import PlatformClient
 import PostgresStorage
-import Storage
+import SQLiteStorage
 import Testing
 
 @testable import HeritageApp

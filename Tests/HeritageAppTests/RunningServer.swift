@@ -1,5 +1,5 @@
 import Foundation
-import Storage
+import SQLiteStorage
 @_exported import TestSupport
 
 @testable import HeritageApp

@@ -1,5 +1,5 @@
 import Foundation
-import Storage
+import SQLiteStorage
 import Testing
 
 /// `har serve` as an operator runs it: the real binary, a real socket, a real SQLite file.

@@ -1,5 +1,5 @@
 import Foundation
-import Storage
+import SQLiteStorage
 import Testing
 
 /// Submission on the server (SUB-02..06): validation that keeps every value and photo, one report per

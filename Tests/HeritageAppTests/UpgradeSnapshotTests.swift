@@ -1,6 +1,6 @@
 import Foundation
 import PostgresStorage
-import Storage
+import SQLiteStorage
 import Testing
 
 @testable import HeritageApp

@@ -2,7 +2,7 @@ import CVips
 import Foundation
 import Imaging
 import PlatformClient
-import Storage
+import SQLiteStorage
 
 @testable import HeritageApp
 

@@ -1,7 +1,7 @@
 import Basics
 import FoundationEssentials
 import PlatformClient
-import Storage
+import SQLiteStorage
 
 #if canImport(Glibc)
     import Glibc

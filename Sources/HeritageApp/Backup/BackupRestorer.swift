@@ -1,6 +1,6 @@
 import Basics
 import FoundationEssentials
-import Storage
+import SQLiteStorage
 
 #if canImport(Glibc)
     import Glibc

@@ -1,7 +1,7 @@
 import Basics
 import FoundationEssentials
 import PostgresStorage
-import Storage
+import SQLiteStorage
 
 /// What a restored database must do before it sends anything: the platform may already hold what
 /// the backup still has on its way there (delivered after the backup was taken), so every such report

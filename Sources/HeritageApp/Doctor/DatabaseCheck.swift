@@ -1,6 +1,6 @@
 import FoundationEssentials
 import PostgresStorage
-import Storage
+import SQLiteStorage
 
 /// The database reachable, and its schema against this binary's migrations: a database migrated by a
 /// newer binary must not be run by this one (start refuses it too); one behind is migrated at start.

@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// The application's schema, one numbered migration per change, applied at start in order; each in its
 /// own file under Migrations/, its SQLite and PostgreSQL statements side by side. Never edit

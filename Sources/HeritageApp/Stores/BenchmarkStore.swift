@@ -1,5 +1,5 @@
 import Basics
-import Storage
+import SQLiteStorage
 
 /// The rows `bench/run` reads through `/bench/rows`, in a database of their own (never the app's).
 protocol BenchmarkStore: Sendable {

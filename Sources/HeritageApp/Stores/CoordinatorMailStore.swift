@@ -1,6 +1,6 @@
 import Basics
 import PlatformClient
-import Storage
+import SQLiteStorage
 
 /// What a coordinator chose to be told by mail (NOT-02, migration 21).
 struct CoordinatorChoice: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// One call of the upload worker to the platform for a report, as the coordinator's report page lists
 /// it (REV-06): when, which step (`create`, `photo N`, `delete`), the outcome, the HTTP

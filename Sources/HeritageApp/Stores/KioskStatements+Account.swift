@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// A kiosk's dedicated platform account (migration 20): an account of its own, not a person's, that an
 /// administrator signs in once on `/review/kiosks`. Only what the platform answered is kept (the

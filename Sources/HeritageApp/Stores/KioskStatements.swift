@@ -1,6 +1,6 @@
 import PlatformClient
 import PostgresStorage
-import Storage
+import SQLiteStorage
 
 // The kiosks' SQL, written once for both backends: every statement below is in the SQL the
 // two dialects share (RETURNING, ON CONFLICT, `?` parameters), so `SQLKioskStore` runs the same

@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// One message of the mail outbox, claimed under a lease, with what its templates need.
 struct MailJob: Sendable, Equatable {

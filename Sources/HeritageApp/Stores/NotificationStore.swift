@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// One notice of the in-app notifications page: a row of the mail outbox, mailed or not.
 struct NotificationRow: Sendable, Equatable {

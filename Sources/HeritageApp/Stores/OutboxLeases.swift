@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// The worker's leases on reports, for several nodes draining one outbox: a node claims due
 /// reports for a while (`lease_holder`, `lease_epoch`, `lease_until` on the report's row, migration 10;

@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 // How the outbox's records read from a row of the stores' queries, on either database.
 

@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// The reports' aggregate as the upload worker and `har outbox` see it: every read of the outbox and
 /// every state transition, one per state change. Each transition is atomic and durable before it

@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// What a user's photos take, for the per-user quotas.
 protocol PhotoQuotaStore: Sendable {

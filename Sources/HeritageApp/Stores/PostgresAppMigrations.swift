@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// The application's schema in PostgreSQL's dialect: the same tables, columns and version numbers as
 /// `AppMigrations` (SQLite's), so that a database of either kind at version N holds the same data.

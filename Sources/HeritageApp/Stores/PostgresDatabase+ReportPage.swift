@@ -1,5 +1,5 @@
 import PostgresStorage
-import Storage
+import SQLiteStorage
 
 /// The list's page on PostgreSQL (`ReportStore.page`), tuned for this engine: one statement, one round trip.
 extension PostgresDatabase {

@@ -1,5 +1,5 @@
 import PostgresStorage
-import Storage
+import SQLiteStorage
 
 /// The PostgreSQL database the PostgreSQL stores share, for several web nodes on one database: a
 /// `PostgresPool` sized in configuration, every write one SERIALIZABLE transaction run again on a

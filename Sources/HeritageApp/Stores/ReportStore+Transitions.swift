@@ -1,6 +1,6 @@
 import Basics
 import FoundationEssentials
-import Storage
+import SQLiteStorage
 
 /// The report stores whose outbox transitions are the ones below, written once for both dialects
 /// (`SQLBackend`).

@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// What a review decision does to a report's delivery (REV-11), in the decision's own transaction, once
 /// for both databases. The rule, as docs/REVIEW.md's table states it:

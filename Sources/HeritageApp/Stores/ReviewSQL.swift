@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// The review's SQL that both databases share, and the one place the dialects differ (`whereClause`).
 enum ReviewSQL {

@@ -1,5 +1,5 @@
 import PostgresStorage
-import Storage
+import SQLiteStorage
 
 /// What SQLite's and PostgreSQL's connections have in common, so that SQL written once in the shared
 /// words of both dialects (`?` placeholders, `ON CONFLICT`, `RETURNING`, `COALESCE`) runs on either:

@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 extension SQLMailOutboxStore: CoordinatorMailStore {
     func coordinatorChoice(userID: Int64) throws -> CoordinatorChoice {

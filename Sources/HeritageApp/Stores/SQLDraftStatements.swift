@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// The drafts' submission and named places, once for both databases (their stores call these inside
 /// their own transactions; a kiosk's submission calls `submit` inside the one that also writes its

@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 extension SQLDraftStore {
     /// The device's report of that id, made a draft when there is none yet. The same id sent again (an

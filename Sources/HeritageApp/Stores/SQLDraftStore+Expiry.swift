@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 extension SQLDraftStore {
     /// The user's expired draft of that id; nil for an id never seen, forgotten, or another user's

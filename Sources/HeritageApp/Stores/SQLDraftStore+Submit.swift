@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 extension SQLDraftStore {
     /// Queues the draft (SUB-06), once per submit token (`SQLDraftStatements.submit`).

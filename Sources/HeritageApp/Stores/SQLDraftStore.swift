@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Storage
+import SQLiteStorage
 
 /// `DraftStore`, once for both databases (`SQLBackend`): rows of `reports` in state 'draft', their `photos`, and `expired_drafts`.
 struct SQLDraftStore<Backend: SQLBackend>: DraftStore {

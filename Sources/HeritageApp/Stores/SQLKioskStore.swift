@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// `KioskStore` on either backend (migration 9): the statements of `KioskStatements`, each method one
 /// transaction of the backend's (SQLite's one writer, or PostgreSQL's SERIALIZABLE with retry).

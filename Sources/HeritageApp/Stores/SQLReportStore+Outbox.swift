@@ -1,5 +1,5 @@
 import Basics
-import Storage
+import SQLiteStorage
 
 /// The worker's and `har outbox`'s reads of the outbox (`OutboxStore`).
 extension SQLReportStore: OutboxStore {

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import PlatformClient
-import Storage
+import SQLiteStorage
 
 /// `ReportStore` and `OutboxStore`, once for both databases (`SQLBackend`): the `reports` and `photos`
 /// tables. The list's side is here, the worker's in `+Outbox` (reads) and `ReportStore+Transitions`; the

@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// Which photo files the review may serve, once for both databases: a photo of a report on the review
 /// (`ReviewSQL.reviewable`, the trash included), never one of a draft, of a report its reporter

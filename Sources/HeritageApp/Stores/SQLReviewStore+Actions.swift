@@ -1,5 +1,5 @@
 import PlatformClient
-import Storage
+import SQLiteStorage
 
 /// The review's decisions, claims, the reporter's side and the trash (`ReviewStore`).
 extension SQLReviewStore {

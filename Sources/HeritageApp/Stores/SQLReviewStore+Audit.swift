@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// The append-only audit log and the delivery attempts (`ReviewStore`).
 extension SQLReviewStore {

@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 #if canImport(Glibc)
     import Glibc

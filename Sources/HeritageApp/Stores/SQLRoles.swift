@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// Roles held by platform accounts (REV-10), once for both databases. A grant names an e-mail; it is a
 /// role only once bound to the account that signed in with that e-mail (`user_roles.account_id`):

@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// `SignInLimitStore`, once for both databases: the `signin_failures` table (migration 5), shared by
 /// every node on a PostgreSQL database, so a guesser gains nothing by spreading guesses over nodes; two

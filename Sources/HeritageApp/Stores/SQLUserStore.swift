@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// `UserStore`, once for both databases (`SQLBackend`): the `users` and `web_sessions` tables. E-mails
 /// compare without case (SQLite's `COLLATE NOCASE`, PostgreSQL's unique index on `lower(email)`).

@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// The list's page on SQLite (`ReportStore.page`), tuned for this engine: the rows read by position
 /// straight from the statement, and the count asked of the listed-only index only when a page is full.

@@ -1,4 +1,4 @@
-import Storage
+import SQLiteStorage
 
 /// The data folder's SQLite file as the SQLite stores share it: one `DatabasePool` (WAL, one writer,
 /// readers in parallel, synchronous=FULL), with every SQLite and migration error turned into a

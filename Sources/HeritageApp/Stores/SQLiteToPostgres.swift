@@ -1,5 +1,5 @@
 import PostgresStorage
-import Storage
+import SQLiteStorage
 
 /// `har migrate sqlite-to-postgres`: copies a single node's database (the data folder's SQLite file) into
 /// an empty PostgreSQL database, row ids kept and the id sequences set past them, in one transaction,

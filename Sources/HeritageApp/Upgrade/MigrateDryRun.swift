@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Storage
+import SQLiteStorage
 
 /// `har migrate --dry-run [--config FILE]`: the migrations `har serve` would apply to the configured
 /// database, and what it would do first; changes nothing.

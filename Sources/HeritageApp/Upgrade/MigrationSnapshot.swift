@@ -2,7 +2,7 @@
 // snapshot to go back to, PostgreSQL's backup confirmed, and `har migrate --dry-run`.
 import Basics
 import FoundationEssentials
-import Storage
+import SQLiteStorage
 
 #if canImport(Glibc)
     import Glibc

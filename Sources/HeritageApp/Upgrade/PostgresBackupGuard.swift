@@ -1,5 +1,5 @@
 import PostgresStorage
-import Storage
+import SQLiteStorage
 
 /// PostgreSQL cannot be snapshotted from here the way SQLite is (the database is the operator's,
 /// often large, often shared by several nodes), so start migrates it only on the operator's word that

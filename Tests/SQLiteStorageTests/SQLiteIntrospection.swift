@@ -1,6 +1,6 @@
 import CSQLite
 
-@testable import Storage
+@testable import SQLiteStorage
 
 /// Prepared statements not yet finalized on `database`'s connection.
 func outstandingStatementCount(_ database: Database) -> Int {

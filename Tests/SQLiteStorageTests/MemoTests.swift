@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Storage
+@testable import SQLiteStorage
 
 /// `Database.withMemo`: a value kept with a reader connection is dropped by any commit of
 /// any other connection, the pool's writer or one of another process's, and kept while nothing changes.

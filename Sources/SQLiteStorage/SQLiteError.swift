@@ -1,5 +1,7 @@
-// Storage: the SQLite wrapper (Database, Statement, Row), numbered migrations, and the WAL
+// SQLiteStorage: the SQLite wrapper (Database, Statement, Row), numbered migrations, and the WAL
 // connection pool the app's store sits on. This target is the only place that talks to libsqlite3.
+// Its value type (`SQLValue`, SQLite's five storage classes) and `Migration` are also the words
+// PostgresStorage reads and writes in, so that a store is written once over both.
 import CSQLite
 
 /// A failure reported by SQLite, with enough context to act on it.

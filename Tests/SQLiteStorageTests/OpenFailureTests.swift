@@ -1,7 +1,7 @@
 import Glibc
 import Testing
 
-@testable import Storage
+@testable import SQLiteStorage
 
 @Suite struct OpenFailureTests {
     let directory = TemporaryDirectory()

@@ -1,7 +1,7 @@
 import Dispatch
 import Testing
 
-@testable import Storage
+@testable import SQLiteStorage
 
 @Suite struct DatabasePoolTests {
     let directory = TemporaryDirectory()

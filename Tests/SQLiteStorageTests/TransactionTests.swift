@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Storage
+@testable import SQLiteStorage
 
 struct Boom: Error {}
 

@@ -2,7 +2,7 @@
 // connection pool, migrations and what happens when a file cannot be opened.
 import Testing
 
-@testable import Storage
+@testable import SQLiteStorage
 
 @Suite struct DatabaseTests {
     let directory = TemporaryDirectory()

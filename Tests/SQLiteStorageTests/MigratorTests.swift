@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Storage
+@testable import SQLiteStorage
 
 @Suite struct MigratorTests {
     let directory = TemporaryDirectory()
