@@ -28,7 +28,7 @@ public enum PostgresMigrationError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// Applies numbered migrations (Storage's `Migration`: the same type and version numbers as SQLite's,
+/// Applies numbered migrations (SQLiteStorage's `Migration`: the same type and version numbers as SQLite's,
 /// with PostgreSQL's SQL) and records them in `schema_migrations`.
 ///
 /// Everything happens under one session-level advisory lock, so that nodes starting together migrate

@@ -17,7 +17,7 @@ final class PostgresColumns: Sendable {
 /// column's type: integers (`bigint`, `integer`, `smallint`, `boolean` as 1 or 0) as `.integer`,
 /// `double precision`, `real` and `numeric` as `.real`, `bytea` as `.blob`, everything else as `.text`.
 ///
-/// The accessors are those of Storage's `Row`, so that a store reads both backends' rows alike; asking
+/// The accessors are those of SQLiteStorage's `Row`, so that a store reads both backends' rows alike; asking
 /// for a column the query does not return throws.
 public struct PostgresRow: Sendable, ValueReading {
     let columns: PostgresColumns
