@@ -52,12 +52,18 @@ public final class PostgresConnection {
 
     /// False when the server has closed the connection since its last use (stopped, restarted):
     /// reads whatever its socket holds, without waiting. An idle connection's socket holds nothing
-    /// unless the server said goodbye (an error, then the end of the stream).
+    /// unless the server said goodbye: an error message, then the end of the stream. One
+    /// `PQconsumeInput` reads the message but may not reach the end, and the connection still looks
+    /// open (after `pg_ctl stop -m immediate`, every time): so it reads while the socket has more.
     public var isStillOpen: Bool {
         guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
         var poller = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, 0) > 0 else { return true }
-        return PQconsumeInput(handle) == 1 && PQstatus(handle) == CONNECTION_OK
+        for _ in 0..<4 {
+            poller.revents = 0
+            guard poll(&poller, 1, 0) > 0 else { return true }
+            guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else { return false }
+        }
+        return true
     }
 
     /// True when no transaction is open (or the last one failed and was not ended).
