@@ -137,16 +137,12 @@ extension Router {
     ) {
         addInline(method: method, pattern: pattern, options: Web.declared(options)) { request in
             do {
-                let kiosk = try kiosks.kiosk(of: request)
-                // A browser that is no kiosk (a volunteer's, following a link to /kiosk) keeps its session.
-                let context = try kiosks.context(for: request, endsSession: kiosk != nil)
-                guard let kiosk else { return kiosks.notEnrolled(context) }
-                if let refusal = kiosks.csrfRefusal(request, context) { return refusal }
-                kiosks.seen(kiosk)
-                return try handler(request, context, kiosk)
+                switch try kiosks.admit(request) {
+                case .answered(let response): return response
+                case .admitted(let context, let kiosk): return try handler(request, context, kiosk)
+                }
             } catch let error as StoreError where error.kind == .unavailable {
-                // The database is down or its disk full: 503 (507) with the message, as on every screen.
-                return kiosks.web.storeFailureAnswer(request, access: .page, error: error)
+                return kiosks.storeFailure(request, error)
             }
         }
     }
@@ -157,22 +153,42 @@ extension Router {
     ) {
         add(method: method, pattern: pattern, options: Web.declared(options)) { request in
             do {
-                let kiosk = try kiosks.kiosk(of: request)
-                // A browser that is no kiosk (a volunteer's, following a link to /kiosk) keeps its session.
-                let context = try kiosks.context(for: request, endsSession: kiosk != nil)
-                guard let kiosk else { return kiosks.notEnrolled(context) }
-                if let refusal = kiosks.csrfRefusal(request, context) { return refusal }
-                kiosks.seen(kiosk)
-                return try await handler(request, context, kiosk)
+                switch try kiosks.admit(request) {
+                case .answered(let response): return response
+                case .admitted(let context, let kiosk): return try await handler(request, context, kiosk)
+                }
             } catch let error as StoreError where error.kind == .unavailable {
-                // The database is down or its disk full: 503 (507) with the message, as on every screen.
-                return kiosks.web.storeFailureAnswer(request, access: .page, error: error)
+                return kiosks.storeFailure(request, error)
             }
         }
     }
 }
 
+/// What a kiosk route's request is let in as: answered already (not enrolled, a CSRF refusal), or
+/// admitted with its context and kiosk.
+enum KioskAdmission {
+    case answered(Response)
+    case admitted(WebContext, Kiosk)
+}
+
 extension Kiosks {
+    /// The checks every kiosk route makes before its handler, sync or async alike: the tablet's live
+    /// credential (else the not-enrolled page), the CSRF token on changes; the tablet is seen now.
+    func admit(_ request: Request) throws -> KioskAdmission {
+        let kiosk = try kiosk(of: request)
+        // A browser that is no kiosk (a volunteer's, following a link to /kiosk) keeps its session.
+        let context = try context(for: request, endsSession: kiosk != nil)
+        guard let kiosk else { return .answered(notEnrolled(context)) }
+        if let refusal = csrfRefusal(request, context) { return .answered(refusal) }
+        seen(kiosk)
+        return .admitted(context, kiosk)
+    }
+
+    /// The database is down or its disk full: 503 (507) with the message, as on every screen.
+    func storeFailure(_ request: Request, _ error: StoreError) -> Response {
+        web.storeFailureAnswer(request, access: .page, error: error)
+    }
+
     /// The web context without anyone signed in: a kiosk never carries a volunteer's session (ended
     /// here unless `endsSession` is false: a browser without a live kiosk credential is only shown
     /// the not-enrolled page).
