@@ -12,13 +12,19 @@ import Testing
         let socket = try NotifySocket(path: folder.file("notify"))
         let notifier = try #require(ServiceNotifier(environment: ["NOTIFY_SOCKET": socket.path]))
         let healthy = Flag(true)
+        let failedChecks = Flag(false)
         let watchdog = try #require(
-            Watchdog(environment: ["WATCHDOG_USEC": "100000"], notifier: notifier) { healthy.value })
+            Watchdog(environment: ["WATCHDOG_USEC": "100000"], notifier: notifier) {
+                let answer = healthy.value
+                if !answer { failedChecks.value = true }
+                return answer
+            })
         watchdog.start()
         _ = try await socket.waitFor("WATCHDOG=1", timeout: 5)
         healthy.value = false
-        // A ping decided before the flip may still be sent; those queued are not the answer.
-        try await Task.sleep(for: .milliseconds(200))
+        // A ping decided before the flip may still be sent, but the loop sends it before its next
+        // check: once a check has failed, every earlier ping is in the socket and drained.
+        try await waitUntil("a check failed", timeout: 10, interval: 0.01) { failedChecks.value }
         socket.drain()
         await #expect(throws: TestFailure.self) { try await socket.waitFor("WATCHDOG=1", timeout: 0.5) }
         watchdog.stop()
