@@ -39,7 +39,10 @@ struct PostgresConnectionTests {
             #expect(try rows[1].blob("b") == [])
             #expect(try db.scalar("SELECT count(*) FROM t WHERE s = '?' OR i = ?", .integer(Int64.max)).int == 1)
             #expect(try db.scalar("SELECT s FROM t WHERE i = -1") == .null)
-            #expect(throws: PostgresError.self) { try rows[0].int("missing") }
+            let byName = try #require(throws: PostgresError.self) { try rows[0].int("missing") }
+            #expect(byName.message == "no column named missing (columns: i, small, d, s, b, flag)")
+            let byIndex = try #require(throws: PostgresError.self) { try rows[0].int(6) }
+            #expect(byIndex.message == "no column at index 6 (row has 6)")
         }
     }
 
