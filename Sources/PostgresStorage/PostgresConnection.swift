@@ -189,7 +189,7 @@ public final class PostgresConnection {
     private static func rows(of result: OpaquePointer) -> [PostgresRow] {
         let rowCount = PQntuples(result)
         let columnCount = PQnfields(result)
-        let columns = PostgresColumns(
+        let columns = ResultColumns(
             names: (0..<columnCount).map { PQfname(result, $0).map { String(cString: $0) } ?? "" })
         let types = (0..<columnCount).map { PQftype(result, $0) }
         var rows: [PostgresRow] = []

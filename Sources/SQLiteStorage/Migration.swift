@@ -12,31 +12,6 @@ public struct Migration: Sendable, Equatable {
     }
 }
 
-public enum MigrationError: Error, CustomStringConvertible, Equatable {
-    /// Two migrations in the code share a version.
-    case duplicateVersion(Int)
-    /// The database was migrated by newer code (a downgrade): running on it could corrupt data.
-    case databaseIsNewer(databaseVersion: Int, newestKnownVersion: Int)
-    /// The database records a version the code does not have (a migration removed, or another branch).
-    case unknownAppliedVersion(Int)
-    /// A migration's SQL failed; its transaction was rolled back.
-    case failed(version: Int, name: String, underlying: SQLiteError)
-
-    public var description: String {
-        switch self {
-        case .duplicateVersion(let version):
-            return "migration version \(version) is defined more than once"
-        case .databaseIsNewer(let databaseVersion, let newestKnownVersion):
-            return "database schema is at version \(databaseVersion), newer than this program knows "
-                + "(\(newestKnownVersion)); refusing to run an older program on it"
-        case .unknownAppliedVersion(let version):
-            return "database records migration \(version), which this program does not define"
-        case .failed(let version, let name, let underlying):
-            return "migration \(version) (\(name)) failed: \(underlying)"
-        }
-    }
-}
-
 /// Applies the migrations a database lacks and records them in `schema_migrations`.
 public enum Migrator {
     public static let tableName = "schema_migrations"
@@ -46,14 +21,7 @@ public enum Migrator {
     /// Idempotent: already-recorded versions are skipped. Returns the versions applied now.
     @discardableResult
     public static func apply(_ migrations: [Migration], to database: Database) throws -> [Int] {
-        var byVersion: [Int: Migration] = [:]
-        for migration in migrations {
-            guard byVersion.updateValue(migration, forKey: migration.version) == nil else {
-                throw MigrationError.duplicateVersion(migration.version)
-            }
-        }
-        let ordered = migrations.sorted { $0.version < $1.version }
-
+        let plan = try MigrationPlan(migrations)
         let alreadyApplied = try database.transaction {
             try database.execute(
                 """
@@ -65,16 +33,8 @@ public enum Migrator {
                 """)
             return try appliedVersions(in: database)
         }
-        let newestKnown = ordered.last?.version ?? 0
-        if let newestApplied = alreadyApplied.max(), newestApplied > newestKnown {
-            throw MigrationError.databaseIsNewer(databaseVersion: newestApplied, newestKnownVersion: newestKnown)
-        }
-        if let unknown = alreadyApplied.sorted().first(where: { byVersion[$0] == nil }) {
-            throw MigrationError.unknownAppliedVersion(unknown)
-        }
-
         var appliedNow: [Int] = []
-        for migration in ordered where !alreadyApplied.contains(migration.version) {
+        for migration in try plan.pending(applied: alreadyApplied) {
             let didApply = try database.transaction { () throws -> Bool in
                 // Re-checked under the write lock: another process may have migrated meanwhile.
                 let recorded = try database.scalar(

@@ -9,13 +9,8 @@ public final class Statement: ValueReading {
     /// The SQL as written, without bound values (safe to log).
     public let sql: String
     private var handle: OpaquePointer?
-    private lazy var columnIndexes: [String: Int] = {
-        var indexes: [String: Int] = [:]
-        for (index, name) in columnNames.enumerated() where indexes[name] == nil {
-            indexes[name] = index
-        }
-        return indexes
-    }()
+    /// The result's columns, read at the first lookup by name or first row and shared by its rows.
+    private lazy var resultColumns = ResultColumns(names: columnNames)
 
     init(database: Database, sql: String) throws {
         self.database = database
@@ -200,14 +195,13 @@ public final class Statement: ValueReading {
 
     /// Steps through every remaining row and collects them.
     public func rows() throws -> [Row] {
-        var rows: [Row] = []
         // The columns' names are read when a first row comes: a query that finds nothing (most of
         // the list page's notices and receipts) made a dictionary of them for nothing.
-        var columns: RowColumns?
-        while try step() {
-            let names = columns ?? RowColumns(names: columnNames, indexes: columnIndexes)
-            columns = names
-            let count = names.names.count
+        guard try step() else { return [] }
+        let columns = resultColumns
+        let count = columns.names.count
+        var rows: [Row] = []
+        repeat {
             // The handle is live (step just succeeded) and every index is below the column count, so
             // the values are read directly rather than through value(at:) and its checks.
             let handle = try liveHandle()
@@ -216,8 +210,8 @@ public final class Statement: ValueReading {
             for index in 0..<count {
                 values.append(Statement.columnValue(handle, Int32(index)))
             }
-            rows.append(Row(columns: names, values: values))
-        }
+            rows.append(Row(columns: columns, values: values))
+        } while try step()
         return rows
     }
 
@@ -265,7 +259,7 @@ public final class Statement: ValueReading {
 
     /// The index of the result column called `name`; the first one when several share it.
     public func columnIndex(named name: String) throws -> Int {
-        guard let index = columnIndexes[name] else {
+        guard let index = resultColumns.index(named: name) else {
             throw SQLiteError(
                 code: SQLITE_RANGE,
                 message: "no column named \(name) (columns: \(columnNames.joined(separator: ", ")))",

@@ -39,7 +39,10 @@ struct PostgresConnectionTests {
             #expect(try rows[1].blob("b") == [])
             #expect(try db.scalar("SELECT count(*) FROM t WHERE s = '?' OR i = ?", .integer(Int64.max)).int == 1)
             #expect(try db.scalar("SELECT s FROM t WHERE i = -1") == .null)
-            #expect(throws: PostgresError.self) { try rows[0].int("missing") }
+            let byName = try #require(throws: PostgresError.self) { try rows[0].int("missing") }
+            #expect(byName.message == "no column named missing (columns: i, small, d, s, b, flag)")
+            let byIndex = try #require(throws: PostgresError.self) { try rows[0].int(6) }
+            #expect(byIndex.message == "no column at index 6 (row has 6)")
         }
     }
 
@@ -204,15 +207,20 @@ struct PostgresMigratorTests {
 
     @Test func aSchemaBehindOrAheadIsRefused() throws {
         let connection = try PostgresConnection(try PostgresCluster.shared().makeDatabase())
-        #expect(throws: PostgresMigrationError.databaseIsOlder(missing: [1, 2])) {
+        #expect(throws: MigrationError.databaseIsOlder(missing: [1, 2])) {
             try PostgresMigrator.verify(Self.migrations, on: connection)
         }
         try PostgresMigrator.apply(Self.migrations, to: connection)
-        #expect(throws: PostgresMigrationError.databaseIsNewer(databaseVersion: 2, newestKnownVersion: 1)) {
+        #expect(throws: MigrationError.databaseIsNewer(databaseVersion: 2, newestKnownVersion: 1)) {
             try PostgresMigrator.apply(Array(Self.migrations.prefix(1)), to: connection)
         }
         let failing = Self.migrations + [Migration(version: 3, name: "bad", sql: "CREATE TABLE a (n bigint)")]
-        #expect(throws: PostgresMigrationError.self) { try PostgresMigrator.apply(failing, to: connection) }
+        let error = try #require(throws: MigrationError.self) { try PostgresMigrator.apply(failing, to: connection) }
+        guard case .failed(let version, let name, let underlying) = error else {
+            Issue.record("unexpected \(error)")
+            return
+        }
+        #expect(version == 3 && name == "bad" && underlying is PostgresError)
         #expect(try PostgresMigrator.appliedVersions(connection) == [1, 2], "the failed one left no record")
     }
 }

@@ -57,6 +57,23 @@ import Testing
         #expect(try row.string(3) == "blob")
     }
 
+    @Test func aColumnTheRowLacksThrowsAndTheFirstOfASharedNameIsRead() throws {
+        let database = try open()
+        try database.run("INSERT INTO item (name, count) VALUES (?, ?)", "one", .integer(1))
+        let row = try #require(try database.query("SELECT name, count AS name FROM item").first)
+        #expect(try row.string("name") == "one")
+        let byName = try #require(throws: SQLiteError.self) { try row.int("missing") }
+        #expect(byName.code == 25)  // SQLITE_RANGE
+        #expect(byName.message == "no column named missing (columns: name, name)")
+        let byIndex = try #require(throws: SQLiteError.self) { try row.int(2) }
+        #expect(byIndex.code == 25)
+        #expect(byIndex.message == "no column at index 2 (row has 2)")
+        let statement = try database.prepare("SELECT name, count AS name FROM item")
+        #expect(try statement.step())
+        #expect(try statement.columnIndex(named: "name") == 0)
+        #expect(throws: SQLiteError.self) { try statement.int("missing") }
+    }
+
     @Test func queryTextReadsEveryCellAsTextWithNullsKept() throws {
         let database = try open()
         let hostile = "zero\0byte, ünïcødé 🏛️ & <b>"

@@ -53,6 +53,24 @@ import Testing
         #expect(error.description.contains("newer than this program knows"))
     }
 
+    @Test func refusesAnAppliedVersionTheCodeDoesNotDefine() throws {
+        let database = try Database(path: directory.file("m.sqlite"))
+        try Migrator.apply(Self.first, to: database)
+        let skipping = [Self.later[0], Self.later[2]]
+        let error = try #require(throws: MigrationError.self) { try Migrator.apply(skipping, to: database) }
+        #expect(error == .unknownAppliedVersion(2))
+        #expect(error.description == "database records migration 2, which this program does not define")
+    }
+
+    @Test func failuresAreEqualWhenTheirDriversErrorsAre() {
+        let error = SQLiteError(code: 1, message: "no such table: nowhere")
+        let failed = MigrationError.failed(version: 3, name: "n", underlying: error)
+        #expect(failed == .failed(version: 3, name: "n", underlying: error))
+        #expect(failed != .failed(version: 3, name: "n", underlying: SQLiteError(code: 1, message: "other")))
+        #expect(failed != .failed(version: 4, name: "n", underlying: error))
+        #expect(failed.description == "migration 3 (n) failed: \(error)")
+    }
+
     @Test func refusesDuplicateVersions() throws {
         let database = try Database(path: directory.file("m.sqlite"))
         let duplicated = Self.first + [Migration(version: 2, name: "again", sql: "SELECT 1;")]
@@ -72,7 +90,7 @@ import Testing
             return
         }
         #expect(version == 3 && name == "half done")
-        #expect(underlying.message.contains("no such table: nowhere"))
+        #expect((underlying as? SQLiteError)?.message.contains("no such table: nowhere") == true)
         // Earlier migrations stay; the failed one left nothing behind.
         #expect(try Migrator.appliedVersions(in: database) == [1, 2])
         #expect(try database.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'extra'") == .integer(0))

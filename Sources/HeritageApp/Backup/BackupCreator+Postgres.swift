@@ -28,12 +28,7 @@ extension BackupCreator {
         let dump = dataDir + "/backup-snapshot-\(getpid()).pgdump"
         unlink(dump)
         defer { unlink(dump) }
-        let connection: PostgresConnection
-        do {
-            connection = try PostgresConnection(databaseURL)
-        } catch {
-            throw BackupError("cannot reach the PostgreSQL database: \(error)")
-        }
+        let connection = try PostgresConnection.forBackup(databaseURL)
         defer { connection.close() }
         var manifest: BackupManifest
         do {

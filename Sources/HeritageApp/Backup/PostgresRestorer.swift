@@ -19,12 +19,7 @@ struct PostgresRestorer {
     let say: (String) -> Void
 
     func restore(from archive: String, now: Double) throws -> Int32 {
-        let connection: PostgresConnection
-        do {
-            connection = try PostgresConnection(databaseURL)
-        } catch {
-            throw BackupError("cannot reach the PostgreSQL database: \(error)")
-        }
+        let connection = try PostgresConnection.forBackup(databaseURL)
         defer { connection.close() }
         let relations =
             try connection.scalar(

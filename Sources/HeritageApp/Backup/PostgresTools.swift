@@ -117,3 +117,15 @@ struct PostgresTools {
         return String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).joined(separator: "; ")
     }
 }
+
+extension PostgresConnection {
+    /// The connection of `har backup create` and `har backup restore`: failing to connect is a
+    /// `BackupError` that says the database could not be reached, and why.
+    static func forBackup(_ databaseURL: String) throws -> PostgresConnection {
+        do {
+            return try PostgresConnection(databaseURL)
+        } catch {
+            throw BackupError("cannot reach the PostgreSQL database: \(error)")
+        }
+    }
+}

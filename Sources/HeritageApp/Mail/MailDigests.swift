@@ -1,5 +1,4 @@
 import Basics
-import Dispatch
 import PlatformClient
 import Synchronization
 
@@ -13,10 +12,7 @@ final class MailDigests: Sendable {
     private let log: Log
     /// Called after a pass queued mail, so that the mail worker sends it now rather than at its next poll.
     private let queued: @Sendable () -> Void
-    private let signal = WakeSignal()
-    private let stopping = StopFlag()
-    private let started = Mutex(false)
-    private let loopFinished = DispatchSemaphore(value: 0)
+    private let loop = PollingLoop()
     private let work = BlockingWork(label: "digests", limit: 1, threads: .shared)
     private let zones = Mutex([String: ZoneOffsets]())
 
@@ -30,26 +26,12 @@ final class MailDigests: Sendable {
     }
 
     func start(interval: Double = 60) {
-        let first = started.withLock { started -> Bool in
-            defer { started = true }
-            return !started
-        }
-        guard first else { return }
-        Task.detached { [self] in
-            while !stopping.isSet {
-                _ = try? await work.run { [self] in run(now: WallClock.now()) }
-                await signal.wait(seconds: interval)
-            }
-            loopFinished.signal()
+        loop.start(interval: interval) { [self] in
+            _ = try? await work.run { [self] in run(now: WallClock.now()) }
         }
     }
 
-    func stop(timeout: Double = 5) {
-        stopping.set()
-        guard started.withLock({ $0 }) else { return }
-        signal.signal()
-        _ = loopFinished.wait(timeout: .now() + timeout)
-    }
+    func stop(timeout: Double = 5) { loop.stop(timeout: timeout) }
 
     /// One pass at `now` (the tests give their own clock); returns how many rows it queued. Blocking.
     @discardableResult

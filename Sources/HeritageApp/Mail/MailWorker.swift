@@ -1,7 +1,5 @@
 import Basics
-import Dispatch
 import PlatformClient
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -23,10 +21,7 @@ final class MailWorker: Sendable {
     private let retryBase: Double
     private let retryCap: Double
     private let log: Log
-    private let signal = WakeSignal()
-    private let stopping = StopFlag()
-    private let started = Mutex(false)
-    private let loopFinished = DispatchSemaphore(value: 0)
+    private let loop = PollingLoop()
     private let work = BlockingWork(label: "mail", limit: 1, threads: .shared)
 
     init(
@@ -43,31 +38,18 @@ final class MailWorker: Sendable {
     }
 
     func start() {
-        let first = started.withLock { started -> Bool in
-            defer { started = true }
-            return !started
-        }
-        guard first else { return }
-        Task.detached { [self] in
+        loop.start(interval: 1) { [self] in
             if let left = try? await work.run({ [self] in try store.releaseLeft(owner: node) }), left > 0 {
                 log.info("mail: \(left) message(s) a former run left mid-send go again, with the same Message-ID")
             }
-            while !stopping.isSet {
-                _ = try? await work.run { [self] in drain(now: WallClock.now()) }
-                await signal.wait(seconds: 1)
-            }
-            loopFinished.signal()
+        } pass: { [self] in
+            _ = try? await work.run { [self] in drain(now: WallClock.now()) }
         }
     }
 
-    func wake() { signal.signal() }
+    func wake() { loop.wake() }
 
-    func stop(timeout: Double = 5) {
-        stopping.set()
-        guard started.withLock({ $0 }) else { return }
-        signal.signal()
-        _ = loopFinished.wait(timeout: .now() + timeout)
-    }
+    func stop(timeout: Double = 5) { loop.stop(timeout: timeout) }
 
     /// Sends every due message once; returns how many attempts were made. Blocking.
     @discardableResult
@@ -81,7 +63,7 @@ final class MailWorker: Sendable {
             log.error("mail: \(error)")
             return 0
         }
-        for job in jobs where !stopping.isSet { attempt(job) }
+        for job in jobs where !loop.isStopping { attempt(job) }
         return jobs.count
     }
 

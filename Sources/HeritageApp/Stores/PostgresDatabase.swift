@@ -42,7 +42,7 @@ final class PostgresDatabase: Sendable {
             return try body()
         } catch let error as PostgresError {
             throw StoreError(error)
-        } catch let error as PostgresMigrationError {
+        } catch let error as MigrationError {
             throw StoreError(.unavailable, error.description)
         }
     }
