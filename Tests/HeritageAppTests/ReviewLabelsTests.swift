@@ -52,6 +52,19 @@ import Testing
         #expect(ReviewLabels.iso(1_796_275_367) == "2026-12-03T05:22:47Z")
     }
 
+    /// A sentence with a time in it (the roles page's first sign-in): the time apart, for `<time>`; a value
+    /// that reads `{when}` stays text.
+    @Test func sentenceKeepsItsTimeApart() {
+        let sentence = ReviewLabels.sentence(
+            "First sign-in {when} from {address}.", when: 1_796_275_367, ["address": "{when}"])
+        #expect(sentence["before"] == .string("First sign-in "))
+        #expect(sentence["after"] == .string(" from {when}."))
+        #expect(sentence["at"]?["iso"] == .string("2026-12-03T05:22:47Z"))
+        #expect(sentence["at"]?["text"] == .string("2026-12-03 05:22:47 UTC"))
+        let plain = ReviewLabels.sentence("Held by {who}", when: nil, ["who": "a@example.org"])
+        #expect(plain["before"] == .string("Held by a@example.org") && plain["at"] == .null)
+    }
+
     /// The options of one of the form's selects, code to label.
     static func options(_ form: MustacheValue, _ name: String) -> [String: String] {
         guard case .array(let selects) = form,

@@ -546,3 +546,57 @@ def test_SET_03_photos_held_for_a_draft_that_is_gone_join_the_next_one(browser, 
         browser.execute_script("__setConnection('wifi')")
         wait_for(browser, lambda d: photo_count(d) == 1, 20)
         assert len(draft_photos(server, browser)) == 1
+
+
+def test_SET_03_photos_held_by_an_earlier_page_are_found_whatever_version_it_left(browser, server):
+    """held-photos.js moved its database past version 1 when it found one of that name without its store;
+    photos held that way are still found, counted for sign-out and added to. A database of that name
+    with no store gets one, in the next version."""
+    browser.get(server.url + "/reports")
+    wait_for(browser, lambda d: d.execute_script("return !!window.HARHeld"))
+    browser.set_script_timeout(20)
+    found = browser.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        function request(r) {
+          return new Promise(function (resolve, reject) {
+            r.onsuccess = function () { resolve(r.result); };
+            r.onerror = function () { reject(r.error); };
+          });
+        }
+        function made(version, upgrade) {
+          return request(indexedDB.deleteDatabase('har-held-photos')).then(function () {
+            var opening = indexedDB.open('har-held-photos', version);
+            opening.onupgradeneeded = function () { upgrade(opening.result); };
+            return request(opening);
+          });
+        }
+        var photo = { id: 'earlier-1', draft: 'earlier-draft', owner: 4242, order: 1, heldAt: Date.now(), name: 'a.jpg' };
+        var result = {};
+        made(3, function (db) {
+          db.createObjectStore('photos', { keyPath: 'id' }).createIndex('draft', 'draft');
+        }).then(function (db) {
+          var tx = db.transaction('photos', 'readwrite');
+          tx.objectStore('photos').put(photo);
+          return new Promise(function (resolve) { tx.oncomplete = function () { db.close(); resolve(); }; });
+        }).then(function () { return HARHeld.list('earlier-draft'); }).then(function (records) {
+          result.listed = records.map(function (r) { return r.id; });
+          return HARHeld.countOwner(4242);
+        }).then(function (count) {
+          result.counted = count;
+          return HARHeld.put({ id: 'later-1', draft: 'earlier-draft', owner: 4242, order: 2, heldAt: Date.now() });
+        }).then(function () { return HARHeld.list('earlier-draft'); }).then(function (records) {
+          result.after = records.map(function (r) { return r.id; });
+          return made(1, function () {});
+        }).then(function (db) {
+          db.close();
+          return HARHeld.put(photo);
+        }).then(function (put) {
+          result.putInEmpty = put;
+          return HARHeld.list('earlier-draft');
+        }).then(function (records) {
+          result.inEmpty = records.map(function (r) { return r.id; });
+          return request(indexedDB.deleteDatabase('har-held-photos'));
+        }).then(function () { done(result); }, function (error) { done('error: ' + error); });
+    """)
+    assert found == {"listed": ["earlier-1"], "counted": 1, "after": ["earlier-1", "later-1"],
+                     "putInEmpty": True, "inEmpty": ["earlier-1"]}

@@ -7,6 +7,7 @@ import io
 import json
 import os
 import re
+import time
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -244,4 +245,35 @@ def test_REV_05_map_beside_the_table_from_1200_px_and_behind_a_toggle_below(brow
         assert browser.find_element(By.ID, "review-map").size["height"] > 200
         assert browser.find_element(By.ID, "map-bounds").is_displayed()
     finally:
+        browser.set_window_size(412, 860)
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (1366, 900)])
+def test_REV_05_table_beside_the_map_never_scrolls_sideways(browser, server, waiting, width, height):
+    """With the map beside it (from 1200 px), every column of the table is in view, the last one ("Being
+    reviewed by", here a long e-mail) included: its wrapper has nothing to scroll sideways."""
+    claimer = "a.coordinator.with.a.long.name.%s@example.org" % os.urandom(4).hex()
+    with database(server) as connection:
+        connection.execute("UPDATE reports SET claimed_by = ?, claimed_until = ? WHERE id = ?",
+                           (claimer, time.time() + 3600, waiting[25]))
+    as_coordinator(browser, server)
+    browser.set_window_size(width, height)
+    try:
+        browser.get(server.url + "/review?need=waiting&sort=oldest")
+        wait_for(browser, lambda d: d.find_element(By.ID, "review-map").get_attribute("data-markers") == "50", 20)
+        # The script has made the times local (their widest text) before anything is measured.
+        wait_for(browser, lambda d: d.find_element(By.CSS_SELECTOR, "#review-table time.review-time[title]"))
+        assert claimer in browser.find_element(By.ID, "review-table").text
+        table = browser.find_element(By.CSS_SELECTOR, ".review-table-wrap")
+        drawn = browser.find_element(By.ID, "review-map").rect
+        assert drawn["x"] >= table.rect["x"] + table.rect["width"], "the map is beside the table"
+        scroll, client = browser.execute_script("return [arguments[0].scrollWidth, arguments[0].clientWidth];", table)
+        assert scroll <= client, "the table scrolls sideways at %dx%d: %d > %d" % (width, height, scroll, client)
+        page = browser.execute_script("return [document.documentElement.scrollWidth, "
+                                      "document.documentElement.clientWidth];")
+        assert page[0] <= page[1], "the page scrolls sideways at %dx%d" % (width, height)
+    finally:
+        with database(server) as connection:
+            connection.execute("UPDATE reports SET claimed_by = NULL, claimed_until = NULL WHERE id = ?",
+                               (waiting[25],))
         browser.set_window_size(412, 860)

@@ -120,11 +120,11 @@ enum KioskAdminScreen {
                 "id": .string(String(kiosk.id)), "site": .string(kiosk.siteName),
                 "account": .string(account),
                 "accountProblem": .bool(problem),
+                // A time (`<time>`, made local by review-time.js) or, in its place, the words.
+                "enrolledAt": kiosk.isRevoked ? .null : ReviewLabels.time(kiosk.enrolledAt),
                 "enrolled": .string(
-                    kiosk.isRevoked
-                        ? messages["kiosk.admin.revoked"]
-                        : kiosk.enrolledAt.map { ReviewPresentation.time($0) } ?? messages["kiosk.admin.notEnrolled"]),
-                "lastSeen": .string(kiosk.lastSeenAt.map { ReviewPresentation.time($0) } ?? "—"),
+                    kiosk.isRevoked ? messages["kiosk.admin.revoked"] : messages["kiosk.admin.notEnrolled"]),
+                "lastSeenAt": ReviewLabels.time(kiosk.lastSeenAt),
                 "today": .int(summary.reportsToday), "waiting": .int(summary.waitingForReview),
                 "version": .string(kiosk.appVersion ?? "—"), "live": .bool(!kiosk.isRevoked),
             ]

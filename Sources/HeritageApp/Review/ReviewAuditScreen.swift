@@ -44,7 +44,7 @@ enum ReviewAuditScreen {
                 "entries": .array(
                     shown.map { entry in
                         [
-                            "when": .string(ReviewPresentation.time(entry.at)), "actor": .string(entry.actor),
+                            "at": ReviewLabels.time(entry.at), "actor": .string(entry.actor),
                             "action": .string(messages["review.action.\(entry.action)"]),
                             "report": MustacheValue(entry.reportID.map { String($0) }),
                             "subject": MustacheValue(entry.subject), "before": MustacheValue(entry.before),

@@ -97,6 +97,23 @@ enum ReviewLabels {
         return ["iso": .string(iso(seconds)), "text": .string(utcText(seconds))]
     }
 
+    /// A message with a time in it, for a template:
+    /// `{{before}}{{#at}}<time datetime="{{iso}}" class="review-time">{{text}}</time>{{/at}}{{after}}`; the
+    /// time goes where the message says `{when}`, its other placeholders are filled from `values`. Split
+    /// before filling, so that a value that happens to read `{when}` stays text.
+    static func sentence(_ message: String, when seconds: Double?, _ values: KeyValuePairs<String, String>)
+        -> MustacheValue
+    {
+        guard let place = message.firstRange(of: "{when}") else {
+            return ["before": .string(Messages.fill(message, values)), "at": .null, "after": .string("")]
+        }
+        return [
+            "before": .string(Messages.fill(String(message[..<place.lowerBound]), values)),
+            "at": time(seconds),
+            "after": .string(Messages.fill(String(message[place.upperBound...]), values)),
+        ]
+    }
+
     private static func label(_ key: String, _ code: String, _ messages: Messages) -> String {
         messages.flat[key] ?? code
     }

@@ -97,7 +97,7 @@ enum ReviewMailScreens {
             [
                 "id": .string(String(row.id)), "email": .string(row.email),
                 "kind": .string(messages["failedMail.kinds.\(row.kind)"]),
-                "when": .string(ReviewPresentation.time(row.createdAt)), "attempts": .string(String(row.attempts)),
+                "at": ReviewLabels.time(row.createdAt), "attempts": .string(String(row.attempts)),
                 "answer": .string(row.lastReply),
             ]
         }

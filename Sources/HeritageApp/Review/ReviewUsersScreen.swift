@@ -50,8 +50,8 @@ enum ReviewUsersScreen {
                     [
                         "email": .string(grant.email), "role": .string(messages["review.role.\(grant.role.rawValue)"]),
                         "grantedBy": .string(grant.grantedBy),
-                        "grantedAt": .string(ReviewPresentation.time(grant.grantedAt)),
-                        "state": .string(state(of: grant, messages)),
+                        "grantedAt": ReviewLabels.time(grant.grantedAt),
+                        "state": state(of: grant, messages),
                         "confirmable": .bool(grant.isPending && grant.firstSignInAt != nil),
                     ]
                 }),
@@ -61,12 +61,14 @@ enum ReviewUsersScreen {
             "review-users", title: messages["review.users.title"], values, context: context, status: status)
     }
 
-    /// Bound, pending with no sign-in yet, or pending with a first sign-in to confirm (when, from where).
-    static func state(of grant: RoleGrant, _ messages: Messages) -> String {
-        guard grant.isPending else { return messages["review.users.bound"] }
-        guard let at = grant.firstSignInAt else { return messages["review.users.pending"] }
-        return messages.format(
-            "review.users.pendingSignIn",
-            ["when": ReviewPresentation.time(at), "address": grant.firstSignInAddress ?? "?"])
+    /// Bound, pending with no sign-in yet, or pending with a first sign-in to confirm (when, from where):
+    /// a sentence with its time for the page's script to make local (`ReviewLabels.sentence`).
+    static func state(of grant: RoleGrant, _ messages: Messages) -> MustacheValue {
+        guard grant.isPending else { return ReviewLabels.sentence(messages["review.users.bound"], when: nil, [:]) }
+        guard let at = grant.firstSignInAt else {
+            return ReviewLabels.sentence(messages["review.users.pending"], when: nil, [:])
+        }
+        return ReviewLabels.sentence(
+            messages["review.users.pendingSignIn"], when: at, ["address": grant.firstSignInAddress ?? "?"])
     }
 }

@@ -40,7 +40,7 @@ enum CreateScreen {
         values["expiryNotice"] = MustacheValue(expiryNotice)
         return try web.render(
             "create", title: context.messages["create.title"], values, context: context,
-            scripts: ["held-photos", "photo-strip"])
+            scripts: ["photo-strip"], modules: ["held-photos"])
     }
 
     struct PageData: Encodable {

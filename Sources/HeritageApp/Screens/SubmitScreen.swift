@@ -104,6 +104,6 @@ enum SubmitScreen {
             ]))
         return try web.render(
             "submit", title: context.messages["submit.title"], values, context: context, status: status,
-            scripts: ["held-photos", "photo-strip", "submit"])
+            scripts: ["photo-strip", "submit"], modules: ["held-photos"])
     }
 }

@@ -143,7 +143,7 @@ final class Web: Sendable {
 
     /// Renders `template` inside the common layout values: `lang`, `title`, `t` (messages), `csrf`,
     /// `path`, `user`, `settings`, `settingsJSON`, `languages` (the switch), `scripts` (classic scripts),
-    /// `modules` (ES modules, run after them in that order), `header`.
+    /// `modules` (ES modules, run before them in that order: the scripts may use what they set), `header`.
     func render(
         _ template: String, title: String, _ values: [String: MustacheValue] = [:], context: WebContext,
         status: Int = 200, scripts: [String] = [], modules: [String] = [], csrf: String? = nil
