@@ -20,6 +20,33 @@ import Testing
                 == "Our servers cannot process your request at this time. Please try again later.")
     }
 
+    /// The audit log names every action by its label: each action the code writes to `review_audit`
+    /// (found in the sources, so a new one cannot be forgotten) is in the log's filter and has a label
+    /// in both languages.
+    @Test func everyAuditActionHasALabelAndIsInTheFilter() throws {
+        let catalog = try MessageCatalog(directory: TestPaths.packageRoot + "/Templates")
+        let sources = TestPaths.packageRoot + "/Sources/HeritageApp"
+        let files = try #require(FileManager.default.subpathsOfDirectory(atPath: sources)).filter {
+            $0.hasSuffix(".swift")
+        }
+        let pattern = try Regex(#"action: "([a-z_]+)""#)
+        var written: Set<String> = []
+        for file in files {
+            let text = try String(contentsOfFile: sources + "/" + file, encoding: .utf8)
+            for match in text.matches(of: pattern) {
+                if let name = match.output[1].substring { written.insert(String(name)) }
+            }
+        }
+        #expect(written.count > 20, "the scan finds the actions")
+        #expect(written.subtracting(ReviewAuditScreen.actions).sorted() == [])
+        for action in ReviewAuditScreen.actions {
+            for language in [Language.en, .fr] {
+                let label = catalog.messages(for: language)["review.action.\(action)"]
+                #expect(!label.isEmpty && label != "review.action.\(action)", "\(language): \(action)")
+            }
+        }
+    }
+
     @Test func languageComesFromCookieThenAcceptLanguageThenEnglish() {
         #expect(Language.negotiate(cookie: "fr", acceptLanguage: "en") == .fr)
         #expect(Language.negotiate(cookie: "de", acceptLanguage: "fr-CA,fr;q=0.9") == .fr)
