@@ -90,3 +90,29 @@ def test_roles_page_puts_the_first_sign_in_time_in_its_sentence(browser, server,
                        % (browser.find_elements(By.CSS_SELECTOR, "#roles-table tbody tr").index(row) + 1))
     assert len(when) == 1
     assert cell.text.startswith("Pending: first sign-in ") and "from 192.0.2.7, not verified" in cell.text
+
+
+def test_audit_log_fits_a_laptop_and_names_every_action(browser, server, admin):
+    """The audit log's seven columns, with long e-mails in them, fit 1280 px without scrolling sideways,
+    and every action reads as its label (the confirmation of a role once showed its message key)."""
+    with database(server) as db:
+        db.execute("INSERT INTO review_audit (at, actor, action, subject, before, after) "
+                   "VALUES (?, 'platform:verified', 'role_confirm', ?, 'coordinator (pending)', 'coordinator')",
+                   (AN_HOUR_AGO, PENDING))
+        # E-mails as long as real ones get (a regional office's coordinator granting a colleague).
+        long_mail = "conservation.officer.northeastregion@heritageobservatoryvolunteers.example.org"
+        db.execute("INSERT INTO review_audit (at, actor, action, subject, before, after) "
+                   "VALUES (?, ?, 'role_grant', ?, 'volunteer', 'coordinator (pending)')",
+                   (AN_HOUR_AGO, long_mail, "second." + long_mail))
+    sign_in(browser, server, admin)
+    browser.set_window_size(1280, 800)
+    try:
+        browser.get(server.url + "/review/audit")
+        table = browser.find_element(By.ID, "audit-table")
+        assert "Role confirmed" in table.text
+        assert "review.action." not in table.text
+        wrap = browser.find_element(By.CSS_SELECTOR, ".review-table-wrap")
+        scroll, client = browser.execute_script("return [arguments[0].scrollWidth, arguments[0].clientWidth];", wrap)
+        assert scroll <= client + 1, "the audit table scrolls sideways: %d in %d" % (scroll, client)
+    finally:
+        browser.set_window_size(412, 860)
