@@ -117,6 +117,20 @@ def make_driver(language="en-US", first_use=False):
     return driver
 
 
+# The longest modules first (a whole run's durations, 2026-12-03): scripts/test runs the modules two at a
+# time (pytest-xdist, --dist loadfile), each worker taking the next module when it is done; started last,
+# a long module would run on alone at the end while the other worker sits idle. The rest keep file order.
+LONGEST_FIRST = ["test_axe.py", "test_offline.py", "test_kiosk.py", "test_triage.py", "test_review.py",
+                 "test_create.py", "test_review_queue.py"]
+
+
+def pytest_collection_modifyitems(session, config, items):
+    def rank(item):
+        name = os.path.basename(str(item.fspath))
+        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+    items.sort(key=rank)  # stable: each module's tests stay in their order
+
+
 @pytest.fixture(scope="module")
 def server():
     running = HarServer().start()

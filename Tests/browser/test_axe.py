@@ -286,7 +286,7 @@ def open_creation_with_photos(driver, server, lang):
     while driver.execute_script("return HARPhotos.count()") < 2:
         before = driver.execute_script("return HARPhotos.count()")
         driver.find_element(By.ID, "capture").click()
-        wait_for(driver, lambda d: d.execute_script("return HARPhotos.count()") == before + 1, 15)
+        wait_for(driver, lambda d: d.execute_script("return HARPhotos.count()") == before + 1, 30)
     wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#map .photo-marker")) >= 2)
 
 

@@ -78,7 +78,7 @@ def photo_count(driver):
 def capture(driver):
     before = photo_count(driver)
     driver.find_element(By.ID, "capture").click()
-    wait_for(driver, lambda d: photo_count(d) == before + 1, 15)
+    wait_for(driver, lambda d: photo_count(d) == before + 1, 30)
 
 
 def upload_via_api(driver, count):

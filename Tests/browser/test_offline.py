@@ -97,7 +97,7 @@ def capture_offline(driver, count):
     for n in range(count):
         before = device_photos(driver)
         driver.find_element(By.ID, "capture").click()
-        wait_for(driver, lambda d: device_photos(d) == before + 1, 15)
+        wait_for(driver, lambda d: device_photos(d) == before + 1, 30)
 
 
 def fill_and_submit(driver, name):
