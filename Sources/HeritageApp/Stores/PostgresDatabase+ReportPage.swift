@@ -19,15 +19,7 @@ extension PostgresDatabase {
             var total: Int64?
             let rows = try db.query(
                 """
-                SELECT r.local_id, r.platform_report_id, r.state, r.name, r.formatted_address, r.creation_time,
-                       r.last_error,
-                       -- Only an uploading row shows its photo counts ("n of m photos sent"): the
-                       -- others skip the two lookups (half the query's time on a page of stored reports).
-                       CASE WHEN r.state = 'uploading' THEN
-                           (SELECT COUNT(*) FROM photos p WHERE p.report_id = r.id) END AS photo_count,
-                       CASE WHEN r.state = 'uploading' THEN
-                           (SELECT COUNT(*) FROM photos p WHERE p.report_id = r.id AND p.state = 'stored') END
-                           AS photos_stored,
+                SELECT \(ReportSQL.pageColumns),
                        \(totalColumn) AS total
                 FROM reports r
                 WHERE r.user_id = ? AND r.state NOT IN \(ReportSQL.hiddenStates)
@@ -35,17 +27,8 @@ extension PostgresDatabase {
                 \(limitClause)
                 """, parameters
             ).compactMap { row -> ListedReport? in
-                // Columns by position, in the SELECT's order: by name is a hash lookup each (perf: a
-                // tenth of the list page's reads).
                 if total == nil { total = try row.int(9) }
-                guard let localID = try row.string(0), let stateName = try row.string(2),
-                    let state = ReportState(rawValue: stateName)
-                else { return nil }
-                return ListedReport(
-                    localID: localID, platformReportID: try row.string(1), state: state, name: try row.string(3),
-                    formattedAddress: try row.string(4), creationTime: try row.double(5) ?? 0,
-                    lastError: try row.string(6), photoCount: Int(try row.int(7) ?? 0),
-                    photosStored: Int(try row.int(8) ?? 0))
+                return try ReportSQL.listedReport(row)
             }
             return ReportPage(rows: rows, total: max(Int(total ?? 0), rows.count))
         }

@@ -1,3 +1,5 @@
+import SQLiteStorage
+
 /// The reports' SQL that the stores, the worker's queries and the list share, once for both databases.
 enum ReportSQL {
     /// States the list never shows.
@@ -29,4 +31,30 @@ enum ReportSQL {
              AND (SELECT coalesce(max(value), 'kiosk') FROM instance WHERE key = 'review_policy')
                  IN ('all', CASE WHEN origin = 'kiosk' THEN 'kiosk' ELSE 'all' END)))
         """
+
+    /// The list page's columns (`reports r`), read by `listedReport` by position: both engines' pages
+    /// (`SQLiteDatabase.reportPage`, `PostgresDatabase.reportPage`) select these first. Only an
+    /// uploading row shows its photo counts ("n of m photos sent"): the others skip the two lookups
+    /// (half the query's time on a page of stored reports).
+    static let pageColumns = """
+        r.local_id, r.platform_report_id, r.state, r.name, r.formatted_address, r.creation_time, r.last_error,
+        CASE WHEN r.state = 'uploading' THEN (SELECT COUNT(*) FROM photos p WHERE p.report_id = r.id) END
+            AS photo_count,
+        CASE WHEN r.state = 'uploading' THEN
+            (SELECT COUNT(*) FROM photos p WHERE p.report_id = r.id AND p.state = 'stored') END AS photos_stored
+        """
+
+    /// A row of `pageColumns`, by position in their order: by name is a hash lookup each (perf: a tenth
+    /// of the list page's reads). SQLite reads straight from its statement, PostgreSQL from its row.
+    @inline(__always)
+    static func listedReport(_ row: some ValueReading) throws -> ListedReport? {
+        guard let localID = try row.string(0), let stateName = try row.string(2),
+            let state = ReportState(rawValue: stateName)
+        else { return nil }
+        return ListedReport(
+            localID: localID, platformReportID: try row.string(1), state: state, name: try row.string(3),
+            formattedAddress: try row.string(4), creationTime: try row.double(5) ?? 0,
+            lastError: try row.string(6), photoCount: Int(try row.int(7) ?? 0),
+            photosStored: Int(try row.int(8) ?? 0))
+    }
 }

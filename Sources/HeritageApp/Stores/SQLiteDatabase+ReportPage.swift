@@ -11,32 +11,15 @@ extension SQLiteDatabase {
         return try read { db -> ReportPage in
             let rows = try db.query(
                 """
-                SELECT r.local_id, r.platform_report_id, r.state, r.name, r.formatted_address, r.creation_time,
-                       r.last_error,
-                       -- Only an uploading row shows its photo counts ("n of m photos sent"): the
-                       -- others skip the two lookups (half the query's time on a page of stored reports).
-                       CASE WHEN r.state = 'uploading' THEN
-                           (SELECT COUNT(*) FROM photos p WHERE p.report_id = r.id) END AS photo_count,
-                       CASE WHEN r.state = 'uploading' THEN
-                           (SELECT COUNT(*) FROM photos p WHERE p.report_id = r.id AND p.state = 'stored') END
-                           AS photos_stored
+                SELECT \(ReportSQL.pageColumns)
                 FROM reports r
                 WHERE r.user_id = ? AND \(ReportSQL.listed("r.state"))
                 ORDER BY r.creation_time DESC, r.id DESC
                 \(limitClause)
                 """, parameters
-            ) { row -> ListedReport? in
-                // Read from the statement, columns by position in the SELECT's order: no `Row` (an array
-                // of values per row) is made, and by name is a hash lookup each (perf: a tenth of the
-                // list page's reads).
-                guard let localID = try row.string(0), let stateName = try row.string(2),
-                    let state = ReportState(rawValue: stateName)
-                else { return nil }
-                return ListedReport(
-                    localID: localID, platformReportID: try row.string(1), state: state, name: try row.string(3),
-                    formattedAddress: try row.string(4), creationTime: try row.double(5) ?? 0,
-                    lastError: try row.string(6), photoCount: Int(try row.int(7) ?? 0),
-                    photosStored: Int(try row.int(8) ?? 0))
+            ) { row in
+                // Read from the statement itself: no `Row` (an array of values per row) is made.
+                try ReportSQL.listedReport(row)
             }.compactMap { $0 }
             // Fewer rows than asked for is every row: no second query.
             guard let limit, rows.count >= limit else { return ReportPage(rows: rows, total: rows.count) }
