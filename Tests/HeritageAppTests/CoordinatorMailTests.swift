@@ -80,26 +80,9 @@ import Testing
                 == .queued)
     }
 
-    /// A visitor's report on the kiosk's pages: start, one photo, the form, submit (KioskTests' flow).
+    /// A visitor's report on the kiosk's pages (KioskTests' flow).
     static func submitOnTablet(_ tablet: HTTPClient, name: String) async throws {
-        let start = try await KioskTests.post(tablet, "/kiosk/start", [("app_version", "0.1.0")], tokenFrom: "/kiosk")
-        #expect(start.status == 303)
-        let token = try SignedInClient.csrf(in: try await tablet.curl("/kiosk/photos", []).body)
-        let upload = try await tablet.curl(
-            "/kiosk/photos",
-            [
-                "-X", "POST", "-H", "X-CSRF-Token: \(token)", "-H", "Accept: application/json", "-F",
-                "photo=@\(try TestImages.jpeg());type=image/jpeg",
-            ])
-        #expect(upload.status == 201, "\(upload.body)")
-        let form = try await tablet.curl("/kiosk/form", [])
-        let submitToken = try #require(KioskTests.first(#"name="submit_token" value="[0-9a-f]{64}""#, in: form.body))
-            .dropFirst(#"name="submit_token" value=""#.count).dropLast()
-        let fields: [(String, String)] = [
-            ("submit_token", String(submitToken)), ("name", name), ("designation", "LB"), ("condition", "poor"),
-            ("occupancy", "vacant"), ("priority_category", "A"), ("owner_type", "private"), ("grade", "II"),
-        ]
-        let receipt = try await KioskTests.post(tablet, "/kiosk/submit", fields, tokenFrom: "/kiosk/form")
+        let receipt = try await KioskTests.fileVisit(tablet, name: name, start: [("app_version", "0.1.0")])
         #expect(receipt.status == 200, "\(receipt.status) \(receipt.body.prefix(300))")
     }
 

@@ -16,25 +16,7 @@ import Testing
         } else {
             tablet = try await KioskTests.enrolledTablet(server, coordinator).tablet
         }
-        let start = try await KioskTests.post(tablet, "/kiosk/start", [], tokenFrom: "/kiosk")
-        #expect(start.status == 303, "\(start.status) \(start.body.prefix(200))")
-        let photos = try await tablet.curl("/kiosk/photos", [])
-        let token = try SignedInClient.csrf(in: photos.body)
-        let upload = try await tablet.curl(
-            "/kiosk/photos",
-            [
-                "-X", "POST", "-H", "X-CSRF-Token: \(token)", "-H", "Accept: application/json", "-F",
-                "photo=@\(try TestImages.jpeg());type=image/jpeg",
-            ])
-        #expect(upload.status == 201, "\(upload.body)")
-        let form = try await tablet.curl("/kiosk/form", [])
-        let submitToken = try #require(KioskTests.first(#"name="submit_token" value="[0-9a-f]{64}""#, in: form.body))
-            .dropFirst(#"name="submit_token" value=""#.count).dropLast()
-        let fields: [(String, String)] = [
-            ("submit_token", String(submitToken)), ("name", name), ("designation", "LB"), ("condition", "poor"),
-            ("occupancy", "vacant"), ("priority_category", "A"), ("owner_type", "private"), ("grade", "II"),
-        ]
-        let receipt = try await KioskTests.post(tablet, "/kiosk/submit", fields, tokenFrom: "/kiosk/form")
+        let receipt = try await KioskTests.fileVisit(tablet, name: name)
         #expect(receipt.status == 200)
         let localID = try sqlite(server.dataDir, "SELECT local_id FROM reports WHERE name = '\(name)'")
         let photo = try sqlite(

@@ -27,6 +27,31 @@ import Testing
         return try await client.curl(path, arguments)
     }
 
+    /// A visitor's report on an enrolled tablet's pages: start, one photo, the form, submit; the
+    /// receipt's answer. `start` carries the start form's fields (the page sends its app version).
+    static func fileVisit(_ tablet: HTTPClient, name: String, start fields: [(String, String)] = []) async throws
+        -> CurlResponse
+    {
+        let start = try await post(tablet, "/kiosk/start", fields, tokenFrom: "/kiosk")
+        #expect(start.status == 303, "\(start.status) \(start.body.prefix(200))")
+        let token = try SignedInClient.csrf(in: try await tablet.curl("/kiosk/photos", []).body)
+        let upload = try await tablet.curl(
+            "/kiosk/photos",
+            [
+                "-X", "POST", "-H", "X-CSRF-Token: \(token)", "-H", "Accept: application/json", "-F",
+                "photo=@\(try TestImages.jpeg());type=image/jpeg",
+            ])
+        #expect(upload.status == 201, "\(upload.body)")
+        let form = try await tablet.curl("/kiosk/form", [])
+        let submitToken = try #require(first(#"name="submit_token" value="[0-9a-f]{64}""#, in: form.body))
+            .dropFirst(#"name="submit_token" value=""#.count).dropLast()
+        let answers: [(String, String)] = [
+            ("submit_token", String(submitToken)), ("name", name), ("designation", "LB"), ("condition", "poor"),
+            ("occupancy", "vacant"), ("priority_category", "A"), ("owner_type", "private"), ("grade", "II"),
+        ]
+        return try await post(tablet, "/kiosk/submit", answers, tokenFrom: "/kiosk/form")
+    }
+
     /// The first match of `pattern` in `text`.
     static func first(_ pattern: String, in text: String) -> String? {
         text.range(of: pattern, options: .regularExpression).map { String(text[$0]) }
