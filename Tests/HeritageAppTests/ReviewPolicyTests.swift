@@ -7,21 +7,30 @@ import Testing
 
 /// REV-03 against the local platform as its own process, its database checked at the end.
 @Suite(.serialized) struct ReviewPolicyTests {
+    /// The platform as its own process, `har serve` (worker running) under `policy` with the coordinator
+    /// lead@example.org (verified there), and a reporter signed in through the web endpoints.
+    static func started(in folder: String, policy: String) async throws
+        -> (PlatformProcess, OutboxFixture, RunningServer, WebReporter)
+    {
+        let platform = try await PlatformProcess(folder: folder, verified: "lead@example.org")
+        let fixture = try OutboxFixture(dataDir: folder + "/app")
+        var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
+        environment["HAR_REVIEW_POLICY"] = policy
+        environment["HAR_COORDINATORS"] = "lead@example.org"
+        environment["HAR_PLATFORM_VERIFIED"] = "lead@example.org"
+        let serve = try RunningServer(environment: environment)
+        let browser = try WebReporter(baseURL: serve.baseURL, folder: folder)
+        try await browser.signIn(email: "reporter@example.org")
+        return (platform, fixture, serve, browser)
+    }
+
     /// Policy `all`: two reports submitted through the web endpoints wait (the worker runs, the platform
     /// gets nothing); the coordinator finds one by filter and approves it, rejects the other; the
     /// platform then holds exactly the approved one, once, with its photos; the rejected one stays here.
     @Test func rev03WaitingReportsNeverReachThePlatformApprovedOnceExactly() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let platform = try await PlatformProcess(folder: folder, verified: "lead@example.org")
-        let fixture = try OutboxFixture(dataDir: folder + "/app")
-        var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
-        environment["HAR_REVIEW_POLICY"] = "all"
-        environment["HAR_COORDINATORS"] = "lead@example.org"
-        environment["HAR_PLATFORM_VERIFIED"] = "lead@example.org"
-        let serve = try RunningServer(environment: environment)
-        let browser = try WebReporter(baseURL: serve.baseURL, folder: folder)
-        try await browser.signIn(email: "reporter@example.org")
+        let (platform, fixture, serve, browser) = try await Self.started(in: folder, policy: "all")
         try await browser.submitReports(2, photos: 2, tag: "policy", into: fixture)
         let (approved, rejected) = (fixture.captured[0], fixture.captured[1])
         // The worker is running and polls every second: give it several chances to misbehave.
@@ -61,15 +70,7 @@ import Testing
     @Test func rev04ReplyPhotoReachesThePlatformOnceWithTheApprovedReport() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let platform = try await PlatformProcess(folder: folder, verified: "lead@example.org")
-        let fixture = try OutboxFixture(dataDir: folder + "/app")
-        var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
-        environment["HAR_REVIEW_POLICY"] = "all"
-        environment["HAR_COORDINATORS"] = "lead@example.org"
-        environment["HAR_PLATFORM_VERIFIED"] = "lead@example.org"
-        let serve = try RunningServer(environment: environment)
-        let browser = try WebReporter(baseURL: serve.baseURL, folder: folder)
-        try await browser.signIn(email: "reporter@example.org")
+        let (platform, fixture, serve, browser) = try await Self.started(in: folder, policy: "all")
         try await browser.submitReports(1, photos: 2, tag: "reply", into: fixture)
         var report = fixture.captured[0]
         let lead = try await SignedInClient(serve, email: "lead@example.org")
@@ -119,15 +120,7 @@ import Testing
     @Test func rev03PolicyNoneRejectingAStoredReportWithdrawsIt() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let platform = try await PlatformProcess(folder: folder, verified: "lead@example.org")
-        let fixture = try OutboxFixture(dataDir: folder + "/app")
-        var environment = serveEnvironment(dataDir: fixture.dataDir, platform: platform)
-        environment["HAR_REVIEW_POLICY"] = "none"
-        environment["HAR_COORDINATORS"] = "lead@example.org"
-        environment["HAR_PLATFORM_VERIFIED"] = "lead@example.org"
-        let serve = try RunningServer(environment: environment)
-        let browser = try WebReporter(baseURL: serve.baseURL, folder: folder)
-        try await browser.signIn(email: "reporter@example.org")
+        let (platform, fixture, serve, browser) = try await Self.started(in: folder, policy: "none")
         try await browser.submitReports(2, photos: 1, tag: "after", into: fixture)
         try await waitUntil("both reports are stored", timeout: 60) { try fixture.states() == ["stored": 2] }
         try checkPlatformHolds(fixture.captured, platformDatabase: platform.databasePath)
