@@ -34,19 +34,7 @@ import Testing
         let now = Date().timeIntervalSince1970
         let visit = try #require(
             try stores.kiosks.startVisit(kioskID: kioskID, localID: UUID().uuidString.lowercased(), now: now).draft)
-        _ = try stores.drafts.addPhoto(
-            NewPhoto(
-                localID: UUID().uuidString.lowercased(), contentType: "image/jpeg", size: 1, sha256: "ab", width: 1,
-                height: 1, fix: PhotoFix(latitude: 51.6, longitude: -0.2, accuracy: 5),
-                capturedAt: "2026-05-01T10:00:00Z"),
-            to: visit, now: now)
-        let fields = ReportFields(
-            name: name, designation: "LB", condition: "poor", occupancy: "vacant", priorityCategory: "A",
-            ownerType: "private", grade: "II")
-        #expect(
-            try stores.drafts.submit(
-                draftLocalID: visit.localID, userID: visit.userID, fields: fields, token: UUID().uuidString, now: now)
-                == .queued)
+        try submit(visit, userID: visit.userID, name: name, stores: stores, now: now)
         let reportID = try #require(try stores.outbox.reportID(localID: visit.localID))
         let secret = receipt?.secret ?? WebSessions.newToken()
         let code = receipt?.code ?? String(UUID().uuidString.prefix(8))
@@ -59,12 +47,8 @@ import Testing
         return reportID
     }
 
-    /// A volunteer's report submitted through the drafts' store, as the submit page does.
-    static func volunteerReport(_ server: RunningServer, email: String, name: String) throws {
-        let stores = server.application.stores
-        let now = Date().timeIntervalSince1970
-        let userID = try #require(Int64(try sqlite(server.dataDir, "SELECT id FROM users WHERE email = '\(email)'")))
-        let (draft, _) = try stores.drafts.openDraft(userID: userID, now: now, freshSince: now - 10)
+    /// A draft given one photo and the form's answers, then submitted through the drafts' store.
+    static func submit(_ draft: Draft, userID: Int64, name: String, stores: Stores, now: Double) throws {
         _ = try stores.drafts.addPhoto(
             NewPhoto(
                 localID: UUID().uuidString.lowercased(), contentType: "image/jpeg", size: 1, sha256: "ab", width: 1,
@@ -78,6 +62,15 @@ import Testing
             try stores.drafts.submit(
                 draftLocalID: draft.localID, userID: userID, fields: fields, token: UUID().uuidString, now: now)
                 == .queued)
+    }
+
+    /// A volunteer's report submitted through the drafts' store, as the submit page does.
+    static func volunteerReport(_ server: RunningServer, email: String, name: String) throws {
+        let stores = server.application.stores
+        let now = Date().timeIntervalSince1970
+        let userID = try #require(Int64(try sqlite(server.dataDir, "SELECT id FROM users WHERE email = '\(email)'")))
+        let (draft, _) = try stores.drafts.openDraft(userID: userID, now: now, freshSince: now - 10)
+        try submit(draft, userID: userID, name: name, stores: stores, now: now)
     }
 
     /// A visitor's report on the kiosk's pages (KioskTests' flow).
