@@ -20,7 +20,7 @@ import Testing
                 == "Our servers cannot process your request at this time. Please try again later.")
     }
 
-    /// The audit log names every action by its label: each action the code writes to `review_audit`
+    /// REV-08: the audit log names every action by its label: each action the code writes to `review_audit`
     /// (found in the sources, so a new one cannot be forgotten) is in the log's filter and has a label
     /// in both languages.
     @Test func everyAuditActionHasALabelAndIsInTheFilter() throws {

@@ -72,7 +72,7 @@ def local_times(driver, selector):
     ("/review/mail", "#failed-mail", 1),
     ("/review/users", "#roles-table", 3),  # two grants, one first sign-in waiting to be confirmed
 ])
-def test_review_pages_show_times_local_with_their_instant(browser, server, admin, path, selector, count):
+def test_REV_05_08_review_pages_show_times_local_with_their_instant(browser, server, admin, path, selector, count):
     sign_in(browser, server, admin)
     browser.get(server.url + path)
     times = local_times(browser, selector)
@@ -92,7 +92,7 @@ def test_roles_page_puts_the_first_sign_in_time_in_its_sentence(browser, server,
     assert cell.text.startswith("Pending: first sign-in ") and "from 192.0.2.7, not verified" in cell.text
 
 
-def test_audit_log_fits_a_laptop_and_names_every_action(browser, server, admin):
+def test_REV_08_audit_log_fits_a_laptop_and_names_every_action(browser, server, admin):
     """The audit log's seven columns, with long e-mails in them, fit 1280 px without scrolling sideways,
     and every action reads as its label (the confirmation of a role once showed its message key)."""
     with database(server) as db:
