@@ -1,5 +1,4 @@
 // 304 answers kept as finished MHD responses, under the exact header fields they carry.
-import Synchronization
 
 /// A 304 is its header fields and nothing else: the same fields make the same bytes. A handler's 304
 /// made of validator fields only (`ETag`, `Cache-Control`, `Vary`, `Expires`, `Content-Location`, the
@@ -10,7 +9,8 @@ import Synchronization
 /// At most `limit` kept, all dropped when full (each is one small MHD response).
 final class KeptNotModified: Sendable {
     /// Under the ETag's value (every 304 a handler makes carries one), with the fields to compare.
-    private let kept = Mutex<[String: Entry]>([:])
+    /// Read by every 304 on every MHD thread at once, written only for a tag not seen before.
+    private let kept = ReadMostly<[String: Entry]>([:])
     let limit: Int
 
     private struct Entry: @unchecked Sendable {  // the fields' Strings are immutable values
@@ -30,12 +30,11 @@ final class KeptNotModified: Sendable {
         // checking every 304's names and values was a third of what the lookup cost.
         guard let tag = response.headers["ETag"] else { return nil }
         let fields = response.headers.fields
-        if let found = kept.withLock({ kept in kept[tag].flatMap { Self.same($0.fields, fields) ? $0.response : nil } })
-        {
+        if let found = kept.read({ kept in kept[tag].flatMap { Self.same($0.fields, fields) ? $0.response : nil } }) {
             return found
         }
         guard Self.tag(of: fields) == tag else { return nil }
-        return kept.withLock { kept in
+        return kept.write { kept in
             if let found = kept[tag], Self.same(found.fields, fields) { return found.response }
             if kept.count >= limit { kept.removeAll() }
             let made = ReusableResponse()
@@ -44,7 +43,7 @@ final class KeptNotModified: Sendable {
         }
     }
 
-    var count: Int { kept.withLock { $0.count } }
+    var count: Int { kept.read { $0.count } }
 
     /// The ETag's value, or nil if there is none or any field is not a validator field or not safe
     /// to send as it is (an unsafe one would be dropped from what is sent). Names are told by their

@@ -92,38 +92,49 @@ func harReleaseBody(_ cls: UnsafeMutableRawPointer?) {
 /// header lines of three mallocs each, freeing it all again) was most of the cost of a static file.
 /// Built by the first server that sends it and kept for that server only, since the security headers
 /// in it are that server's.
-final class ReusableResponse: Sendable {
+///
+/// Built once, then only read: published through an atomic, so that the threads sending it (every MHD
+/// thread, for a busy static file or 304) take no lock. A lock here put them to sleep behind each other
+/// (`ReadMostly` says why). A thread that finds it being built by another answers with a fresh response.
+final class ReusableResponse: @unchecked Sendable {
     private struct Built {
         var server: Int
-        var response: UnsafeSendableResponse
+        var response: OpaquePointer
         var bytes: Int
     }
-    /// The pointer crosses threads under the Mutex; MHD's own lock guards its reference count.
-    struct UnsafeSendableResponse: @unchecked Sendable {
-        let pointer: OpaquePointer
-    }
-    private let built = Mutex<Built?>(nil)
+    private static let empty = 0
+    private static let building = 1
+    private static let ready = 2
+    /// `empty`, then `building` for the one thread that builds, then `ready` for good.
+    private let phase = Atomic<Int>(0)
+    /// Written once by the building thread before `phase` is `ready` (releasing), read only after
+    /// seeing `ready` (acquiring). MHD's own lock guards the response's reference count.
+    private var built: Built?
 
     init() {}
 
     deinit {
         // Drops our reference; MHD frees it once the last connection sending it is done.
-        built.withLock { built in
-            if let built { MHD_destroy_response(built.response.pointer) }
-        }
+        if phase.load(ordering: .acquiring) == Self.ready, let built { MHD_destroy_response(built.response) }
     }
 
     /// The kept response for `server`, building it with `make` the first time. Nil when another
-    /// server already owns it (or `make` fails): the caller builds a fresh response instead.
+    /// server already owns it, while another thread builds it, or when `make` fails: the caller builds
+    /// a fresh response instead.
     func response(for server: Int, make: () -> (OpaquePointer, Int, Int)?) -> (OpaquePointer, Int)? {
-        built.withLock { built in
-            if let existing = built {
-                return existing.server == server ? (existing.response.pointer, existing.bytes) : nil
-            }
-            guard let (pointer, _, bytes) = make() else { return nil }
-            built = Built(server: server, response: UnsafeSendableResponse(pointer: pointer), bytes: bytes)
-            return (pointer, bytes)
+        if phase.load(ordering: .acquiring) == Self.ready {
+            guard let built, built.server == server else { return nil }
+            return (built.response, built.bytes)
         }
+        guard phase.compareExchange(expected: Self.empty, desired: Self.building, ordering: .acquiring).exchanged
+        else { return nil }
+        guard let (pointer, _, bytes) = make() else {
+            phase.store(Self.empty, ordering: .releasing)
+            return nil
+        }
+        built = Built(server: server, response: pointer, bytes: bytes)
+        phase.store(Self.ready, ordering: .releasing)
+        return (pointer, bytes)
     }
 }
 
