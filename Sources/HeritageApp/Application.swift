@@ -7,6 +7,7 @@ import FoundationEssentials
 import HTTPServer
 import Mustache
 import PlatformClient
+import SQLiteStorage
 
 #if canImport(Glibc)
     import Glibc
@@ -148,9 +149,12 @@ public final class Application: Sendable {
             guard allowRemoteMetrics || direct else {
                 return pages.error(status: 404, request: request)
             }
+            let counts = StatementCounts.process
+            let sqlite = (counts.statements, counts.writes, counts.writeTransactions)
             let depth = (try? outbox.countsByState()) ?? [:]
             let mail = MailSetup.metricsText(try? mailOutbox.countsByState())
-            return metrics.response(health: health, extra: workerMetrics.text(depthByState: depth) + mail)
+            return metrics.response(
+                health: health, sqlite: sqlite, extra: workerMetrics.text(depthByState: depth) + mail)
         }
         parts.benchmarkFixtures?.addRoutes(to: &router)
         // The creation page's photo limit and map; a submission wakes the upload worker at once.

@@ -1,4 +1,5 @@
 import HTTPServer
+import SQLiteStorage
 import Synchronization
 
 #if canImport(Glibc)
@@ -56,7 +57,10 @@ final class Metrics: Sendable {
         return counters
     }
 
-    func response(health: Health, extra: String = "") -> Response {
+    /// `sqlite`: this process's SQLite statement counts, read before the handler ran any statement of its own.
+    func response(health: Health, sqlite: (statements: Int, writes: Int, writeTransactions: Int), extra: String = "")
+        -> Response
+    {
         let snapshot = counters
         let total = snapshot.requestsByClass.values.reduce(0, +) + snapshot.clientGone
         var text = """
@@ -94,6 +98,13 @@ final class Metrics: Sendable {
             # HELP har_process_resident_memory_bytes Resident memory of this process.
             # TYPE har_process_resident_memory_bytes gauge
             har_process_resident_memory_bytes \(Self.residentBytes())
+            # HELP har_sqlite_statements_total SQL statements this process started on SQLite (read: read-only, BEGIN and COMMIT included).
+            # TYPE har_sqlite_statements_total counter
+            har_sqlite_statements_total{kind="read"} \(sqlite.statements - sqlite.writes)
+            har_sqlite_statements_total{kind="write"} \(sqlite.writes)
+            # HELP har_sqlite_write_transactions_total Write transactions this process ran on SQLite.
+            # TYPE har_sqlite_write_transactions_total counter
+            har_sqlite_write_transactions_total \(sqlite.writeTransactions)
 
             """
         text += extra + backups.text

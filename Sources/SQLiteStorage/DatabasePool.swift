@@ -67,6 +67,7 @@ public final class DatabasePool: @unchecked Sendable {
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         try writerLock.withLock {
             guard let writer else { throw closedError() }
+            StatementCounts.process.writeTransaction()
             return try writer.transaction(.immediate) { try body(writer) }
         }
     }

@@ -179,7 +179,9 @@ public final class Statement: ValueReading {
     /// Advances to the next row: true when a row is available, false when the statement is done.
     @discardableResult
     public func step() throws -> Bool {
-        let code = sqlite3_step(try liveHandle())
+        let handle = try liveHandle()
+        if sqlite3_stmt_busy(handle) == 0 { StatementCounts.process.starting(handle) }
+        let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
