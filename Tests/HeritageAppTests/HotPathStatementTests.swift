@@ -1,0 +1,90 @@
+import Foundation
+import SQLiteStorage
+import Testing
+
+@testable import HeritageApp
+
+/// The busiest requests hold to their database round trips, counted through the real server on its
+/// socket (`StatementCounts`, as `/metrics` shows them), not timed: the list's 304 and its kept page
+/// read at most one statement each (the session's memo checked against the file's data version) and
+/// write nothing; a static file touches no database at all. A change that adds a statement or a write
+/// to one of them (a session touched per request, a count read per page) fails here, not weeks later
+/// in a benchmark (LST-01, LOG-01).
+@Suite(.serialized) struct HotPathStatementTests {
+    /// The most statements one request of each kind may start.
+    static let readsPer304 = 1
+    static let readsPerKeptList = 1
+
+    /// Statements and writes `requests` requests started, the fewest of three tries: whatever else runs
+    /// in the process (a background job's poll) can only add to a try, never take away.
+    static func counted(_ requests: Int, tries: Int = 3, _ request: () async throws -> Void) async throws -> (
+        statements: Int, writes: Int
+    ) {
+        var fewest = (statements: Int.max, writes: Int.max)
+        for _ in 0..<tries {
+            let counts = StatementCounts.process
+            let (statements, writes) = (counts.statements, counts.writes)
+            for _ in 0..<requests { try await request() }
+            fewest.statements = min(fewest.statements, counts.statements - statements)
+            fewest.writes = min(fewest.writes, counts.writes - writes)
+        }
+        return fewest
+    }
+
+    @Test func theListsRevalidationAndKeptPageReadOnceAndNeverWriteLST01() async throws {
+        let server = try RunningServer(environment: ["HAR_WORKER_ENABLED": "false"])
+        defer { Task { await server.stop() } }
+        let client = try WebClient(server)
+        let email = uniqueEmail()
+        _ = try await client.signIn(email)
+        for index in 0..<3 { _ = try seedReport(server, email: email, state: "stored", name: "Chapel \(index)") }
+        let first = try await client.get("/reports")
+        #expect(first.status == 200)
+        let tag = try #require(first.headers["etag"])
+
+        let requests = 20
+        let revalidated = try await Self.counted(requests) {
+            let answer = try await client.get("/reports", ["-H", "If-None-Match: \(tag)"])
+            #expect(answer.status == 304)
+        }
+        #expect(revalidated.writes == 0, "the 304 wrote \(revalidated.writes) times in \(requests) requests")
+        #expect(
+            revalidated.statements <= requests * Self.readsPer304,
+            "the 304 started \(revalidated.statements) statements in \(requests) requests")
+
+        let kept = try await Self.counted(requests) {
+            let answer = try await client.get("/reports")
+            #expect(answer.status == 200 && answer.headers["etag"] == tag)
+        }
+        #expect(kept.writes == 0, "the kept list wrote \(kept.writes) times in \(requests) requests")
+        #expect(
+            kept.statements <= requests * Self.readsPerKeptList,
+            "the kept list started \(kept.statements) statements in \(requests) requests")
+
+        let staticFile = try await Self.counted(requests) {
+            let answer = try await client.get("/static/css/app.css")
+            #expect(answer.status == 200)
+        }
+        #expect(staticFile.statements == 0 && staticFile.writes == 0, "a static file: \(staticFile)")
+    }
+
+    /// The guard sees what it guards: the list rendered (no kept pages) reads its rows and count past
+    /// the kept page's one statement, and a sign-in (the session stored) counts as writes.
+    @Test func theCountsSeeReadsAndWritesLST01() async throws {
+        let server = try RunningServer(environment: ["HAR_WORKER_ENABLED": "false", "HAR_LIST_KEPT_BYTES": "0"])
+        defer { Task { await server.stop() } }
+        let client = try WebClient(server)
+        let email = uniqueEmail()
+        let signedIn = try await Self.counted(1, tries: 1) {
+            let answer = try await client.signIn(email)
+            #expect(answer.status == 303)
+        }
+        #expect(signedIn.writes > 0, "\(signedIn)")
+        _ = try seedReport(server, email: email, state: "stored", name: "Chapel")
+        let rendered = try await Self.counted(1) {
+            let answer = try await client.get("/reports")
+            #expect(answer.status == 200)
+        }
+        #expect(rendered.statements > Self.readsPerKeptList && rendered.writes == 0, "\(rendered)")
+    }
+}
