@@ -7,9 +7,9 @@ import Testing
 /// The busiest requests hold to their database round trips, counted through the real server on its
 /// socket (`StatementCounts`, as `/metrics` shows them), not timed: the list's 304 and its kept page
 /// read at most one statement each (the session's memo checked against the file's data version) and
-/// write nothing; a static file touches no database at all. A change that adds a statement or a write
-/// to one of them (a session touched per request, a count read per page) fails here, not weeks later
-/// in a benchmark (LST-01, LOG-01).
+/// write nothing; `/healthz` starts one; a static file touches no database at all. A change that adds
+/// a statement or a write to one of them (a session touched per request, a count read per page) fails
+/// here, not weeks later in a benchmark (LST-01, LOG-01).
 @Suite(.serialized) struct HotPathStatementTests {
     /// The most statements one request of each kind may start.
     static let readsPer304 = 1
@@ -66,6 +66,15 @@ import Testing
             #expect(answer.status == 200)
         }
         #expect(staticFile.statements == 0 && staticFile.writes == 0, "a static file: \(staticFile)")
+
+        // /healthz, polled by monitors and measured under load: one statement, outside a transaction.
+        let health = try await Self.counted(requests) {
+            let answer = try await client.get("/healthz")
+            #expect(answer.status == 200)
+        }
+        #expect(
+            health.statements <= requests && health.writes == 0,
+            "/healthz started \(health.statements) statements in \(requests) requests")
     }
 
     /// The guard sees what it guards: the list rendered (no kept pages) reads its rows and count past
