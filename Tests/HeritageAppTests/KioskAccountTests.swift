@@ -37,8 +37,7 @@ import Testing
         let coordinator = try await SignedInClient(server, email: KioskTests.coordinator)
         let admin = "admin.\(UUID().uuidString.prefix(6).lowercased())@example.org"
         let lead = try await SignedInClient(server, email: admin)
-        let environment = ["HAR_DATA_DIR": server.dataDir, "PATH": "/usr/bin:/bin", "USER": "operator"]
-        _ = try await runProgram(TestPaths.harExecutable, ["users", "grant", admin, "admin"], environment: environment)
+        try await ReviewTests.grantConfirmed(server.dataDir, admin, .admin)
         let (tablet, _) = try await KioskTests.enrolledTablet(server, coordinator)
         let id = try sqlite(server.dataDir, "SELECT max(id) FROM kiosks")
         let service = "kiosk.\(UUID().uuidString.prefix(6).lowercased())@example.org"

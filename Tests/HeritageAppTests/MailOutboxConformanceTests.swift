@@ -82,7 +82,7 @@ import Testing
         let coordinator = try scene.user("coord@example.org")
         let kioskOnly = try scene.user("kiosk.coord@example.org", token: 2)
         for email in ["coord@example.org", "kiosk.coord@example.org"] {
-            _ = try scene.stores.review.grant(email: email, role: .coordinator, actor: "cli:op", now: now)
+            try scene.grantConfirmed(email)
         }
         try store.saveCoordinatorChoice(
             CoordinatorChoice(mode: .eachAll, digestHour: 7, timeZone: "Europe/Paris"), userID: coordinator, now: now)
