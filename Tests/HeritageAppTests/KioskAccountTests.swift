@@ -32,7 +32,7 @@ import Testing
     /// platform's session is kept, never the password); its reports go up with that account whoever
     /// holds a role; nobody signs in here with it; when the platform refuses its session the kiosk is
     /// not ready and /review/kiosks says why, and a new sign-in sends what waited.
-    @Test func rev12KIO05KioskSendsWithItsOwnDedicatedAccount() async throws {
+    @Test func rev12KIO05KioskSendsWithItsOwnDedicatedAccountOnlyAnAdminReplaces() async throws {
         let server = try KioskTests.server(["HAR_WORKER_ENABLED": "true", "HAR_REVIEW_POLICY": "none"])
         let coordinator = try await SignedInClient(server, email: KioskTests.coordinator)
         let admin = "admin.\(UUID().uuidString.prefix(6).lowercased())@example.org"
@@ -53,6 +53,13 @@ import Testing
         let set = try await Self.dedicate(lead.http, kiosk: id, email: service, password: Self.password)
         #expect(set.status == 303, "\(set.status) \(set.body.prefix(300))")
         #expect(try sqlite(server.dataDir, "SELECT account_email FROM kiosks WHERE id = \(id)") == service)
+        // REV-12: a coordinator may not replace the administrator's dedicated account with their own.
+        #expect(!(try await coordinator.get("/review/kiosks").body.contains("/review/kiosks/\(id)/account\"")))
+        let replaced = try await KioskTests.post(
+            coordinator.http, "/review/kiosks/\(id)/account", [], tokenFrom: "/review/kiosks")
+        #expect(replaced.status == 403 && replaced.body.contains("Only an administrator may replace"))
+        #expect(try sqlite(server.dataDir, "SELECT account_email FROM kiosks WHERE id = \(id)") == service)
+        #expect(try await lead.get("/review/kiosks").body.contains("/review/kiosks/\(id)/account\""))
         let kept = try sqlite(
             server.dataDir,
             "SELECT u.platform_session_id FROM kiosks k JOIN users u ON u.id = k.reports_user_id WHERE k.id = \(id)")
