@@ -150,4 +150,52 @@ import Testing
         await server.stop()
         #expect(try !Self.anyFile(under: server.dataDir, contains: Self.password), "the password is kept nowhere")
     }
+
+    /// Runs `har ARGUMENTS` on a pseudo-terminal (python's `pty`), as a person at a terminal: waits for the
+    /// prompt ending in `(not shown): `, types `$TYPED` and Enter, and prints everything the terminal
+    /// showed; exits with the command's status.
+    static let atATerminal = #"""
+        import os, pty, sys
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execv(sys.argv[1], sys.argv[1:])
+        shown = b""
+        def more():
+            global shown
+            try:
+                chunk = os.read(fd, 1024)
+            except OSError:
+                return False
+            shown += chunk
+            return bool(chunk)
+        while b"(not shown): " not in shown and more():
+            pass
+        os.write(fd, os.environ["TYPED"].encode() + b"\n")
+        while more():
+            pass
+        _, status = os.waitpid(pid, 0)
+        sys.stdout.write(shown.decode(errors="replace"))
+        sys.exit(os.waitstatus_to_exitcode(status))
+        """#
+
+    /// REV-12: at a terminal, `har kiosk account` asks for the password and does not echo what is typed;
+    /// the account is set all the same.
+    @Test func rev12KioskAccountPasswordIsNotEchoedAtATerminal() async throws {
+        let server = try KioskTests.server()
+        let coordinator = try await SignedInClient(server, email: KioskTests.coordinator)
+        _ = try await KioskTests.enrolledTablet(server, coordinator)
+        let id = try sqlite(server.dataDir, "SELECT max(id) FROM kiosks")
+        let service = "kiosk.\(UUID().uuidString.prefix(6).lowercased())@example.org"
+        let result = try await runProgram(
+            "/usr/bin/python3", ["-c", Self.atATerminal, TestPaths.harExecutable, "kiosk", "account", id, service],
+            environment: [
+                "HAR_DATA_DIR": server.dataDir, "PATH": "/usr/bin:/bin", "USER": "operator", "TYPED": Self.password,
+            ])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("Password of the kiosk's account (not shown): "), "\(result.stdout)")
+        #expect(!result.stdout.contains(Self.password), "the password typed is not echoed: \(result.stdout)")
+        #expect(result.stdout.contains("the password is not"))
+        #expect(try sqlite(server.dataDir, "SELECT account_email FROM kiosks WHERE id = \(id)") == service)
+        await server.stop()
+    }
 }

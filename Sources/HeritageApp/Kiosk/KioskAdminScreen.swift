@@ -54,7 +54,7 @@ enum KioskAdminScreen {
             // own would put the kiosk's reports in that person's hands (REV-12).
             if role < .admin, try kiosks.store.kiosk(id: id)?.dedicatedAccount != nil {
                 kiosks.web.log.security(
-                    "kiosk.account_refused",
+                    "kiosk.account_replace_refused",
                     ["kiosk": String(id), "client": request.remoteAddress, "user": String(user.id)])
                 return try page(kiosks, context, notice: context.messages["kiosk.admin.errors.adminsOnly"], status: 403)
             }

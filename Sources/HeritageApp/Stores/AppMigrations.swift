@@ -30,5 +30,6 @@ enum AppMigrations {
         Migration(version: 20, name: Migration20.name, sql: Migration20.sqlite),
         Migration(version: 21, name: Migration21.name, sql: Migration21.sqlite),
         Migration(version: 22, name: Migration22.name, sql: Migration22.sqlite),
+        Migration(version: 23, name: Migration23.name, sql: Migration23.sqlite),
     ]
 }

@@ -31,5 +31,6 @@ enum PostgresAppMigrations {
         Migration(version: 20, name: Migration20.name, sql: Migration20.postgres),
         Migration(version: 21, name: Migration21.name, sql: Migration21.postgres),
         Migration(version: 22, name: Migration22.name, sql: Migration22.postgres),
+        Migration(version: 23, name: Migration23.name, sql: Migration23.postgres),
     ]
 }
