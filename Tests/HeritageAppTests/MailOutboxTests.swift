@@ -75,7 +75,9 @@ import Testing
         #expect(try sqlite(server.dataDir, choices + " WHERE email = '\(volunteer.email)'") == "01daily1")
         #expect(try await anonymous.post(path, form: [("List-Unsubscribe", "One-Click")]).status == 404, "once")
         #expect(
-            try sqlite(server.dataDir, "SELECT actor || '|' || subject || '|' || detail FROM review_audit WHERE action = 'mail_unsubscribe'")
+            try sqlite(
+                server.dataDir,
+                "SELECT actor || '|' || subject || '|' || detail FROM review_audit WHERE action = 'mail_unsubscribe'")
                 == "unsubscribe link|\(volunteer.email)|questions")
         // Another token: the last character changed (to "1" where it was "0", so never the same token).
         let forged = String(path.dropLast()) + (path.hasSuffix("0") ? "1" : "0")

@@ -17,7 +17,8 @@ import Testing
         #expect(try review.grant(email: "a@example.org", role: .coordinator, actor: "cli:op", now: scene.now) == nil)
         #expect(try review.storedRole(email: "a@example.org") == nil, "pending: a grant never binds by itself")
         #expect(
-            try review.confirm(email: "a@example.org", accountID: "account-a@example.org", actor: "cli:op", now: scene.now)
+            try review.confirm(
+                email: "a@example.org", accountID: "account-a@example.org", actor: "cli:op", now: scene.now)
                 == .confirmed(.coordinator))
         #expect(try review.storedRole(email: "A@Example.org") == .coordinator, "lookups compare without case")
         #expect(try review.grant(email: "a@example.org", role: .admin, actor: "cli:op", now: scene.now) == .coordinator)

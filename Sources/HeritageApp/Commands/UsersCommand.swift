@@ -116,7 +116,8 @@ enum UsersCommand {
         print("\(grant.email): \(grant.role.rawValue), granted by \(grant.grantedBy), pending")
         print(
             "first sign-in: account \(account), as \(grant.firstSignInEmail ?? grant.email), "
-                + "\(grant.firstSignInAt.map { ISO8601.utc(seconds: $0) } ?? "?") from \(grant.firstSignInAddress ?? "?")")
+                + "\(grant.firstSignInAt.map { ISO8601.utc(seconds: $0) } ?? "?") from \(grant.firstSignInAddress ?? "?")"
+        )
         if given == nil {
             print("Type that account id to confirm it is the person you granted the role to: ", terminator: "")
             given = answer().map(Text.trimmed)

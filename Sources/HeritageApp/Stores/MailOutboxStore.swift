@@ -51,7 +51,8 @@ protocol MailOutboxStore: Sendable {
 /// What one kind of message is about, as one click turns it off: a reporter's questions or decisions,
 /// a coordinator's review mail (each report, digests), an administrator's daily note.
 enum MailTopic: String, Sendable, Equatable {
-    case questions, decisions, review, adminNote = "admin_note"
+    case questions, decisions, review
+    case adminNote = "admin_note"
 
     init?(kind: String) {
         switch kind {

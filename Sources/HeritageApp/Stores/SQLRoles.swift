@@ -194,7 +194,8 @@ enum SQLRoles<Backend: SQLBackend> {
                 firstSignInAddress: try row.string("first_signin_address"),
                 firstSignInAccount: try row.string("first_signin_account"),
                 firstSignInEmail: try row.string("first_signin_email"),
-                binding: try row.string("bound_how").flatMap(GrantBindingKind.init), boundBy: try row.string("bound_by"),
+                binding: try row.string("bound_how").flatMap(GrantBindingKind.init),
+                boundBy: try row.string("bound_by"),
                 boundAt: try row.double("bound_at"))
         }
     }
