@@ -22,18 +22,6 @@ import Testing
         return try RunningServer(environment: environment)
     }
 
-    /// `har users grant EMAIL ROLE` then `har users confirm EMAIL --account ID` for the account that
-    /// signed in with it, as an administrator binds a role (REV-10), on a running server's data folder.
-    static func grantConfirmed(_ dataDir: String, _ email: String, _ role: Role) async throws {
-        let environment = ["HAR_DATA_DIR": dataDir, "PATH": "/usr/bin:/bin", "USER": "operator"]
-        let account = try sqlite(dataDir, "SELECT account_id FROM users WHERE lower(email) = lower('\(email)')")
-        for arguments in [["grant", email, role.rawValue], ["confirm", email, "--account", account]] {
-            let result = try await runProgram(
-                TestPaths.harExecutable, ["users"] + arguments, environment: environment)
-            guard result.status == 0 else { throw TestFailure("har users \(arguments): \(result.stderr)") }
-        }
-    }
-
     /// What a browser says of a request made from one of the site's own pages (Fetch Metadata).
     static let sameOrigin = ["-H", "Sec-Fetch-Site: same-origin"]
 
