@@ -153,9 +153,9 @@ import Testing
 
     /// Runs `har ARGUMENTS` on a pseudo-terminal (python's `pty`), as a person at a terminal: waits for the
     /// prompt ending in `(not shown): `, types `$TYPED` and Enter, and prints everything the terminal
-    /// showed; exits with the command's status.
+    /// showed (what a terminal echoes is in it); exits with the command's status.
     static let atATerminal = #"""
-        import os, pty, sys
+        import os, pty, select, sys
         pid, fd = pty.fork()
         if pid == 0:
             os.execv(sys.argv[1], sys.argv[1:])
@@ -168,7 +168,8 @@ import Testing
                 return False
             shown += chunk
             return bool(chunk)
-        while b"(not shown): " not in shown and more():
+        # A failure guard only: a program that never prompts gets the password typed after a minute.
+        while b"(not shown): " not in shown and select.select([fd], [], [], 60)[0] and more():
             pass
         os.write(fd, os.environ["TYPED"].encode() + b"\n")
         while more():
