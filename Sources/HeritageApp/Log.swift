@@ -15,7 +15,7 @@ public struct Log: Sendable {
     func access(_ entry: AccessLogEntry) {
         let milliseconds = (entry.durationSeconds * 10_000).rounded() / 10
         let line =
-            "\(Self.timestamp(entry.time)) \(entry.method) \(Self.printable(entry.path)) \(entry.status) "
+            "\(Self.timestamp(entry.time)) \(entry.method) \(Self.redacted(Self.printable(entry.path))) \(entry.status) "
             + "\(entry.bytes)B \(milliseconds)ms \(entry.remoteAddress)\n"
         Self.write(line, to: STDOUT_FILENO)
     }
@@ -43,6 +43,14 @@ public struct Log: Sendable {
                 offset += written
             }
         }
+    }
+
+    /// Routes whose path ends in a secret (a message's one-click unsubscribe link): logged without it.
+    static let secretPathPrefixes = ["/mail/unsubscribe/"]
+
+    static func redacted(_ path: String) -> String {
+        for prefix in secretPathPrefixes where path.hasPrefix(prefix) { return prefix + "[redacted]" }
+        return path
     }
 
     /// Control characters in a path would let a client forge log lines: shown escaped instead.

@@ -100,4 +100,21 @@ import Testing
         let log = await server.stop().stderr
         #expect(log.contains("security event=signin.limited client=127.0.0.1 email=sha256:"))
     }
+
+    /// NOT-04: a one-click unsubscribe link's secret never reaches the access log, whatever the answer.
+    @Test func not04TheUnsubscribeSecretNeverReachesTheAccessLog() async throws {
+        let server = try await ServeProcess()
+        let secret = String(repeating: "5a", count: 16)
+        let client = try HTTPClient(baseURL: server.baseURL)
+        #expect(try await client.get("/mail/unsubscribe/\(secret)").status == 200, "the page with its button")
+        #expect(try await client.post("/mail/unsubscribe/\(secret)", form: []).status == 404, "no such secret")
+        try await waitUntil("both requests are logged") {
+            server.accessLog().components(separatedBy: "/mail/unsubscribe/").count > 2
+        }
+        let log = server.accessLog()
+        #expect(log.contains("GET /mail/unsubscribe/[redacted] 200"), "\(log)")
+        #expect(log.contains("POST /mail/unsubscribe/[redacted] 404"))
+        #expect(!log.contains(secret))
+        _ = await server.stop()
+    }
 }

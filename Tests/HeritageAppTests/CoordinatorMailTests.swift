@@ -195,8 +195,7 @@ import Testing
         let server = try ReviewTests.server(Self.mailEnvironment(sink))
         let email = "admin.\(UUID().uuidString.prefix(6).lowercased())@example.org"
         let admin = try await SignedInClient(server, email: email)
-        _ = try server.application.stores.review.grant(
-            email: email, role: .admin, actor: "test", now: Date().timeIntervalSince1970)
+        try await ReviewTests.grantConfirmed(server.dataDir, email, .admin)
         let now = Date().timeIntervalSince1970
         let utcHour = (Int(now / 3600) % 24 + 12) % 24
         #expect(try await Self.choose(admin, mode: "none", hour: utcHour, adminNote: true).status == 303)
@@ -271,8 +270,7 @@ import Testing
         #expect(try await coordinator.get("/review/mail").status == 403, "administrators only")
         let email = "admin.\(UUID().uuidString.prefix(6).lowercased())@example.org"
         let admin = try await SignedInClient(server, email: email)
-        _ = try server.application.stores.review.grant(
-            email: email, role: .admin, actor: "test", now: Date().timeIntervalSince1970)
+        try await ReviewTests.grantConfirmed(server.dataDir, email, .admin)
         let page = try await admin.get("/review/mail")
         #expect(page.status == 200, "\(page.body.prefix(2000))")
         #expect(page.body.contains("<td>\(volunteer.email)</td><td>Question to a reporter</td>"))

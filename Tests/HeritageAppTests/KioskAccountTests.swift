@@ -32,13 +32,12 @@ import Testing
     /// platform's session is kept, never the password); its reports go up with that account whoever
     /// holds a role; nobody signs in here with it; when the platform refuses its session the kiosk is
     /// not ready and /review/kiosks says why, and a new sign-in sends what waited.
-    @Test func rev12KIO05KioskSendsWithItsOwnDedicatedAccount() async throws {
+    @Test func rev12KIO05KioskSendsWithItsOwnDedicatedAccountOnlyAnAdminReplaces() async throws {
         let server = try KioskTests.server(["HAR_WORKER_ENABLED": "true", "HAR_REVIEW_POLICY": "none"])
         let coordinator = try await SignedInClient(server, email: KioskTests.coordinator)
         let admin = "admin.\(UUID().uuidString.prefix(6).lowercased())@example.org"
         let lead = try await SignedInClient(server, email: admin)
-        let environment = ["HAR_DATA_DIR": server.dataDir, "PATH": "/usr/bin:/bin", "USER": "operator"]
-        _ = try await runProgram(TestPaths.harExecutable, ["users", "grant", admin, "admin"], environment: environment)
+        try await ReviewTests.grantConfirmed(server.dataDir, admin, .admin)
         let (tablet, _) = try await KioskTests.enrolledTablet(server, coordinator)
         let id = try sqlite(server.dataDir, "SELECT max(id) FROM kiosks")
         let service = "kiosk.\(UUID().uuidString.prefix(6).lowercased())@example.org"
@@ -54,6 +53,13 @@ import Testing
         let set = try await Self.dedicate(lead.http, kiosk: id, email: service, password: Self.password)
         #expect(set.status == 303, "\(set.status) \(set.body.prefix(300))")
         #expect(try sqlite(server.dataDir, "SELECT account_email FROM kiosks WHERE id = \(id)") == service)
+        // REV-12: a coordinator may not replace the administrator's dedicated account with their own.
+        #expect(!(try await coordinator.get("/review/kiosks").body.contains("/review/kiosks/\(id)/account\"")))
+        let replaced = try await KioskTests.post(
+            coordinator.http, "/review/kiosks/\(id)/account", [], tokenFrom: "/review/kiosks")
+        #expect(replaced.status == 403 && replaced.body.contains("Only an administrator may replace"))
+        #expect(try sqlite(server.dataDir, "SELECT account_email FROM kiosks WHERE id = \(id)") == service)
+        #expect(try await lead.get("/review/kiosks").body.contains("/review/kiosks/\(id)/account\""))
         let kept = try sqlite(
             server.dataDir,
             "SELECT u.platform_session_id FROM kiosks k JOIN users u ON u.id = k.reports_user_id WHERE k.id = \(id)")
@@ -143,5 +149,54 @@ import Testing
         #expect(listed.stdout.contains("\(service) (own account)"), "\(listed.stdout)")
         await server.stop()
         #expect(try !Self.anyFile(under: server.dataDir, contains: Self.password), "the password is kept nowhere")
+    }
+
+    /// Runs `har ARGUMENTS` on a pseudo-terminal (python's `pty`), as a person at a terminal: waits for the
+    /// prompt ending in `(not shown): `, types `$TYPED` and Enter, and prints everything the terminal
+    /// showed (what a terminal echoes is in it); exits with the command's status.
+    static let atATerminal = #"""
+        import os, pty, select, sys
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execv(sys.argv[1], sys.argv[1:])
+        shown = b""
+        def more():
+            global shown
+            try:
+                chunk = os.read(fd, 1024)
+            except OSError:
+                return False
+            shown += chunk
+            return bool(chunk)
+        # A failure guard only: a program that never prompts gets the password typed after a minute.
+        while b"(not shown): " not in shown and select.select([fd], [], [], 60)[0] and more():
+            pass
+        os.write(fd, os.environ["TYPED"].encode() + b"\n")
+        while more():
+            pass
+        _, status = os.waitpid(pid, 0)
+        sys.stdout.write(shown.decode(errors="replace"))
+        sys.exit(os.waitstatus_to_exitcode(status))
+        """#
+
+    /// REV-12: at a terminal, `har kiosk account` asks for the password and does not echo what is typed;
+    /// the account is set all the same.
+    @Test func rev12KioskAccountPasswordIsNotEchoedAtATerminal() async throws {
+        let server = try KioskTests.server()
+        let coordinator = try await SignedInClient(server, email: KioskTests.coordinator)
+        _ = try await KioskTests.enrolledTablet(server, coordinator)
+        let id = try sqlite(server.dataDir, "SELECT max(id) FROM kiosks")
+        let service = "kiosk.\(UUID().uuidString.prefix(6).lowercased())@example.org"
+        let result = try await runProgram(
+            "/usr/bin/python3", ["-c", Self.atATerminal, TestPaths.harExecutable, "kiosk", "account", id, service],
+            environment: [
+                "HAR_DATA_DIR": server.dataDir, "PATH": "/usr/bin:/bin", "USER": "operator", "TYPED": Self.password,
+            ])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("Password of the kiosk's account (not shown): "), "\(result.stdout)")
+        #expect(!result.stdout.contains(Self.password), "the password typed is not echoed: \(result.stdout)")
+        #expect(result.stdout.contains("the password is not"))
+        #expect(try sqlite(server.dataDir, "SELECT account_email FROM kiosks WHERE id = \(id)") == service)
+        await server.stop()
     }
 }

@@ -47,10 +47,9 @@ import Testing
         #expect(try await coordinator.get("/review/photos/\(photo)").status == 200)
 
         // The coordinator loses the role: the kiosk is not ready, and the kiosks' page says why.
-        let environment = ["HAR_DATA_DIR": server.dataDir, "PATH": "/usr/bin:/bin", "USER": "operator"]
         let admin = "admin.\(UUID().uuidString.prefix(6).lowercased())@example.org"
         let lead = try await SignedInClient(server, email: admin)
-        _ = try await runProgram(TestPaths.harExecutable, ["users", "grant", admin, "admin"], environment: environment)
+        try await ReviewTests.grantConfirmed(server.dataDir, admin, .admin)
         try sqlite(server.dataDir, "DELETE FROM user_roles WHERE email = '\(KioskTests.coordinator)'")
         let start = try await KioskTests.post(tablet, "/kiosk/start", [], tokenFrom: "/kiosk")
         #expect(start.status == 503, "not ready")

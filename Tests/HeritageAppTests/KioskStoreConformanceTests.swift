@@ -14,7 +14,7 @@ import Testing
         let scene = try StoreScene(backend)
         let coordinator = try scene.user("c@example.org")
         // A kiosk takes visits while its account holds a coordinator's role (REV-12).
-        try scene.stores.review.grant(email: "c@example.org", role: .coordinator, actor: "cli:op", now: scene.now)
+        try scene.grantConfirmed("c@example.org")
         let kiosks = scene.stores.kiosks
         let id = try kiosks.create(
             NewKiosk(siteName: "Abbey", latitude: 51.5, longitude: -0.1, userID: coordinator), actor: "c@example.org",
@@ -66,7 +66,7 @@ import Testing
         let scene = try StoreScene(backend)
         let coordinator = try scene.user("c@example.org")
         // A kiosk takes visits while its account holds a coordinator's role (REV-12).
-        try scene.stores.review.grant(email: "c@example.org", role: .coordinator, actor: "cli:op", now: scene.now)
+        try scene.grantConfirmed("c@example.org")
         let visitor = try scene.user("v@example.org", token: 2)
         let kiosks = scene.stores.kiosks
         let orphan = try kiosks.create(NewKiosk(siteName: "No account"), actor: "cli:op", now: scene.now)
@@ -148,7 +148,7 @@ import Testing
         let scene = try StoreScene(backend)
         let coordinator = try scene.user("c@example.org")
         // A kiosk takes visits while its account holds a coordinator's role (REV-12).
-        try scene.stores.review.grant(email: "c@example.org", role: .coordinator, actor: "cli:op", now: scene.now)
+        try scene.grantConfirmed("c@example.org")
         let visitor = try scene.user("v@example.org", token: 2)
         let kiosks = scene.stores.kiosks
         let id = try kiosks.create(
@@ -196,7 +196,7 @@ import Testing
         let scene = try StoreScene(backend)
         let coordinator = try scene.user("c@example.org")
         // A kiosk takes visits while its account holds a coordinator's role (REV-12).
-        try scene.stores.review.grant(email: "c@example.org", role: .coordinator, actor: "cli:op", now: scene.now)
+        try scene.grantConfirmed("c@example.org")
         let kiosks = scene.stores.kiosks
         let id = try kiosks.create(
             NewKiosk(siteName: "Abbey", latitude: 51.5, longitude: -0.1, userID: coordinator), actor: "c@example.org",
@@ -252,7 +252,7 @@ import Testing
         let scene = try StoreScene(backend)
         let coordinator = try scene.user("c@example.org")
         // A kiosk takes visits while its account holds a coordinator's role (REV-12).
-        try scene.stores.review.grant(email: "c@example.org", role: .coordinator, actor: "cli:op", now: scene.now)
+        try scene.grantConfirmed("c@example.org")
         let kiosks = scene.stores.kiosks
         let drafts = scene.stores.drafts
         let id = try kiosks.create(NewKiosk(siteName: "Abbey", userID: coordinator), actor: "c", now: scene.now)

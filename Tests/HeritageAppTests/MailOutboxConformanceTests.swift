@@ -40,7 +40,7 @@ import Testing
         let again = try mail.claimDue(owner: "a", now: now + 11, leaseUntil: now + 12, limit: 10) { "u4" }
         #expect(again.map(\.attempts) == [2])
         #expect(again.first?.token == job.token, "the same Message-ID on every attempt")
-        #expect(again.first?.unsubscribeToken == "u1", "the unsubscribe secret is made once")
+        #expect(again.first?.unsubscribeToken == "u1", "the message's unsubscribe secret is made once")
         let taken = try mail.claimDue(owner: "b", now: now + 13, leaseUntil: now + 70, limit: 10) { "u5" }
         #expect(taken.map(\.attempts) == [3])
         #expect(try !mail.finish(id: job.id, owner: "a", result: .sent(reply: "250"), now: now + 14))
@@ -48,8 +48,14 @@ import Testing
         #expect(try mail.countsByState() == ["sent": 1])
         #expect(try mail.releaseLeft(owner: "b") == 0)
 
-        #expect(try mail.unsubscribe(token: "u1"))
-        #expect(try !mail.unsubscribe(token: "nobody"))
+        // NOT-04: the link turns off what its message was about, once, audited; nothing else.
+        try mail.saveMailChoices(MailChoices(needsInfo: true, decisions: true), userID: reporter)
+        #expect(try mail.unsubscribe(token: "u1", now: now) == .questions)
+        #expect(try mail.unsubscribe(token: "u1", now: now) == nil, "a secret works once")
+        #expect(try mail.unsubscribe(token: "nobody", now: now) == nil)
+        #expect(try mail.mailChoices(userID: reporter) == MailChoices(needsInfo: false, decisions: true))
+        let audit = try scene.stores.review.audit(AuditFilter(), beforeID: nil, limit: 5)
+        #expect(audit.first?.action == "mail_unsubscribe" && audit.first?.subject == "reporter@example.org")
         _ = try askAbout(scene, userID: reporter, question: "Et le porche ?")
         #expect(try mail.countsByState() == ["sent": 1, "skipped": 1], "unsubscribed: shown in the app, not mailed")
     }
@@ -82,7 +88,7 @@ import Testing
         let coordinator = try scene.user("coord@example.org")
         let kioskOnly = try scene.user("kiosk.coord@example.org", token: 2)
         for email in ["coord@example.org", "kiosk.coord@example.org"] {
-            _ = try scene.stores.review.grant(email: email, role: .coordinator, actor: "cli:op", now: now)
+            try scene.grantConfirmed(email)
         }
         try store.saveCoordinatorChoice(
             CoordinatorChoice(mode: .eachAll, digestHour: 7, timeZone: "Europe/Paris"), userID: coordinator, now: now)

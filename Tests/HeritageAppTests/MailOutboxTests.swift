@@ -64,10 +64,21 @@ import Testing
             "\(path) \(shown.status) \(shown.body.prefix(300))")
         #expect(
             try sqlite(server.dataDir, "SELECT mail_needs_info FROM users WHERE email = '\(volunteer.email)'") == "1")
+        // What the person also chose: decisions' mail, a coordinator's review mail, the note.
+        try sqlite(
+            server.dataDir,
+            "UPDATE users SET mail_decisions = 1, coordinator_mail = 'daily' WHERE email = '\(volunteer.email)'")
         let done = try await anonymous.post(path, form: [("List-Unsubscribe", "One-Click")])
-        #expect(done.status == 200)
+        #expect(done.status == 200 && done.body.contains("no more e-mail when a coordinator asks"))
+        // NOT-04: only what the message was about is off; the secret is spent; the change is audited.
+        let choices = "SELECT mail_needs_info || mail_decisions || coordinator_mail || mail_admin_note FROM users"
+        #expect(try sqlite(server.dataDir, choices + " WHERE email = '\(volunteer.email)'") == "01daily1")
+        #expect(try await anonymous.post(path, form: [("List-Unsubscribe", "One-Click")]).status == 404, "once")
         #expect(
-            try sqlite(server.dataDir, "SELECT mail_needs_info FROM users WHERE email = '\(volunteer.email)'") == "0")
+            try sqlite(
+                server.dataDir,
+                "SELECT actor || '|' || subject || '|' || detail FROM review_audit WHERE action = 'mail_unsubscribe'")
+                == "unsubscribe link|\(volunteer.email)|questions")
         // Another token: the last character changed (to "1" where it was "0", so never the same token).
         let forged = String(path.dropLast()) + (path.hasSuffix("0") ? "1" : "0")
         #expect(try await anonymous.post(forged, form: []).status == 404)

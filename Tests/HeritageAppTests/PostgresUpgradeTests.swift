@@ -46,7 +46,7 @@ struct PostgresUpgradeTests {
         }
         #expect(try stores.users.activeSessions(userID: userID, now: now).count == 1)
         // Migration 6: an existing report would be 'received' from a volunteer; roles can be granted.
-        try stores.review.grant(email: "old@example.org", role: .admin, actor: "cli:op", now: now)
+        try stores.review.grantConfirmed(email: "Old@example.org", role: .admin, accountID: "acct-1", now: now)
         #expect(try stores.review.storedRole(email: "OLD@example.org") == .admin)
     }
 
@@ -55,10 +55,10 @@ struct PostgresUpgradeTests {
         let connection = try PostgresConnection(url)
         defer { connection.close() }
         #expect(
-            // Without 12 and 18 too: they are on migration 6's review_state and user_roles.
+            // Without 12, 18 and 22 too: they are on migration 6's review_state and user_roles.
             try PostgresMigrator.apply(
-                PostgresAppMigrations.all.filter { ![6, 12, 18].contains($0.version) }, to: connection)
-                == PostgresAppMigrations.all.map(\.version).filter { ![6, 12, 18].contains($0) }.sorted())
+                PostgresAppMigrations.all.filter { ![6, 12, 18, 22].contains($0.version) }, to: connection)
+                == PostgresAppMigrations.all.map(\.version).filter { ![6, 12, 18, 22].contains($0) }.sorted())
         let stores = try Stores.postgres(url: url, poolSize: 2)
         defer { stores.close() }
         #expect(try PostgresMigrator.apply(PostgresAppMigrations.all, to: connection).isEmpty)

@@ -25,7 +25,7 @@ import Testing
         let review = scene.stores.review
         var seeded = Scene(scene: scene)
         let coordinator = try scene.user("c@example.org")
-        try review.grant(email: "c@example.org", role: .coordinator, actor: "cli:op", now: scene.now)
+        try scene.grantConfirmed("c@example.org")
         let volunteer = try scene.user("v@example.org", token: 2)
         seeded.volunteerQueued = try scene.queuedReport(userID: volunteer, name: "Queued").id
         seeded.volunteerStored = try scene.queuedReport(userID: volunteer, name: "Stored").id

@@ -111,7 +111,8 @@ import Testing
     }
 
     /// REV-10: a grant to an e-mail nobody signed in with is pending; an unverified first sign-in is
-    /// recorded, not bound, until confirmed; a verified one binds; a role is read by account only.
+    /// recorded, not bound, until an administrator confirms it by its account id; a verified one binds;
+    /// a role is read by account only; each binding says how it was made.
     @Test(arguments: StoreBackend.all) func rev10RolesBelongToAccounts(_ backend: StoreBackend) throws {
         let scene = try StoreScene(backend)
         let review = scene.stores.review
@@ -125,9 +126,19 @@ import Testing
                 now: scene.now) == .awaitingConfirmation(.coordinator))
         #expect(try review.role(userID: stranger) == nil, "an unverified first sign-in takes no role")
         #expect(try review.isAwaitingConfirmation(userID: stranger))
-        #expect(try review.grants().first?.firstSignInAddress == "192.0.2.7")
-        #expect(try review.confirm(email: "NEW@example.org", actor: "cli:op", now: scene.now) == .coordinator)
+        let waiting = try #require(try review.grants().first)
+        #expect(waiting.firstSignInAddress == "192.0.2.7" && waiting.firstSignInAccount == "account-new@example.org")
+        #expect(
+            try review.confirm(email: "NEW@example.org", accountID: "account-other", actor: "cli:op", now: scene.now)
+                == .otherAccount, "the administrator must name the account that signed in")
+        #expect(try review.role(userID: stranger) == nil)
+        #expect(
+            try review.confirm(
+                email: "NEW@example.org", accountID: "account-new@example.org", actor: "cli:op", now: scene.now)
+                == .confirmed(.coordinator))
         #expect(try review.role(userID: stranger) == .coordinator)
+        let confirmed = try #require(try review.grants().first { $0.email == "new@example.org" })
+        #expect(confirmed.binding == .confirmed && confirmed.boundBy == "cli:op")
 
         try review.grant(email: "ver@example.org", role: .admin, actor: "cli:op", now: scene.now)
         let verified = try scene.user("ver@example.org", token: 2)
@@ -136,11 +147,7 @@ import Testing
                 email: "ver@example.org", accountID: "account-ver@example.org", verified: true, address: "x",
                 now: scene.now) == .bound(.admin))
         #expect(try review.role(userID: verified) == .admin)
-
-        // Signed in before the grant: bound at once.
-        let known = try scene.user("known@example.org", token: 3)
-        try review.grant(email: "known@example.org", role: .coordinator, actor: "cli:op", now: scene.now)
-        #expect(try review.role(userID: known) == .coordinator)
+        #expect(try review.grants().first { $0.email == "ver@example.org" }?.binding == .verified)
 
         // The configuration's coordinators follow the same rule, and leave with it.
         try review.syncConfigured(emails: ["conf@example.org"], now: scene.now)
@@ -149,6 +156,65 @@ import Testing
         #expect(try !review.grants().contains { $0.email == "conf@example.org" })
         let actions = try review.audit(AuditFilter(), beforeID: nil, limit: 20).map(\.action)
         #expect(actions.contains("role_confirm"))
+    }
+
+    /// REV-10: a grant never binds by itself. A stranger who signed in (unverified) before the grant, or
+    /// before the configuration named the e-mail, is recorded as the first sign-in to confirm, not
+    /// bound; a second grant of the pending e-mail (to change its role) confirms nothing; the next
+    /// verified sign-in of the same account binds it.
+    @Test(arguments: StoreBackend.all) func rev10AGrantNeverBindsByItself(_ backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let review = scene.stores.review
+        let stranger = try scene.user("known@example.org")
+        try review.grant(email: "known@example.org", role: .coordinator, actor: "cli:op", now: scene.now)
+        #expect(try review.role(userID: stranger) == nil, "signed in before the grant: not bound by it")
+        let recorded = try #require(try review.grants().first)
+        #expect(recorded.isPending && recorded.firstSignInAccount == "account-known@example.org")
+        try review.grant(email: "known@example.org", role: .admin, actor: "cli:op", now: scene.now + 1)
+        #expect(try review.role(userID: stranger) == nil, "a second grant confirms nothing")
+        #expect(try review.grants().first?.role == .admin)
+
+        let early = try scene.user("early@example.org", token: 2)
+        try review.syncConfigured(emails: ["early@example.org"], now: scene.now)
+        #expect(try review.role(userID: early) == nil, "named by the configuration after signing in: pending")
+        try review.syncConfigured(emails: ["early@example.org"], now: scene.now + 1)
+        #expect(try review.role(userID: early) == nil)
+
+        #expect(
+            try review.signedIn(
+                email: "known@example.org", accountID: "account-known@example.org", verified: true, address: "x",
+                now: scene.now + 2) == .bound(.admin), "its next verified sign-in binds it")
+        #expect(try review.role(userID: stranger) == .admin)
+    }
+
+    /// REV-10, the e-mail's case: a grant keeps its local part as typed and binds by itself only to a
+    /// sign-in that typed the same (the domain's case does not count); a verified account that typed
+    /// `ann@` for a grant to `Ann@` (another account on a platform that tells them apart) is shown for
+    /// confirmation and refused when confirmed; granting the other spelling is the way to give it.
+    @Test(arguments: StoreBackend.all) func rev10AGrantBindsOnlyToItsOwnSpelling(_ backend: StoreBackend) throws {
+        let scene = try StoreScene(backend)
+        let review = scene.stores.review
+        try review.grant(email: "Ann@Example.org", role: .coordinator, actor: "cli:op", now: scene.now)
+        #expect(try review.grants().first?.email == "Ann@example.org", "the domain lower-cased, the rest as typed")
+        let other = try scene.user("ann@example.org")
+        #expect(
+            try review.signedIn(
+                email: "ann@example.org", accountID: "account-ann@example.org", verified: true, address: "x",
+                now: scene.now) == .awaitingConfirmation(.coordinator))
+        #expect(try review.role(userID: other) == nil, "a verified ann@ is not Ann@")
+        #expect(try review.grants().first?.firstSignInEmail == "ann@example.org")
+        #expect(
+            try review.confirm(
+                email: "Ann@example.org", accountID: "account-ann@example.org", actor: "cli:op", now: scene.now)
+                == .otherSpelling("ann@example.org"))
+        #expect(try review.role(userID: other) == nil)
+        // The administrator grants the spelling that signed in: now it may be confirmed, or bound verified.
+        try review.grant(email: "ann@example.org", role: .coordinator, actor: "cli:op", now: scene.now)
+        #expect(
+            try review.signedIn(
+                email: "ann@EXAMPLE.org", accountID: "account-ann@example.org", verified: true, address: "x",
+                now: scene.now) == .bound(.coordinator))
+        #expect(try review.role(userID: other) == .coordinator)
     }
 
     /// REV-07: the snapshot of an "all matching" confirmation round-trips, and refuses what is not one.

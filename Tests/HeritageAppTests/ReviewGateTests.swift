@@ -35,7 +35,7 @@ import Testing
         }
         let listed = try await har(["list"])
         #expect(listed.stdout.contains("\(configured)\tcoordinator (pending: first sign-in"), "\(listed.stdout)")
-        #expect(listed.stdout.contains("from 127.0.0.1, to confirm)"))
+        #expect(listed.stdout.contains("from 127.0.0.1, account "))
 
         // The owner of a verified account needs nobody: bound at the first sign-in.
         let owner = try await SignedInClient(server, email: verified)
@@ -46,13 +46,17 @@ import Testing
         let users = try await owner.get("/review/users")
         #expect(users.body.contains("Pending: first sign-in"), "shown so on /review/users")
         #expect(users.body.contains("value=\"confirm\""))
+        let grantedAccount = try sqlite(server.dataDir, "SELECT account_id FROM users WHERE email = '\(granted)'")
+        #expect(users.body.contains("name=\"account\" value=\"\(grantedAccount)\""), "the button names the account")
         let confirmedThere = try await ReviewTests.post(
-            owner, "/review/users", [("email", granted), ("op", "confirm")], tokenFrom: "/review/users")
+            owner, "/review/users", [("email", granted), ("op", "confirm"), ("account", grantedAccount)],
+            tokenFrom: "/review/users")
         #expect(confirmedThere.status == 303)
         #expect(try await SignedInClient(server, email: granted).get("/review").status == 200)
 
         // The operator confirms the other, on the server: that account is a coordinator from now on.
-        #expect(try await har(["confirm", configured]).status == 0)
+        let account = try sqlite(server.dataDir, "SELECT account_id FROM users WHERE email = '\(configured)'")
+        #expect(try await har(["confirm", configured, "--account", account]).status == 0)
         let confirmed = try await SignedInClient(server, email: configured)
         #expect(try await confirmed.get("/review").status == 200)
         #expect(try await har(["confirm", "nobody@example.org"]).status == 65)

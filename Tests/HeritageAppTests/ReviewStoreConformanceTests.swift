@@ -11,18 +11,23 @@ import Testing
     @Test(arguments: StoreBackend.all) func rev01RolesGrantRevokeAudited(_ backend: StoreBackend) throws {
         let scene = try StoreScene(backend)
         let review = scene.stores.review
-        // Signed in here first: a grant binds to that account at once (REV-10).
+        // Signed in here first: the grant waits for an administrator's confirmation of that account (REV-10).
         _ = try scene.user("a@example.org")
         #expect(try review.storedRole(email: "a@example.org") == nil)
         #expect(try review.grant(email: "a@example.org", role: .coordinator, actor: "cli:op", now: scene.now) == nil)
-        #expect(try review.storedRole(email: "A@Example.org") == .coordinator, "e-mails compare without case")
+        #expect(try review.storedRole(email: "a@example.org") == nil, "pending: a grant never binds by itself")
+        #expect(
+            try review.confirm(
+                email: "a@example.org", accountID: "account-a@example.org", actor: "cli:op", now: scene.now)
+                == .confirmed(.coordinator))
+        #expect(try review.storedRole(email: "A@Example.org") == .coordinator, "lookups compare without case")
         #expect(try review.grant(email: "a@example.org", role: .admin, actor: "cli:op", now: scene.now) == .coordinator)
         #expect(try review.grants().map(\.role) == [.admin])
         #expect(try review.revoke(email: "a@example.org", actor: "b@example.org", now: scene.now) == .admin)
         #expect(try review.revoke(email: "a@example.org", actor: "b@example.org", now: scene.now) == nil)
         #expect(try review.storedRole(email: "a@example.org") == nil)
         let audit = try review.audit(AuditFilter(), beforeID: nil, limit: 10)
-        #expect(audit.map(\.action) == ["role_revoke", "role_grant", "role_grant"])
+        #expect(audit.map(\.action) == ["role_revoke", "role_grant", "role_confirm", "role_grant"])
         #expect(audit.first?.subject == "a@example.org" && audit.first?.before == "admin")
     }
 

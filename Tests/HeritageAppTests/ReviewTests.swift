@@ -13,7 +13,8 @@ import Testing
     /// A server with `coordinator` named by `HAR_COORDINATORS` and the worker off unless asked.
     static func server(_ extra: [String: String] = [:]) throws -> RunningServer {
         var environment = [
-            "HAR_COORDINATORS": "someone@example.org, \(coordinator.uppercased())",
+            // The domain's case does not count; the local part's does (REV-10, `GrantEmail`).
+            "HAR_COORDINATORS": "someone@example.org, \(coordinator.replacing("@example.org", with: "@EXAMPLE.org"))",
             "HAR_PLATFORM_VERIFIED": "someone@example.org, \(coordinator.uppercased())",
         ]
         environment["HAR_WORKER_ENABLED"] = "false"
@@ -109,6 +110,12 @@ import Testing
             coordinator, "/review/users", [("email", volunteer.email), ("role", "coordinator"), ("op", "grant")],
             tokenFrom: "/review/users")
         #expect(granted.status == 303)
+        #expect(try await volunteer.get("/review").status == 403, "pending: the account is not verified")
+        let account = try sqlite(server.dataDir, "SELECT account_id FROM users WHERE email = '\(volunteer.email)'")
+        let confirmed = try await Self.post(
+            coordinator, "/review/users", [("email", volunteer.email), ("op", "confirm"), ("account", account)],
+            tokenFrom: "/review/users")
+        #expect(confirmed.status == 303)
         #expect(try await volunteer.get("/review").status == 200, "a coordinator from their next request")
         await server.stop()
     }
@@ -127,9 +134,11 @@ import Testing
         }
         let grant = try await har(["grant", volunteer.email, "coordinator"])
         #expect(grant.status == 0, "\(grant.stderr)")
+        let account = try sqlite(server.dataDir, "SELECT account_id FROM users WHERE email = '\(volunteer.email)'")
+        #expect(try await har(["confirm", volunteer.email, "--account", account]).status == 0)
         #expect(try await volunteer.get("/review").status == 200)
         let list = try await har(["list"])
-        #expect(list.stdout.contains("\(volunteer.email)\tcoordinator\tgranted by cli:operator"))
+        #expect(list.stdout.contains("\(volunteer.email)\tcoordinator (confirmed by cli:operator "), "\(list.stdout)")
         #expect(
             list.stdout.contains("\(Self.coordinator)\tcoordinator (pending: no sign-in yet)\tgranted by configuration")
         )
@@ -141,7 +150,8 @@ import Testing
             "SELECT actor || ' ' || action || ' ' || subject FROM review_audit WHERE actor != 'configuration'")
         #expect(
             audit
-                == "cli:operator role_grant \(volunteer.email)\ncli:operator role_revoke \(volunteer.email)")
+                == "cli:operator role_grant \(volunteer.email)\ncli:operator role_confirm \(volunteer.email)\n"
+                + "cli:operator role_revoke \(volunteer.email)")
         await server.stop()
     }
 

@@ -28,10 +28,10 @@ struct SQLiteToPostgresTests {
         let before = try #require(try sqlite.outbox.report(id: reportID))
         let photosBefore = try sqlite.outbox.photos(reportID: reportID)
         #expect(try sqlite.instance.claimPlatform("https://api.example.org") == nil)
-        // Granted to the volunteer's e-mail: an account that has signed in, so the role is bound (REV-10).
-        try sqlite.review.grant(email: "Volunteer@Example.org", role: .coordinator, actor: "cli:op", now: now)
+        // Granted to the volunteer's e-mail and confirmed for its account, so the role is bound (REV-10).
+        try sqlite.review.grantConfirmed(email: "Volunteer@Example.org", role: .coordinator, accountID: "a", now: now)
         let audit = try sqlite.review.audit(AuditFilter(), beforeID: nil, limit: 10)
-        #expect(audit.map(\.action) == ["role_grant"])
+        #expect(audit.map(\.action) == ["role_confirm", "role_grant"])
         let listVersion = try sqlite.reports.listVersion(userID: userID)
         #expect(listVersion > 0)
         source.close()

@@ -52,6 +52,12 @@ final class StoreScene {
 
     static func hash(_ seed: UInt8) -> [UInt8] { Array(repeating: seed, count: 32) }
 
+    /// Grants `role` to a user who signed in here and confirms it as an administrator does (REV-10: a
+    /// grant never binds by itself), for the tests that need a role, not its binding.
+    func grantConfirmed(_ email: String, _ role: Role = .coordinator) throws {
+        try stores.review.grantConfirmed(email: email, role: role, accountID: "account-\(email)", now: now)
+    }
+
     /// Signs a user in (the only way the app makes users) and returns the id.
     @discardableResult
     func user(_ email: String, session: String = "platform-session", token seed: UInt8 = 1, expires: Double? = nil)
@@ -298,5 +304,13 @@ final class StoreScene {
         #expect(try drafts.cancelDrafts(userID: userID) == [kept.localID])
         #expect(try drafts.draft(localID: current.localID, userID: userID) == nil)
         #expect(try drafts.expiredDraft(localID: current.localID, userID: userID) == nil, "a cancel is no expiry")
+    }
+}
+
+extension ReviewStore {
+    /// A grant to the account that signed in with `email`, confirmed by `cli:op` (REV-10).
+    func grantConfirmed(email: String, role: Role, accountID: String, now: Double) throws {
+        try grant(email: email, role: role, actor: "cli:op", now: now)
+        _ = try confirm(email: email, accountID: accountID, actor: "cli:op", now: now)
     }
 }

@@ -437,12 +437,12 @@ def test_axe_welcome_screens_and_guide(driver, server, lang, width):
 # ---- Coordinators: the review pages
 
 def coordinator_user(driver, server):
-    """A coordinator (granted in the store, as `har users grant` does) with reports to review: one asked
+    """A coordinator (granted and confirmed in the store, as `har users grant` and `confirm` do) with reports to review: one asked
     for information, so that the reporter's list shows it too."""
     account = user_cookies(driver, server, "coordinator")
     if not account.get("seeded"):
         with database(server) as connection:
-            # Bound to the account that signed in, as a grant to a known e-mail is (REV-10).
+            # Bound to the account that signed in, as an administrator's confirmation binds it (REV-10).
             connection.execute("INSERT INTO user_roles (email, role, granted_by, granted_at, account_id) "
                                "SELECT email, 'admin', 'test', 0, account_id FROM users WHERE email = ?",
                                (account["email"],))

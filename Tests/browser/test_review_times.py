@@ -28,7 +28,7 @@ def admin(driver, server):
     driver.delete_all_cookies()
     sign_in(driver, server, ADMIN)
     with database(server) as db:
-        # Bound to the account that signed in, as a grant to a known e-mail is (`har users grant`).
+        # Bound to the account that signed in, as an administrator's confirmation binds it (REV-10).
         db.execute("INSERT INTO user_roles (email, role, granted_by, granted_at, account_id) "
                    "SELECT email, 'admin', 'test', ?, account_id FROM users WHERE email = ?", (AN_HOUR_AGO, ADMIN))
     driver.get(server.url + "/review/kiosks")
@@ -42,7 +42,8 @@ def admin(driver, server):
     with database(server) as db:
         db.execute("UPDATE kiosks SET enrolled_at = ?, last_seen_at = ? WHERE site_name = 'Times Abbey'",
                    (AN_HOUR_AGO, AN_HOUR_AGO + 60))
-        db.execute("UPDATE user_roles SET first_signin_at = ?, first_signin_address = '192.0.2.7' WHERE email = ?",
+        db.execute("UPDATE user_roles SET first_signin_at = ?, first_signin_address = '192.0.2.7', "
+                   "first_signin_account = 'acct-pending' WHERE email = ?",
                    (AN_HOUR_AGO, PENDING))
         user_id = db.execute("SELECT id FROM users WHERE email = ?", (ADMIN,)).fetchone()[0]
         db.execute("INSERT INTO mail_outbox (event_key, user_id, kind, language, detail, token, state, attempts, "
@@ -89,7 +90,7 @@ def test_roles_page_puts_the_first_sign_in_time_in_its_sentence(browser, server,
     when = local_times(browser, "#roles-table tbody tr:nth-child(%d) td:nth-child(5)"
                        % (browser.find_elements(By.CSS_SELECTOR, "#roles-table tbody tr").index(row) + 1))
     assert len(when) == 1
-    assert cell.text.startswith("Pending: first sign-in ") and "from 192.0.2.7, not verified" in cell.text
+    assert cell.text.startswith("Pending: first sign-in ") and "from 192.0.2.7 by account acct-pending as " in cell.text
 
 
 def test_REV_08_audit_log_fits_a_laptop_and_names_every_action(browser, server, admin):

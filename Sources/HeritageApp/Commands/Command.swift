@@ -18,7 +18,7 @@ public enum Command {
           har platform [--config FILE]   the local Heritage Observatory platform, for tests and offline use
           har outbox [--config FILE] list|counts|retry ID|retry --all|hold ID|release ID
                                          the upload queue (see har outbox --help)
-          har users [--config FILE] list|grant EMAIL coordinator|admin|revoke EMAIL
+          har users [--config FILE] list|grant EMAIL coordinator|admin|confirm EMAIL|revoke EMAIL
                                          coordinators' roles (see har users --help)
           har kiosk [--config FILE] create --site NAME [--lat X --lon Y]|list|revoke ID
                                          kiosks at sites; create prints the enrolment URL (see har kiosk --help)

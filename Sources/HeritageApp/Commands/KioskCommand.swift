@@ -46,7 +46,7 @@ enum KioskCommand {
         case "account":
             return try account(
                 Array(action.dropFirst()), store: store, configuration: configuration, actor: actor, now: now,
-                password: { readLine(strippingNewline: true) })
+                password: { TerminalPassword.read(prompt: "Password of the kiosk's account (not shown): ") })
         case "list" where action.count == 1:
             print("id\tsite\tstate\tlast seen\treports today\twaiting for review\tapp version\taccount")
             let dayStart = (now / 86_400).rounded(.down) * 86_400

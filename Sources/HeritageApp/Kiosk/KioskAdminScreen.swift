@@ -48,8 +48,16 @@ enum KioskAdminScreen {
             _ = try kiosks.store.revoke(id: id, actor: user.email, now: WallClock.now())
             return kiosks.web.redirect("/review/kiosks?done=1", context: context)
         }
-        router.review("POST", "/review/kiosks/:id/account", review) { request, context, user, _ in
+        router.review("POST", "/review/kiosks/:id/account", review) { request, context, user, role in
             guard let id = request.parameters["id"].flatMap({ Int64($0) }) else { throw HTTPError(404) }
+            // An administrator's dedicated account is an administrator's to replace: a coordinator's
+            // own would put the kiosk's reports in that person's hands (REV-12).
+            if role < .admin, try kiosks.store.kiosk(id: id)?.dedicatedAccount != nil {
+                kiosks.web.log.security(
+                    "kiosk.account_replace_refused",
+                    ["kiosk": String(id), "client": request.remoteAddress, "user": String(user.id)])
+                return try page(kiosks, context, notice: context.messages["kiosk.admin.errors.adminsOnly"], status: 403)
+            }
             _ = try kiosks.store.setAccount(kioskID: id, userID: user.id, actor: user.email, now: WallClock.now())
             return kiosks.web.redirect("/review/kiosks?done=1", context: context)
         }
@@ -113,6 +121,9 @@ enum KioskAdminScreen {
         let messages = context.messages
         let now = WallClock.now()
         let dayStart = (now / 86_400).rounded(.down) * 86_400
+        // The dedicated account's form, and replacing a dedicated account, are for administrators: the
+        // routes refuse anyone else.
+        let admin = try context.user.map { try kiosks.web.stores.review.role(userID: $0.id) == .admin } ?? false
         let rows = try kiosks.store.kiosks(dayStart: dayStart, now: now).map { summary -> MustacheValue in
             let kiosk = summary.kiosk
             let (account, problem) = accountShown(summary, messages, now: now)
@@ -127,10 +138,9 @@ enum KioskAdminScreen {
                 "lastSeenAt": ReviewLabels.time(kiosk.lastSeenAt),
                 "today": .int(summary.reportsToday), "waiting": .int(summary.waitingForReview),
                 "version": .string(kiosk.appVersion ?? "—"), "live": .bool(!kiosk.isRevoked),
+                "replaceable": .bool(admin || kiosk.dedicatedAccount == nil),
             ]
         }
-        // The dedicated account's form is for administrators: the route refuses anyone else.
-        let admin = try context.user.map { try kiosks.web.stores.review.role(userID: $0.id) == .admin } ?? false
         var values: [String: MustacheValue] = [
             "kiosks": .array(rows), "isAdmin": .bool(admin), "idleDefault": .int(kiosks.settings.idleSeconds),
             "languageChoices": .array(

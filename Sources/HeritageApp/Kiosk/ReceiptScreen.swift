@@ -9,18 +9,19 @@ import Mustache
 /// `/r/{code}` (KIO-06): a kiosk report's public status for anyone holding the code: received, under
 /// review, accepted (and sent), not accepted with the public reason; its location only once approved,
 /// never a photo. A signed-in visitor claims it with the secret of the QR link's fragment (read by the
-/// page's script, never sent in a URL): the report then shows in their list. Unknown codes and wrong
-/// secrets count against the client's address (an IPv6 client's /64, which one subscriber holds whole),
-/// and past ten of them in fifteen minutes each further guess waits longer (the sign-in limiter's store
-/// and doubling delay). Every client's failures also count against one budget for the whole site, so
-/// that many addresses together still guess slowly.
+/// page's script, never sent in a URL): the report then shows in their list. Only misses (unknown codes,
+/// wrong secrets) are counted, against the client's address (an IPv6 client's /64, which one subscriber
+/// holds whole) and against its network (an IPv4 /24, an IPv6 /48); past ten misses of an address, or
+/// fifty of a network, in fifteen minutes each further guess from it waits longer (the sign-in limiter's
+/// store and doubling delay). There is no budget for the whole site: one that anyone's misses spend would
+/// let a few dozen addresses keep every visitor's receipt at 429, and a valid code from another network
+/// is served whatever others guess.
 enum ReceiptScreen {
     static let guessRules = [
         SignInLimiter.Rule(prefix: "receipt:", freeFailures: 10, firstDelay: 15, maximumDelay: 900),
-        // 300 failures in all, then one guess a minute for the whole site: against 2^40 codes, a botnet
-        // of many addresses learns nothing in any useful time; a visitor with a valid code may have to
-        // wait up to a minute while one runs.
-        SignInLimiter.Rule(prefix: "receipt-all:", freeFailures: 300, firstDelay: 1, maximumDelay: 60),
+        // Many addresses of one network (a /24, a /48) guessing together are one client past fifty misses:
+        // against 2^40 codes and a wait of up to 15 minutes a miss, each network learns nothing useful.
+        SignInLimiter.Rule(prefix: "receipt-net:", freeFailures: 50, firstDelay: 15, maximumDelay: 900),
     ]
 
     static func register(on router: inout Router, kiosks: Kiosks) {
@@ -67,7 +68,19 @@ enum ReceiptScreen {
     }
 
     static func key(_ request: Request) -> [String] {
-        ["receipt:ip:" + clientPrefix(request.remoteAddress), "receipt-all:site"]
+        ["receipt:ip:" + clientPrefix(request.remoteAddress), "receipt-net:" + networkPrefix(request.remoteAddress)]
+    }
+
+    /// The network an address is part of: an IPv4 address's /24 (`203.0.113.0/24`), an IPv6 address's
+    /// /48 (`2001:db8:1::/48`, a site's usual allocation). IPv4-mapped IPv6 addresses count as IPv4.
+    static func networkPrefix(_ address: String) -> String {
+        let client = clientPrefix(address)
+        if client.hasSuffix("::/64") {
+            return client.split(separator: ":").prefix(3).joined(separator: ":") + "::/48"
+        }
+        var bytes = [UInt8](repeating: 0, count: 4)
+        guard inet_pton(AF_INET, client, &bytes) == 1 else { return client }
+        return bytes.prefix(3).map { String($0) }.joined(separator: ".") + ".0/24"
     }
 
     /// An IPv4 address as it is; an IPv6 address as its /64 (`2001:db8:1:2::/64`): a client handed a

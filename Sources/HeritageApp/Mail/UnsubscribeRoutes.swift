@@ -1,10 +1,13 @@
+import Basics
 import HTTPServer
 
 /// The one-click unsubscribe of RFC 8058: a mail client POSTs `List-Unsubscribe=One-Click` to the link
 /// of `List-Unsubscribe`, with no cookie and no CSRF token; the link's secret is the only credential, so
 /// these routes skip the sign-in and CSRF checks (a kiosk's tablet is still refused, as everywhere). A
 /// GET (a person following the link in the text part) only shows a button that POSTs: a link scanner's
-/// GET changes nothing.
+/// GET changes nothing. Each message has its own secret, which turns off the kind of mail it came with
+/// (a reporter's questions or decisions, a coordinator's review mail, an administrator's note) and
+/// nothing else, works once, and is audited; the access log never shows it (`Log.redacted`).
 enum UnsubscribeRoutes {
     static func register(on router: inout Router, web: Web) {
         let store = web.stores.mail
@@ -23,10 +26,11 @@ enum UnsubscribeRoutes {
         let unsubscribe = web.authenticated(.anyone, csrfProtected: false) {
             (request: Request, context: WebContext) throws -> Response in
             let messages = context.messages
-            guard let token = validToken(request), (try? store.unsubscribe(token: token)) == true else {
+            guard let token = validToken(request), let topic = try store.unsubscribe(token: token, now: WallClock.now())
+            else {
                 return page(messages, body: messages["mail.unknownLink"], 404)
             }
-            return page(messages, body: messages["mail.unsubscribed"], 200)
+            return page(messages, body: messages["mail.unsubscribedFrom.\(topic.rawValue)"], 200)
         }
         router.addInline(
             method: "GET", pattern: "/mail/unsubscribe/:token", options: Web.declared(RouteOptions()), handler: show)

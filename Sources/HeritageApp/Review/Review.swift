@@ -7,8 +7,8 @@ import Mustache
 
 /// What the review needs from the configuration and the worker.
 struct ReviewSettings: Sendable {
-    /// `coordinators`: lower-cased e-mails granted the coordinator's role by the configuration (bound to
-    /// an account as any grant is: REV-10).
+    /// `coordinators`: the e-mails granted the coordinator's role by the configuration, spelt as
+    /// `GrantEmail.normalized` keeps them (bound to an account as any grant is: REV-10).
     var configuredCoordinators: Set<String> = []
     var policy = ReviewPolicy.kiosk
     /// A report was approved (or a delivery action changed the queue): the worker looks at once.
@@ -45,7 +45,7 @@ struct ReviewSettings: Sendable {
     }
 
     static func emails(_ list: String?) -> Set<String> {
-        Set((list ?? "").split(separator: ",").map { Text.trimmed(String($0)).lowercased() }.filter { !$0.isEmpty })
+        Set((list ?? "").split(separator: ",").map { GrantEmail.normalized(String($0)) }.filter { !$0.isEmpty })
     }
 }
 

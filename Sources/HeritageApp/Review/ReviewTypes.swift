@@ -24,9 +24,38 @@ struct RoleGrant: Sendable, Equatable {
     var grantedAt: Double
     /// Not yet bound to a platform account: no role until it is.
     var isPending = false
-    /// The first sign-in with the e-mail, waiting for an administrator to confirm it.
+    /// The first sign-in with the e-mail, waiting for an administrator to confirm it: its account, the
+    /// e-mail exactly as typed then, when and from where.
     var firstSignInAt: Double? = nil
     var firstSignInAddress: String? = nil
+    var firstSignInAccount: String? = nil
+    var firstSignInEmail: String? = nil
+    /// How a bound grant was bound (nil while pending), by whom and when.
+    var binding: GrantBindingKind? = nil
+    var boundBy: String? = nil
+    var boundAt: Double? = nil
+}
+
+/// How a grant came to be bound to its account (REV-10).
+enum GrantBindingKind: String, Sendable, Equatable {
+    /// The platform called the account verified when it signed in with exactly the granted e-mail.
+    case verified
+    /// An administrator confirmed the account by its id.
+    case confirmed
+    /// Bound before the way was recorded.
+    case earlier
+}
+
+/// What an administrator's confirmation of a pending grant did.
+enum GrantConfirmation: Sendable, Equatable {
+    case confirmed(Role)
+    /// No pending grant with a first sign-in to confirm.
+    case nothingToConfirm
+    /// The account named is not the one that signed in.
+    case otherAccount
+    /// The first sign-in typed the e-mail otherwise than the grant (the local part's letters' case): on a
+    /// platform that tells them apart that is another account; grant the e-mail as it was typed instead.
+    case otherSpelling(String)
 }
 
 /// `HAR_REVIEW_POLICY`: which reports wait for a coordinator's approval before upload.

@@ -13,7 +13,7 @@ enum ReviewUsersScreen {
         }
         router.review("POST", "/review/users", review, role: .admin, options: RouteOptions(maxBodyBytes: 16_384)) {
             request, context, user, _ in
-            let email = Text.trimmed(String((request.formValue("email") ?? "").prefix(320))).lowercased()
+            let email = GrantEmail.normalized(String((request.formValue("email") ?? "").prefix(320)))
             guard email.contains("@"), !Text.hasControlCharacters(email) else {
                 return try page(review, context, notice: context.messages["signin.errors.emailInvalid"], status: 422)
             }
@@ -25,9 +25,19 @@ enum ReviewUsersScreen {
                 }
                 try review.store.grant(email: email, role: role, actor: user.email, now: now)
             case "confirm":
-                guard try review.store.confirm(email: email, actor: user.email, now: now) != nil else {
+                // The button names the account it confirms: a sign-in recorded since the page was shown
+                // (another account) is not the one the administrator looked at.
+                let account = String((request.formValue("account") ?? "").prefix(200))
+                switch try review.store.confirm(email: email, accountID: account, actor: user.email, now: now) {
+                case .confirmed: break
+                case .nothingToConfirm:
                     return try page(
                         review, context, notice: context.messages["review.users.nothingToConfirm"], status: 409)
+                case .otherAccount:
+                    return try page(review, context, notice: context.messages["review.users.otherAccount"], status: 409)
+                case .otherSpelling(let spelt):
+                    let notice = context.messages.format("review.users.otherSpelling", ["email": spelt])
+                    return try page(review, context, notice: notice, status: 409)
                 }
             case "revoke":
                 guard email != user.email.lowercased() else {
@@ -52,7 +62,8 @@ enum ReviewUsersScreen {
                         "grantedBy": .string(grant.grantedBy),
                         "grantedAt": ReviewLabels.time(grant.grantedAt),
                         "state": state(of: grant, messages),
-                        "confirmable": .bool(grant.isPending && grant.firstSignInAt != nil),
+                        "confirmable": .bool(grant.isPending && grant.firstSignInAccount != nil),
+                        "account": MustacheValue(grant.firstSignInAccount),
                     ]
                 }),
             "notice": MustacheValue(notice),
@@ -61,14 +72,29 @@ enum ReviewUsersScreen {
             "review-users", title: messages["review.users.title"], values, context: context, status: status)
     }
 
-    /// Bound, pending with no sign-in yet, or pending with a first sign-in to confirm (when, from where):
-    /// a sentence with its time for the page's script to make local (`ReviewLabels.sentence`).
+    /// Bound (verified by the platform, or confirmed by whom), pending with no sign-in yet, or pending
+    /// with a first sign-in to confirm (its account, the e-mail it typed, when, from where): a sentence
+    /// with its time for the page's script to make local (`ReviewLabels.sentence`).
     static func state(of grant: RoleGrant, _ messages: Messages) -> MustacheValue {
-        guard grant.isPending else { return ReviewLabels.sentence(messages["review.users.bound"], when: nil, [:]) }
-        guard let at = grant.firstSignInAt else {
+        guard grant.isPending else {
+            switch grant.binding {
+            case .verified:
+                return ReviewLabels.sentence(messages["review.users.boundVerified"], when: grant.boundAt, [:])
+            case .confirmed:
+                return ReviewLabels.sentence(
+                    messages["review.users.boundConfirmed"], when: grant.boundAt, ["who": grant.boundBy ?? "?"])
+            case .earlier, nil:
+                return ReviewLabels.sentence(messages["review.users.bound"], when: nil, [:])
+            }
+        }
+        guard let at = grant.firstSignInAt, let account = grant.firstSignInAccount else {
             return ReviewLabels.sentence(messages["review.users.pending"], when: nil, [:])
         }
         return ReviewLabels.sentence(
-            messages["review.users.pendingSignIn"], when: at, ["address": grant.firstSignInAddress ?? "?"])
+            messages["review.users.pendingSignIn"], when: at,
+            [
+                "address": grant.firstSignInAddress ?? "?", "account": account,
+                "email": grant.firstSignInEmail ?? grant.email,
+            ])
     }
 }

@@ -29,6 +29,8 @@ enum AppMigrations {
         Migration(version: 19, name: Migration19.name, sql: Migration19.sqlite),
         Migration(version: 20, name: Migration20.name, sql: Migration20.sqlite),
         Migration(version: 21, name: Migration21.name, sql: Migration21.sqlite),
+        Migration(version: 22, name: Migration22.name, sql: Migration22.sqlite),
+        Migration(version: 23, name: Migration23.name, sql: Migration23.sqlite),
         Migration(version: 24, name: Migration24.name, sql: Migration24.sqlite),
     ]
 }

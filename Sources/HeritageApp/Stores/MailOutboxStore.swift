@@ -12,7 +12,7 @@ struct MailJob: Sendable, Equatable {
     let detail: String?
     /// Makes the Message-ID, the same on every attempt of this row.
     let token: String
-    /// The recipient's unsubscribe secret.
+    /// This message's one-click unsubscribe secret (it turns off this kind of mail only, once).
     let unsubscribeToken: String
     /// Attempts so far, this one included.
     let attempts: Int
@@ -37,13 +37,42 @@ protocol MailOutboxStore: Sendable {
     /// has the database (SQLite: nobody else can hold a lease), else the rows leased to `owner`. Returns
     /// how many; each is sent again, with the same Message-ID.
     func releaseLeft(owner: String) throws -> Int
-    /// Turns off every mail the holder of this unsubscribe secret can turn off; false for no such secret.
-    func unsubscribe(token: String) throws -> Bool
+    /// Turns off the kind of mail the message of this unsubscribe secret was (and nothing else), clears
+    /// the secret so that it works once, and writes an audit row, in one transaction. Nil for no such
+    /// secret (unknown, or used already).
+    func unsubscribe(token: String, now: Double) throws -> MailTopic?
     /// The language a user last used, for their mail.
     func recordLanguage(userID: Int64, language: String) throws
     /// Which mail a user wants: questions about their reports, decisions on them.
     func mailChoices(userID: Int64) throws -> MailChoices
     func saveMailChoices(_ choices: MailChoices, userID: Int64) throws
+}
+
+/// What one kind of message is about, as one click turns it off: a reporter's questions or decisions,
+/// a coordinator's review mail (each report, digests), an administrator's daily note.
+enum MailTopic: String, Sendable, Equatable {
+    case questions, decisions, review
+    case adminNote = "admin_note"
+
+    init?(kind: String) {
+        switch kind {
+        case "needs_info": self = .questions
+        case "approved", "rejected": self = .decisions
+        case "report_arrived", "digest": self = .review
+        case "admin_note": self = .adminNote
+        default: return nil
+        }
+    }
+
+    /// The assignment on `users` that turns it off.
+    var turnOff: String {
+        switch self {
+        case .questions: "mail_needs_info = 0"
+        case .decisions: "mail_decisions = 0"
+        case .review: "coordinator_mail = 'none'"
+        case .adminNote: "mail_admin_note = 0"
+        }
+    }
 }
 
 struct MailChoices: Sendable, Equatable {
@@ -117,15 +146,13 @@ struct SQLMailOutboxStore<Backend: SQLBackend>: MailOutboxStore {
             WHERE id = ?
             """, .text(owner), .real(until), .integer(id))
         try db.run(
-            """
-            UPDATE users SET mail_token = ?
-            WHERE id = (SELECT user_id FROM mail_outbox WHERE id = ?) AND mail_token IS NULL
-            """, .text(newToken()), .integer(id))
+            "UPDATE mail_outbox SET unsubscribe_token = ? WHERE id = ? AND unsubscribe_token IS NULL",
+            .text(newToken()), .integer(id))
         guard
             let row = try db.query(
                 """
                 SELECT m.kind, u.email, u.fullname, m.language, r.name, r.local_id, m.detail, m.token,
-                    u.mail_token, m.attempts,
+                    m.unsubscribe_token, m.attempts,
                     (SELECT c.code FROM kiosk_receipts c WHERE c.report_id = m.report_id AND c.claimed_by = m.user_id),
                     r.origin
                 FROM mail_outbox m JOIN users u ON u.id = m.user_id LEFT JOIN reports r ON r.id = m.report_id
@@ -170,13 +197,24 @@ struct SQLMailOutboxStore<Backend: SQLBackend>: MailOutboxStore {
         }
     }
 
-    func unsubscribe(token: String) throws -> Bool {
-        try database.write { db in
+    func unsubscribe(token: String, now: Double) throws -> MailTopic? {
+        try database.write { db -> MailTopic? in
+            guard
+                let row = try db.query(
+                    """
+                    SELECT m.id, m.kind, u.id, u.email FROM mail_outbox m JOIN users u ON u.id = m.user_id
+                    WHERE m.unsubscribe_token = ?
+                    """, .text(token)
+                ).first, let topic = MailTopic(kind: try row.string(1) ?? "")
+            else { return nil }
+            try db.run("UPDATE mail_outbox SET unsubscribe_token = NULL WHERE id = ?", .integer(try row.int(0) ?? 0))
+            try db.run("UPDATE users SET \(topic.turnOff) WHERE id = ?", .integer(try row.int(2) ?? 0))
             try db.run(
                 """
-                UPDATE users SET mail_needs_info = 0, mail_decisions = 0, coordinator_mail = 'none', mail_admin_note = 0
-                WHERE mail_token = ?
-                """, .text(token)) == 1
+                INSERT INTO review_audit (at, actor, action, report_id, subject, before, after, detail)
+                VALUES (?, 'unsubscribe link', 'mail_unsubscribe', NULL, ?, 'on', 'off', ?)
+                """, .real(now), .text(try row.string(3) ?? ""), .text(topic.rawValue))
+            return topic
         }
     }
 

@@ -30,6 +30,8 @@ enum PostgresAppMigrations {
         Migration(version: 19, name: Migration19.name, sql: Migration19.postgres),
         Migration(version: 20, name: Migration20.name, sql: Migration20.postgres),
         Migration(version: 21, name: Migration21.name, sql: Migration21.postgres),
+        Migration(version: 22, name: Migration22.name, sql: Migration22.postgres),
+        Migration(version: 23, name: Migration23.name, sql: Migration23.postgres),
         Migration(version: 24, name: Migration24.name, sql: Migration24.postgres),
     ]
 }

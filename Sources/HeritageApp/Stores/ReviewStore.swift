@@ -9,12 +9,13 @@ protocol ReviewStore: Sendable {
     func role(userID: Int64) throws -> Role?
     /// The role of the grant to `email` once bound to an account (nil: none, or still pending).
     func storedRole(email: String) throws -> Role?
-    /// Grants `role`, audited as `actor`: bound to the account that signed in here with that e-mail (or
-    /// whose first sign-in waits for confirmation), else pending. Returns the bound role held before.
+    /// Grants `role`, audited as `actor`. A bound grant keeps its account; any other is pending until a
+    /// verified sign-in with exactly that e-mail or an administrator's confirmation binds it (a grant
+    /// never binds by itself). Returns the bound role held before.
     @discardableResult
     func grant(email: String, role: Role, actor: String, now: Double) throws -> Role?
-    /// Confirms the first sign-in recorded for a pending grant; nil when there is none to confirm.
-    func confirm(email: String, actor: String, now: Double) throws -> Role?
+    /// Confirms the first sign-in recorded for a pending grant, when `accountID` is its account.
+    func confirm(email: String, accountID: String, actor: String, now: Double) throws -> GrantConfirmation
     /// Takes the stored role away, audited as `actor`; returns the role held before (nil: none, nothing done).
     @discardableResult
     func revoke(email: String, actor: String, now: Double) throws -> Role?

@@ -30,8 +30,8 @@ struct SQLReviewStore<Backend: SQLBackend>: ReviewStore {
         try database.write { db in try Roles.grant(db, email: email, role: role, actor: actor, now: now) }
     }
 
-    func confirm(email: String, actor: String, now: Double) throws -> Role? {
-        try database.write { db in try Roles.confirm(db, email: email, actor: actor, now: now) }
+    func confirm(email: String, accountID: String, actor: String, now: Double) throws -> GrantConfirmation {
+        try database.write { db in try Roles.confirm(db, email: email, accountID: accountID, actor: actor, now: now) }
     }
 
     func signedIn(email: String, accountID: String, verified: Bool, address: String, now: Double) throws
