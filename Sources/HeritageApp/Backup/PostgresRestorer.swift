@@ -16,6 +16,8 @@ import PostgresStorage
 struct PostgresRestorer {
     let databaseURL: String
     let photosDirectory: String
+    /// Who restores, for the audit log (`cli:$USER`).
+    var actor = "cli:operator"
     let say: (String) -> Void
 
     func restore(from archive: String, now: Double) throws -> Int32 {
@@ -60,7 +62,10 @@ struct PostgresRestorer {
             throw BackupError("pg_restore could not load the dump (the database is left as it was): \(error)")
         }
         try PostgresMigrator.apply(PostgresAppMigrations.all, to: connection)
-        let counts = try RestoreReconciliation.apply(to: connection, now: now)
+        let journal = RevocationJournal(path: photos + "/" + RevocationJournal.fileName)
+        let counts = try RestoreReconciliation.apply(
+            to: connection, now: now,
+            restore: try BackupRestorer.restoreFacts(summary.manifest, journal: journal, actor: actor, say: say))
         let exists = access(photos, F_OK) == 0
         if exists {
             guard rename(photos, before) == 0 else {
@@ -68,6 +73,9 @@ struct PostgresRestorer {
                     "the database is restored, but \(photos) cannot be moved aside (\(ArchiveWriter.reason())): "
                         + "move it, then move \(staging)/photos there")
             }
+        }
+        if exists, access(before + "/" + RevocationJournal.fileName, F_OK) == 0 {
+            rename(before + "/" + RevocationJournal.fileName, staging + "/photos/" + RevocationJournal.fileName)
         }
         guard rename(staging + "/photos", photos) == 0 else {
             throw BackupError(
@@ -84,6 +92,7 @@ struct PostgresRestorer {
         say(
             "before sending anything again the upload worker asks the platform what it already holds: "
                 + "\(counts.reports) reports, \(counts.photos) photos")
+        BackupRestorer.sayWhatIsVoid(counts, takenAt: manifest.createdAt, say: say)
         return 0
     }
 }

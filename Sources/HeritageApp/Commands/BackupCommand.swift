@@ -116,10 +116,11 @@ enum BackupCommand {
         do {
             if let databaseURL = configuration.databaseURL {
                 return try PostgresRestorer(
-                    databaseURL: databaseURL, photosDirectory: configuration.photosDirectory, say: { print($0) }
+                    databaseURL: databaseURL, photosDirectory: configuration.photosDirectory,
+                    actor: Command.operatorActor, say: { print($0) }
                 ).restore(from: path, now: WallClock.now())
             }
-            return try BackupRestorer(dataDir: configuration.dataDir, say: { print($0) })
+            return try BackupRestorer(dataDir: configuration.dataDir, actor: Command.operatorActor, say: { print($0) })
                 .restore(from: path, now: WallClock.now())
         } catch let failure as BackupFailure {
             Command.printError("\(failure)")

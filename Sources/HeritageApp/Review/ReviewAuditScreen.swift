@@ -26,7 +26,7 @@ enum ReviewAuditScreen {
         "approve", "reject", "needs_info", "duplicate", "reopen", "claim", "release_claim", "retry", "hold",
         "release", "discard", "restore", "purge", "reporter_reply", "reporter_photo", "role_grant", "role_revoke",
         "role_confirm", "export_csv", "export_geojson", "export_zip", "export_audit", "undo", "kiosk_create",
-        "kiosk_enrolment_link", "kiosk_enrol", "kiosk_revoke", "kiosk_account", "kiosk_submit",
+        "kiosk_enrolment_link", "kiosk_enrol", "kiosk_revoke", "kiosk_account", "kiosk_submit", "backup_restore",
     ]
 
     static func register(on router: inout Router, review: Review) {
