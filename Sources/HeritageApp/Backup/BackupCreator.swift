@@ -109,7 +109,12 @@ struct BackupCreator {
     }
 
     /// `VACUUM INTO` reads the database in one transaction: a consistent snapshot while the server writes.
+    /// It writes into the empty file made first at mode 0600 (SQLite accepts an empty file), so the
+    /// snapshot is never readable by others, not even for a moment under a loose umask.
     private func takeSnapshot(of database: String, into snapshot: String) throws {
+        let made = ArchiveWriter.createPrivate(snapshot)
+        guard made >= 0 else { throw BackupError("cannot create \(snapshot): \(ArchiveWriter.reason())") }
+        close(made)
         do {
             let db = try Database(path: database, mode: .readWrite, create: false, busyTimeout: .seconds(30))
             defer { db.close() }
@@ -117,7 +122,6 @@ struct BackupCreator {
                 "VACUUM INTO '"
                     + String(snapshot.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''"))
                     + "'")
-            chmod(snapshot, 0o600)
         } catch {
             throw BackupError("cannot snapshot the database \(database): \(error)")
         }

@@ -80,10 +80,12 @@ enum BackupCommand {
     }
 
     private static func verify(_ path: String) -> Int32 {
-        let scratch = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/har-verify-\(getpid())"
-        try? FileManager.default.removeItem(atPath: scratch)
-        guard mkdir(scratch, 0o700) == 0 else {
-            Command.printError("cannot create \(scratch): \(ArchiveWriter.reason())")
+        let scratch: String
+        do {
+            scratch = try ArchiveWriter.makePrivateFolder(
+                in: ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp", prefix: "har-verify-")
+        } catch {
+            Command.printError("\(error)")
             return 1
         }
         defer { try? FileManager.default.removeItem(atPath: scratch) }
