@@ -20,6 +20,8 @@ struct BackupRestorer {
     let dataDir: String
     /// Who restores, for the audit log (`cli:$USER`).
     var actor = "cli:operator"
+    /// `backup_key`: an archive not signed with it is refused.
+    var key: String?
     let say: (String) -> Void
 
     struct Refused: Error, CustomStringConvertible {
@@ -49,7 +51,7 @@ struct BackupRestorer {
         let counts: RestoreReconciliation.Counts
         do {
             newLock = try DataFolderLock(dataDir: staging)
-            summary = try BackupReader(path: archive, destination: staging, extractsPhotos: true).read()
+            summary = try BackupReader(path: archive, destination: staging, extractsPhotos: true, key: key).read()
             guard !summary.manifest.isPostgres else {
                 throw BackupError(
                     "\(archive) is a backup of a PostgreSQL database: restore it with database_url set, into an "

@@ -18,6 +18,8 @@ struct PostgresRestorer {
     let photosDirectory: String
     /// Who restores, for the audit log (`cli:$USER`).
     var actor = "cli:operator"
+    /// `backup_key`: an archive not signed with it is refused.
+    var key: String?
     let say: (String) -> Void
 
     func restore(from archive: String, now: Double) throws -> Int32 {
@@ -45,7 +47,7 @@ struct PostgresRestorer {
             throw BackupError("cannot create \(staging): \(ArchiveWriter.reason())")
         }
         defer { try? FileManager.default.removeItem(atPath: staging) }
-        let summary = try BackupReader(path: archive, destination: staging, extractsPhotos: true).read()
+        let summary = try BackupReader(path: archive, destination: staging, extractsPhotos: true, key: key).read()
         guard summary.manifest.isPostgres else {
             throw BackupError(
                 "\(archive) is a backup of a SQLite data folder: restore it into a data folder (without "
