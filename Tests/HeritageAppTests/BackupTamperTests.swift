@@ -1,5 +1,6 @@
 import Foundation
 import PlatformClient
+import PostgresStorage
 import SQLiteStorage
 import Testing
 
@@ -151,5 +152,54 @@ import Testing
         out.append(contentsOf: body)
         out.append(contentsOf: [UInt8](repeating: 0, count: (512 - body.count % 512) % 512 + 1024))
         try out.write(to: URL(fileURLWithPath: path))
+    }
+}
+
+/// The same on PostgreSQL: a dump holding a function and a trigger the migrations do not make is
+/// refused before `pg_restore` loads anything (exit 17); the restore loads by the object list read.
+@Suite(.serialized, .enabled(if: PostgresCluster.isInstalled, Comment(rawValue: PostgresCluster.skipMessage)))
+struct PostgresBackupTamperTests {
+    @Test func ops02DumpWithAForeignTriggerIsRefusedAndTheDatabaseStaysEmpty() async throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let fixture = try OutboxFixture(dataDir: folder + "/single")
+        try fixture.addUser(email: "pg-tamper@example.org", session: PlatformSession(sessionID: "s"))
+        try fixture.queueReports(2, photos: 1)
+        let cluster = try PostgresCluster.shared()
+        let source = try cluster.makeDatabase()
+        func environment(_ url: String) -> [String: String] {
+            [
+                "HAR_DATABASE_URL": url, "HAR_PHOTO_DIR": fixture.dataDir + "/photos", "HAR_DATA_DIR": folder + "/node",
+                "HAR_PLATFORM_URL": "https://api.example.org", "HAR_CONSUMER_KEY": "k", "HAR_CONSUMER_SECRET": "s",
+            ]
+        }
+        let copied = try await runHar(
+            ["migrate", "sqlite-to-postgres", "--from", fixture.dataDir], environment: environment(source))
+        try #require(copied.status == 0, "\(copied.stderr)")
+        let pool = try PostgresPool(source, configuration: .init(size: 1))
+        try pool.withConnection {
+            try $0.execute(
+                """
+                CREATE FUNCTION planted() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN DELETE FROM photos; RETURN NEW; END $$;
+                CREATE TRIGGER planted AFTER INSERT ON reports FOR EACH ROW EXECUTE FUNCTION planted();
+                """)
+        }
+        pool.close()
+        let archive = folder + "/planted.tar"
+        let created = try await runHar(["backup", "create", "--to", archive], environment: environment(source))
+        try #require(created.status == 0, "\(created.stderr)")
+
+        let target = try cluster.makeDatabase()
+        var restoring = environment(target)
+        restoring["HAR_PHOTO_DIR"] = folder + "/restored-photos"
+        let restored = try await runHar(["backup", "restore", archive], environment: restoring)
+        #expect(restored.status == 17, "\(restored.stdout) \(restored.stderr)")
+        #expect(restored.stderr.contains("TRIGGER public reports planted"), "\(restored.stderr)")
+        #expect(restored.stderr.contains("FUNCTION public planted()"), "\(restored.stderr)")
+        let check = try PostgresPool(target, configuration: .init(size: 1))
+        defer { check.close() }
+        #expect(try check.withConnection { try $0.scalar("SELECT to_regclass('reports') IS NULL").int } == 1)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/restored-photos"))
     }
 }

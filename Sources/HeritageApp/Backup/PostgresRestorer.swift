@@ -53,12 +53,15 @@ struct PostgresRestorer {
                 "\(archive) is a backup of a SQLite data folder: restore it into a data folder (without "
                     + "database_url), then copy it with har migrate sqlite-to-postgres")
         }
+        let dump = staging + "/" + BackupManifest.postgresDumpEntry
+        let list = staging + "/objects.list"
+        try restoreList(of: dump, into: list, connection: connection, version: summary.manifest.schemaVersion)
         do {
             try PostgresTools(databaseURL: databaseURL).run(
                 "pg_restore",
                 [
                     "--no-owner", "--no-privileges", "--exit-on-error", "--single-transaction", "--dbname=" + database,
-                    staging + "/" + BackupManifest.postgresDumpEntry,
+                    "--use-list=" + list, dump,
                 ])
         } catch {
             throw BackupError("pg_restore could not load the dump (the database is left as it was): \(error)")
@@ -96,5 +99,32 @@ struct PostgresRestorer {
                 + "\(counts.reports) reports, \(counts.photos) photos")
         BackupRestorer.sayWhatIsVoid(counts, takenAt: manifest.createdAt, say: say)
         return 0
+    }
+
+    /// The dump's object list, refused when it names an object the migrations do not make
+    /// (`PostgresDumpObjects`), else written to `path` for `pg_restore --use-list`.
+    private func restoreList(of dump: String, into path: String, connection: PostgresConnection, version: Int) throws {
+        var lines: [String] = []
+        do {
+            try PostgresTools(databaseURL: nil).run("pg_restore", ["--list", dump]) { line in
+                lines.append(String(decoding: line, as: UTF8.self))
+            }
+        } catch {
+            throw BackupFailure.databaseDamaged("the PostgreSQL dump's object list cannot be read: \(error)")
+        }
+        let foreign = PostgresDumpObjects.foreign(
+            in: lines, expected: try PostgresDumpObjects.expected(connection, version: version))
+        guard foreign.isEmpty else {
+            throw BackupFailure.foreignSchema(
+                "the PostgreSQL dump holds objects har's migrations do not make at version \(version) ("
+                    + foreign.prefix(5).joined(separator: "; ") + "): refused, nothing restored")
+        }
+        let descriptor = ArchiveWriter.createPrivate(path)
+        guard descriptor >= 0 else { throw BackupError("cannot create \(path): \(ArchiveWriter.reason())") }
+        defer { close(descriptor) }
+        let bytes = Array((lines.joined(separator: "\n") + "\n").utf8)
+        guard bytes.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) == bytes.count else {
+            throw BackupError("cannot write \(path): \(ArchiveWriter.reason())")
+        }
     }
 }
