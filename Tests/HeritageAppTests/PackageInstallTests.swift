@@ -25,6 +25,10 @@ struct PackageInstallTests {
         let errors = result.stdout.split(separator: "\n").filter { $0.hasPrefix("E:") }
             .filter { !$0.contains("custom-library-search-path RUNPATH /opt/swift") }
         #expect(errors.isEmpty, "\(result.stdout)\(result.stderr)")
+        // One warning, documented in docs/INSTALL.md: the package closes no Debian bug.
+        let warnings = result.stdout.split(separator: "\n").filter { $0.hasPrefix("W:") }
+            .filter { !$0.contains("initial-upload-closes-no-bugs") }
+        #expect(warnings.isEmpty, "\(result.stdout)")
     }
 
     @Test func packageInstallsStartsAnswersStopsAndIsRemovedKeepingTheData() async throws {
