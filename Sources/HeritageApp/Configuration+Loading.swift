@@ -138,6 +138,9 @@ extension Configuration {
             "backup_keep", \.backupKeep,
             "scheduled backups kept: DAILY,WEEKLY,MONTHLY newest per day, week, month (7,4,12)"),
         .optionalString(
+            "backup_key", \.backupKey,
+            "key (16+ characters) signing backups; verify and restore then refuse unsigned ones (never logged)"),
+        .optionalString(
             "smtp_url", \.smtpURL,
             "mail server: smtp://host:587 (STARTTLS when offered) or smtps://host:465; unset = no mail"),
         .optionalString("smtp_from", \.smtpFrom, "sender address of the mail sent"),
@@ -250,6 +253,10 @@ extension Configuration {
         if BackupRetention(keep: backupKeep) == nil {
             throw ConfigurationError(
                 "bad value for \"backup_keep\": expected DAILY,WEEKLY,MONTHLY counts such as 7,4,12")
+        }
+        if let backupKey, backupKey.count < BackupSignature.minimumKeyLength {
+            throw ConfigurationError(
+                "bad value for \"backup_key\": expected at least \(BackupSignature.minimumKeyLength) characters")
         }
         if retryCapSeconds < retryBaseSeconds {
             throw ConfigurationError("retry_cap_seconds must be at least retry_base_seconds")

@@ -115,6 +115,8 @@ public struct Configuration: Sendable, Equatable {
     public var backupInterval = 86_400
     /// Grandfather-father-son retention: newest backups kept per day, per week, per month.
     public var backupKeep = "7,4,12"
+    /// The key that signs backups and that verify and restore then require (`BackupSignature`); a secret.
+    public var backupKey: String?
     // Mail (docs/NOTIFICATIONS.md); no smtp_url = no mail sent
     /// `smtp://host:587` (STARTTLS when offered) or `smtps://host:465` (TLS from the start).
     public var smtpURL: String?

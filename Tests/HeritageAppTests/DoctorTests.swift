@@ -72,6 +72,31 @@ import Testing
         #expect(line(right.lines, "OK   clock: ").isEmpty == false, "\(right.lines)")
     }
 
+    /// OPS-06: a consumer secret (or a database password) in a configuration file every user can read
+    /// is a warning that says how to close it; at 0640 it is not.
+    @Test func aSecretInAFileOthersCanReadWarns() async throws {
+        let folder = TemporaryDirectory(prefix: "har-doctor")
+        let platform = try await PlatformProcess(folder: folder.path)
+        defer { Task { await platform.stop() } }
+        let file = folder.file("har.json")
+        let configuration = """
+            {"platform_url": "http://127.0.0.1:\(platform.port)", "consumer_key": "\(PlatformProcess.key)",
+             "consumer_secret": "\(PlatformProcess.secret)", "data_dir": "\(folder.file("data"))"}
+            """
+        try #require(FileManager.default.createFile(atPath: file, contents: Data(configuration.utf8)))
+        chmod(file, 0o644)
+        let open = try await runHar(["doctor", "--config", file])
+        let warning = line(open.stdout.split(separator: "\n").map(String.init), "WARN secrets: \(file) holds")
+        #expect(warning.contains("consumer_secret") && warning.contains("chmod 0640"), "\(open.stdout)")
+        #expect(open.status == 1 && !open.stdout.contains(PlatformProcess.secret))
+        chmod(file, 0o640)
+        let closed = try await runHar(["doctor", "--config", file])
+        #expect(closed.stdout.contains("OK   secrets: no secret in a file other users can read"), "\(closed.stdout)")
+        #expect(SecretFilesCheck.hasPassword(databaseURL: "postgresql://har:pw@db/har"))
+        #expect(!SecretFilesCheck.hasPassword(databaseURL: "postgresql://har@db/har"))
+        #expect(SecretFilesCheck.hasPassword(databaseURL: "host=db user=har password=pw"))
+    }
+
     @Test func aCertificateThatDoesNotMatchItsKeyFails() async throws {
         let folder = TemporaryDirectory(prefix: "har-doctor")
         try await TestCertificates.selfSigned(in: folder.path, name: "a")

@@ -27,11 +27,12 @@ final class ArchiveWriter {
     private(set) var bytesWritten = 0
     private let modificationTime = Int(time(nil))
 
-    /// Creates (or truncates: a leftover of a killed run is never a backup) the file, mode 0600: the
-    /// archive holds what the database holds, sessions included.
+    /// Creates the file, mode 0600 from its first moment: the archive holds what the database holds,
+    /// sessions included. A leftover of a killed run (never a backup) is removed first, so that its
+    /// mode, owner or a link in its place is not reused.
     init(path: String) throws {
         self.path = path
-        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        descriptor = Self.createPrivate(path)
         guard descriptor >= 0 else { throw BackupError("cannot create \(path): \(Self.reason())") }
         buffer.reserveCapacity(Self.bufferSize)
     }
@@ -134,6 +135,27 @@ final class ArchiveWriter {
     }
 
     static func reason() -> String { String(cString: strerror(errno)) }
+
+    /// A new empty file at `path`, readable by its owner only from its creation (`O_EXCL`, mode 0600,
+    /// whatever the umask allows more), anything at that name removed first; its descriptor, or -1.
+    static func createPrivate(_ path: String) -> Int32 {
+        unlink(path)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { fchmod(descriptor, 0o600) }
+        return descriptor
+    }
+
+    /// A new folder of the owner's alone under `parent`, named `prefix` and six random characters
+    /// (`mkdtemp`): not a name another user could guess and make first.
+    static func makePrivateFolder(in parent: String, prefix: String) throws -> String {
+        var template = Array((parent + "/" + prefix + "XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return false }
+            return mkdtemp(base) != nil
+        }
+        guard made else { throw BackupError("cannot create a folder in \(parent): \(reason())") }
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 
     /// A ustar header of a regular file. Sizes past the 11 octal digits (8 GiB) use the base-256
     /// form GNU tar and libarchive read.

@@ -26,7 +26,11 @@ extension BackupCreator {
         if access(dataDir, F_OK) != 0 { try DataFolder.prepare(dataDir) }
         removeLeftovers()
         let dump = dataDir + "/backup-snapshot-\(getpid()).pgdump"
-        unlink(dump)
+        // Made empty at mode 0600 before pg_dump opens it (and truncates it, keeping the mode): the
+        // dump is never readable by others, not even for a moment under a loose umask.
+        let made = ArchiveWriter.createPrivate(dump)
+        guard made >= 0 else { throw BackupError("cannot create \(dump): \(ArchiveWriter.reason())") }
+        close(made)
         defer { unlink(dump) }
         let connection = try PostgresConnection.forBackup(databaseURL)
         defer { connection.close() }
@@ -46,7 +50,6 @@ extension BackupCreator {
         } catch {
             throw BackupError("cannot read the PostgreSQL database: \(error)")
         }
-        chmod(dump, 0o600)
         manifest.files.insert(
             BackupManifest.File(
                 path: BackupManifest.postgresDumpEntry, size: BackupReader.size(of: dump),

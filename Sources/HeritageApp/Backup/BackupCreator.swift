@@ -26,11 +26,14 @@ struct BackupCreator {
     /// PostgreSQL's connection string: the database is then dumped with `pg_dump -Fc`
     /// (`BackupCreator+Postgres.swift`) and the photos come from the shared photo folder.
     let databaseURL: String?
+    /// `backup_key`: the archive's trailer is signed with it (`BackupSignature`).
+    let key: String?
 
     init(configuration: Configuration) {
         dataDir = configuration.dataDir
         photosDirectory = configuration.photosDirectory
         databaseURL = configuration.databaseURL
+        key = configuration.backupKey
     }
 
     func create(to destination: String) throws -> Result {
@@ -68,9 +71,13 @@ struct BackupCreator {
                 try writer.add(name: file.path, file: source, size: file.size, sha256: file.sha256)
             }
             let sealed = writer.seal()
+            let entries = manifest.files.count + 1
             try writer.add(
                 name: BackupTrailer.entryName,
-                bytes: try BackupTrailer(entries: manifest.files.count + 1, sha256: sealed).encoded())
+                bytes: try BackupTrailer(
+                    entries: entries, sha256: sealed,
+                    hmacSHA256: key.map { BackupSignature.sign(checksum: sealed, entries: entries, key: $0) }
+                ).encoded())
             try writer.finish()
             // The disk flush waits on the device, the check on the CPU (the archive is in the page
             // cache): both run at once, and both are done before the rename.
@@ -99,7 +106,7 @@ struct BackupCreator {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         do {
             _ = try BackupReader(
-                path: partial, destination: scratch, extractsPhotos: false, allowsNewerSchema: true,
+                path: partial, destination: scratch, extractsPhotos: false, key: key, allowsNewerSchema: true,
                 isCheckOfOwnPartial: true
             ).read()
         } catch {
@@ -109,7 +116,12 @@ struct BackupCreator {
     }
 
     /// `VACUUM INTO` reads the database in one transaction: a consistent snapshot while the server writes.
+    /// It writes into the empty file made first at mode 0600 (SQLite accepts an empty file), so the
+    /// snapshot is never readable by others, not even for a moment under a loose umask.
     private func takeSnapshot(of database: String, into snapshot: String) throws {
+        let made = ArchiveWriter.createPrivate(snapshot)
+        guard made >= 0 else { throw BackupError("cannot create \(snapshot): \(ArchiveWriter.reason())") }
+        close(made)
         do {
             let db = try Database(path: database, mode: .readWrite, create: false, busyTimeout: .seconds(30))
             defer { db.close() }
@@ -117,7 +129,6 @@ struct BackupCreator {
                 "VACUUM INTO '"
                     + String(snapshot.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''"))
                     + "'")
-            chmod(snapshot, 0o600)
         } catch {
             throw BackupError("cannot snapshot the database \(database): \(error)")
         }

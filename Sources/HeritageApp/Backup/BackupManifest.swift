@@ -10,6 +10,8 @@ struct BackupManifest: Codable, Equatable {
     /// A PostgreSQL database's entry: `pg_dump -Fc` of it, in place of the SQLite file.
     static let postgresDumpEntry = "har.pgdump"
     static let postgresKind = "postgresql"
+    /// The largest manifest read (about 300,000 photo files): a larger one is refused unread.
+    static let sizeLimit = 64 << 20
 
     struct File: Codable, Equatable {
         let path: String
@@ -68,6 +70,13 @@ struct BackupTrailer: Codable, Equatable {
     var format = BackupManifest.formatName
     var entries: Int
     var sha256: String
+    /// HMAC-SHA256 of the checksum under `backup_key` (`BackupSignature`); absent when no key was set.
+    var hmacSHA256: String?
+
+    enum CodingKeys: String, CodingKey {
+        case format, entries, sha256
+        case hmacSHA256 = "hmac_sha256"
+    }
 
     func encoded() throws -> [UInt8] {
         let encoder = JSONEncoder()
@@ -94,6 +103,10 @@ enum BackupFailure: Error, CustomStringConvertible, Equatable {
     case photoMissing(String)
     /// The backup's schema is newer than this binary knows.
     case newerSchema(String)
+    /// The database holds schema objects (triggers, views, tables, indexes) the migrations do not make.
+    case foreignSchema(String)
+    /// A `backup_key` is set and the archive is unsigned, or its signature is not the key's.
+    case signature(String)
 
     var exitStatus: Int32 {
         switch self {
@@ -105,6 +118,8 @@ enum BackupFailure: Error, CustomStringConvertible, Equatable {
         case .databaseDamaged: 14
         case .photoMissing: 15
         case .newerSchema: 16
+        case .foreignSchema: 17
+        case .signature: 18
         }
     }
 
@@ -112,7 +127,7 @@ enum BackupFailure: Error, CustomStringConvertible, Equatable {
         switch self {
         case .unreadable(let message), .partial(let message), .notABackup(let message), .truncated(let message),
             .checksumMismatch(let message), .databaseDamaged(let message), .photoMissing(let message),
-            .newerSchema(let message):
+            .newerSchema(let message), .foreignSchema(let message), .signature(let message):
             message
         }
     }

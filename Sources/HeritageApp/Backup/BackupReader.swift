@@ -16,12 +16,15 @@ struct BackupReader {
         let manifest: BackupManifest
         let archiveBytes: Int
         let photoFiles: Int
+        let signature: BackupSignature.Status
     }
 
     let path: String
     /// Where the files go: the database only (`extractsPhotos` false) or the whole data folder.
     let destination: String
     let extractsPhotos: Bool
+    /// `backup_key`: when set, an archive not signed with it is refused.
+    var key: String?
     /// A backup's own check as it is made: a database a newer har migrated is still backed up whole.
     var allowsNewerSchema = false
     /// Only the backup being made reads its own `.partial`; anyone else is refused one.
@@ -38,7 +41,7 @@ struct BackupReader {
         let manifest: BackupManifest
         do {
             manifest = try JSONDecoder().decode(
-                BackupManifest.self, from: Data(try archive.bytes(first, limit: 256 << 20)))
+                BackupManifest.self, from: Data(try archive.bytes(first, limit: BackupManifest.sizeLimit)))
         } catch let failure as BackupFailure {
             throw failure
         } catch {
@@ -78,13 +81,14 @@ struct BackupReader {
         guard try archive.next() == nil else {
             throw .notABackup("\(path): entries after the trailer")
         }
+        let signature = try BackupSignature.check(trailer, key: key, archive: path)
         guard archived.contains(manifest.databaseEntryName) else {
             throw .notABackup("\(path) holds no database")
         }
         try checkDatabase(manifest: manifest, archived: archived)
         return Summary(
             manifest: manifest, archiveBytes: Self.size(of: path),
-            photoFiles: archived.count - 1)
+            photoFiles: archived.count - 1, signature: signature)
     }
 
     /// Copies an entry to the destination when it goes there (else only hashes it); its SHA-256.
@@ -136,7 +140,14 @@ struct BackupReader {
             }
             let schema = Int(try db.scalar("SELECT max(version) FROM \(Migrator.tableName)").int ?? 0)
             if !allowsNewerSchema { try Self.refuseNewer(schema: schema, what: "the backup's database") }
+            if !isCheckOfOwnPartial { try BackupSchemaCheck.check(db, version: schema, archive: path) }
+            // The manifest's names are never pasted into SQL: only a table the database has, by its own name.
+            let tables = Set(
+                try db.query("SELECT name FROM sqlite_schema WHERE type = 'table'").compactMap { try $0.string(0) })
             for (table, count) in manifest.rowCounts.sorted(by: { $0.key < $1.key }) {
+                guard tables.contains(table), table.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+                    throw BackupFailure.notABackup("\(path): the manifest counts a table the database does not have")
+                }
                 let counted = try db.scalar("SELECT count(*) FROM \"\(table)\"").int ?? -1
                 guard counted == Int64(count) else {
                     throw BackupFailure.databaseDamaged(

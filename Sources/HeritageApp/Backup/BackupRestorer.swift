@@ -14,9 +14,14 @@ import SQLiteStorage
 struct BackupRestorer {
     /// Not in a backup, and not the application's state: the embedded platform's own data and key,
     /// and the TLS files `har tls` made. They move over from the old folder as they are.
-    static let carriedOver = ["platform", "platform-app.json", "tls"]
+    /// The record of revocations (`RevocationJournal`) moves over too: it is what the restore re-applies.
+    static let carriedOver = ["platform", "platform-app.json", "tls", RevocationJournal.fileName]
 
     let dataDir: String
+    /// Who restores, for the audit log (`cli:$USER`).
+    var actor = "cli:operator"
+    /// `backup_key`: an archive not signed with it is refused.
+    var key: String?
     let say: (String) -> Void
 
     struct Refused: Error, CustomStringConvertible {
@@ -46,13 +51,16 @@ struct BackupRestorer {
         let counts: RestoreReconciliation.Counts
         do {
             newLock = try DataFolderLock(dataDir: staging)
-            summary = try BackupReader(path: archive, destination: staging, extractsPhotos: true).read()
+            summary = try BackupReader(path: archive, destination: staging, extractsPhotos: true, key: key).read()
             guard !summary.manifest.isPostgres else {
                 throw BackupError(
                     "\(archive) is a backup of a PostgreSQL database: restore it with database_url set, into an "
                         + "empty database")
             }
-            counts = try prepareDatabase(staging + "/har.sqlite", now: now)
+            let journal = RevocationJournal(path: dataDir + "/" + RevocationJournal.fileName)
+            counts = try prepareDatabase(
+                staging + "/har.sqlite", now: now,
+                restore: try Self.restoreFacts(summary.manifest, journal: journal, actor: actor, say: say))
         } catch {
             try? FileManager.default.removeItem(atPath: staging)
             throw error
@@ -80,16 +88,44 @@ struct BackupRestorer {
         say(
             "before sending anything again the upload worker asks the platform what it already holds: "
                 + "\(counts.reports) reports, \(counts.photos) photos")
+        Self.sayWhatIsVoid(counts, takenAt: manifest.createdAt, say: say)
         return 0
     }
 
+    /// What the restore re-applies: the revocations recorded since the backup's moment.
+    static func restoreFacts(
+        _ manifest: BackupManifest, journal: RevocationJournal, actor: String, say: (String) -> Void
+    ) throws -> RestoreReconciliation.Restore {
+        // Unreadable moment: every recorded revocation is made again (failing closed).
+        let since = ISO8601.parse(manifest.createdAt)?.timeIntervalSince1970.rounded(.down) ?? 0
+        let (entries, unreadable) = try journal.entries(since: since)
+        if unreadable > 0 { say("note: \(unreadable) lines of \(journal.path) cannot be read and are skipped") }
+        return RestoreReconciliation.Restore(actor: actor, backupTakenAt: manifest.createdAt, revocations: entries)
+    }
+
+    /// The restore's word on sessions, kiosks and revocations (docs/OPERATIONS.md).
+    static func sayWhatIsVoid(_ counts: RestoreReconciliation.Counts, takenAt: String, say: (String) -> Void) {
+        say(
+            "every sign-in and kiosk tablet from before the restore is void (\(counts.sessions) sessions, "
+                + "\(counts.kioskCredentials) kiosk credentials): people sign in again; each kiosk's tablet "
+                + "enrols again with a new link from the Kiosks page (/review/kiosks)")
+        say(
+            counts.revokedAgain.isEmpty
+                ? "revoked again: nothing revoked since the backup was recorded"
+                : "revoked again, as they were revoked after the backup: "
+                    + counts.revokedAgain.joined(separator: ", "))
+        say("the audit log records the restore of the backup of \(takenAt)")
+    }
+
     /// The restored database at this binary's schema, reconciled, flushed.
-    private func prepareDatabase(_ path: String, now: Double) throws -> RestoreReconciliation.Counts {
+    private func prepareDatabase(_ path: String, now: Double, restore: RestoreReconciliation.Restore) throws
+        -> RestoreReconciliation.Counts
+    {
         let db = try Database(path: path, mode: .readWrite, create: false)
         defer { db.close() }
         _ = try db.scalar("PRAGMA journal_mode = WAL")
         try Migrator.apply(AppMigrations.all, to: db)
-        let counts = try RestoreReconciliation.apply(to: db, now: now)
+        let counts = try RestoreReconciliation.apply(to: db, now: now, restore: restore)
         try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         _ = PhotoFiles.flush(path)
         return counts

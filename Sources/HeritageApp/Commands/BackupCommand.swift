@@ -42,7 +42,7 @@ enum BackupCommand {
             ("create", 2) where rest[0] == "--to":
             return create(configuration, to: rest.count == 2 ? rest[1] : nil)
         case ("verify", 1):
-            return verify(rest[0])
+            return verify(rest[0], key: configuration.backupKey)
         case ("restore", 1),
             ("restore", 3) where rest[1] == "--data-dir":
             var configuration = configuration
@@ -79,16 +79,18 @@ enum BackupCommand {
         }
     }
 
-    private static func verify(_ path: String) -> Int32 {
-        let scratch = (ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp") + "/har-verify-\(getpid())"
-        try? FileManager.default.removeItem(atPath: scratch)
-        guard mkdir(scratch, 0o700) == 0 else {
-            Command.printError("cannot create \(scratch): \(ArchiveWriter.reason())")
+    private static func verify(_ path: String, key: String?) -> Int32 {
+        let scratch: String
+        do {
+            scratch = try ArchiveWriter.makePrivateFolder(
+                in: ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp", prefix: "har-verify-")
+        } catch {
+            Command.printError("\(error)")
             return 1
         }
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         do {
-            let summary = try BackupReader(path: path, destination: scratch, extractsPhotos: false).read()
+            let summary = try BackupReader(path: path, destination: scratch, extractsPhotos: false, key: key).read()
             let manifest = summary.manifest
             print(
                 "\(path): OK: taken \(manifest.createdAt) by har \(manifest.appVersion), schema "
@@ -100,6 +102,12 @@ enum BackupCommand {
                     + "\(summary.photoFiles) photo files, \(summary.archiveBytes) bytes")
             if !manifest.missingPhotos.isEmpty {
                 print("note: \(manifest.missingPhotos.count) photos were already missing from the data folder")
+            }
+            switch summary.signature {
+            case .checked: print("signature: made with backup_key")
+            case .unsigned:
+                print("signature: none (no backup_key set: anyone who can write the file could have made it)")
+            case .notChecked: print("signature: present, not checked (no backup_key set)")
             }
             return 0
         } catch {
@@ -116,11 +124,15 @@ enum BackupCommand {
         do {
             if let databaseURL = configuration.databaseURL {
                 return try PostgresRestorer(
-                    databaseURL: databaseURL, photosDirectory: configuration.photosDirectory, say: { print($0) }
+                    databaseURL: databaseURL, photosDirectory: configuration.photosDirectory,
+                    actor: Command.operatorActor, key: configuration.backupKey, say: { print($0) }
                 ).restore(from: path, now: WallClock.now())
             }
-            return try BackupRestorer(dataDir: configuration.dataDir, say: { print($0) })
-                .restore(from: path, now: WallClock.now())
+            return try BackupRestorer(
+                dataDir: configuration.dataDir, actor: Command.operatorActor, key: configuration.backupKey,
+                say: { print($0) }
+            )
+            .restore(from: path, now: WallClock.now())
         } catch let failure as BackupFailure {
             Command.printError("\(failure)")
             return failure.exitStatus

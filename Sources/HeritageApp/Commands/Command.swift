@@ -37,9 +37,11 @@ public enum Command {
           har --version
           har --help | har serve --help
 
-        Configuration: built-in defaults, then --config FILE (else ./config/default.json when present),
-        then HAR_* environment variables, which win. Keys (each is also a key of the config file, in
-        lower case without HAR_):
+        Configuration: built-in defaults, then --config FILE (else ./config/default.json when present,
+        else /etc/har/har.json when present), then HAR_* environment variables, which win; with
+        /etc/har/har.json, also the HAR_* lines of /etc/har/har.env (the service's secrets, 0640
+        root:har) beneath the environment. Keys (each is also a key of the config file, in lower case
+        without HAR_):
         """
 
     /// Runs the command line and returns the process's exit status.
@@ -151,7 +153,25 @@ public enum Command {
         return (options, action)
     }
 
+    /// The package's configuration (0640 root:har), read when no `--config` is given and there is no
+    /// `./config/default.json`: so `sudo -u har har doctor` reads what the service reads.
+    static let systemConfigurationFile = "/etc/har/har.json"
+    /// The service's secrets (`EnvironmentFile=` of har.service, 0640 root:har), read with the package's
+    /// configuration beneath the process's environment.
+    static let systemEnvironmentFile = "/etc/har/har.env"
+
     static func loadConfiguration(_ options: [String]) throws -> Configuration {
+        let file = try configurationFile(options)
+        var environment = ProcessInfo.processInfo.environment
+        if file == systemConfigurationFile, FileManager.default.fileExists(atPath: systemEnvironmentFile) {
+            environment.merge(try EnvironmentFile.read(systemEnvironmentFile)) { current, _ in current }
+        }
+        return try Configuration.load(file: file, environment: environment)
+    }
+
+    /// The configuration file `options` name, else the first of `./config/default.json` and
+    /// `/etc/har/har.json` that exists; nil for the built-in defaults.
+    static func configurationFile(_ options: [String]) throws -> String? {
         var file: String?
         var index = 0
         while index < options.count {
@@ -164,10 +184,10 @@ public enum Command {
                 throw ConfigurationError("unknown option \(options[index]); see har --help")
             }
         }
-        if file == nil, FileManager.default.fileExists(atPath: "config/default.json") {
-            file = "config/default.json"
+        if file == nil {
+            file = ["config/default.json", systemConfigurationFile].first { FileManager.default.fileExists(atPath: $0) }
         }
-        return try Configuration.load(file: file, environment: ProcessInfo.processInfo.environment)
+        return file
     }
 
     static func printHelp() {

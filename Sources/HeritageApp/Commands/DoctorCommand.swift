@@ -15,7 +15,8 @@ enum DoctorCommand {
     static let usage = """
         Usage:
           har doctor [--config FILE]
-              checks the configuration, the data folder and its free space, the database's schema,
+              checks the configuration, secrets other users could read, the data folder and its free
+              space, the database's schema,
               the platform and its consumer key, TLS, the clock and libvips; one line each, OK, WARN
               or FAIL with what to do. Exit 0: all OK; 1: warnings; 2: failures.
         """
@@ -38,6 +39,7 @@ enum DoctorCommand {
             return [.fail("configuration", "\(error)", do: "fix the key named, in the file or its HAR_ variable")]
         }
         var findings = [configurationFiles(configuration)]
+        findings += SecretFilesCheck.run(configurationFile: try? Command.configurationFile(arguments))
         findings += DataFolderCheck.run(configuration)
         findings.append(DatabaseCheck.run(configuration))
         findings += awaiting { await PlatformCheck.run(configuration) }

@@ -6,6 +6,8 @@ struct SQLKioskStore<Backend: SQLBackend>: KioskStore {
     let database: Backend
     /// Coordinators' immediate mail per hour, each (`mail_immediate_per_hour`).
     var mailImmediatePerHour = 10
+    /// Where a revocation is written before the database's change, for a restore (`RevocationJournal`).
+    var revocations: RevocationJournal?
 
     func create(_ kiosk: NewKiosk, actor: String, now: Double) throws -> Int64 {
         try database.write { db in try KioskStatements.create(db, kiosk, actor: actor, now: now) }
@@ -43,7 +45,8 @@ struct SQLKioskStore<Backend: SQLBackend>: KioskStore {
     }
 
     func revoke(id: Int64, actor: String, now: Double) throws -> Bool {
-        try database.write { db in try KioskStatements.revoke(db, id: id, actor: actor, now: now) }
+        try revocations?.record(.init(at: now, kind: .kiosk, subject: String(id), actor: actor))
+        return try database.write { db in try KioskStatements.revoke(db, id: id, actor: actor, now: now) }
     }
 
     func userID(email: String) throws -> Int64? {

@@ -13,6 +13,8 @@ import SQLiteStorage
 /// acting at once never both decide a report: the loser finds the winner's decision.
 struct SQLReviewStore<Backend: SQLBackend>: ReviewStore {
     let database: Backend
+    /// Where a revocation is written before the database's change, for a restore (`RevocationJournal`).
+    var revocations: RevocationJournal?
 
     // MARK: Roles
 
@@ -51,7 +53,8 @@ struct SQLReviewStore<Backend: SQLBackend>: ReviewStore {
     }
 
     func revoke(email: String, actor: String, now: Double) throws -> Role? {
-        try database.write { db -> Role? in
+        try revocations?.record(.init(at: now, kind: .role, subject: email, actor: actor))
+        return try database.write { db -> Role? in
             guard
                 let before = try db.scalar("SELECT role FROM user_roles WHERE lower(email) = lower(?)", .text(email))
                     .string

@@ -39,18 +39,21 @@ struct Stores: Sendable {
 extension Stores {
     /// The stores on the SQLite file at `path` (created and migrated when needed).
     /// `mailCap`: coordinators' immediate mail per hour, each (`mail_immediate_per_hour`).
-    static func sqlite(path: String, mailCap: Int = 10) throws -> Stores {
-        sqlite(try SQLiteDatabase(path: path, migrations: AppMigrations.all), mailCap: mailCap)
+    static func sqlite(path: String, mailCap: Int = 10, revocations: RevocationJournal? = nil) throws -> Stores {
+        sqlite(
+            try SQLiteDatabase(path: path, migrations: AppMigrations.all), mailCap: mailCap, revocations: revocations)
     }
 
-    static func sqlite(_ database: SQLiteDatabase, mailCap: Int = 10) -> Stores {
-        on(database, mailCap: mailCap, close: { database.close() })
+    static func sqlite(_ database: SQLiteDatabase, mailCap: Int = 10, revocations: RevocationJournal? = nil) -> Stores {
+        on(database, mailCap: mailCap, revocations: revocations, close: { database.close() })
     }
 
     /// Every store on one backend: the same generic stores whichever it is (SQLBackend.swift).
     /// `mailCap`: coordinators' immediate mail per hour, each (`mail_immediate_per_hour`).
+    /// `revocations`: where role and kiosk revocations are recorded outside the database (`RevocationJournal`).
     static func on<Backend: SQLBackend>(
-        _ database: Backend, mailCap: Int = 10, close: @escaping @Sendable () -> Void
+        _ database: Backend, mailCap: Int = 10, revocations: RevocationJournal? = nil,
+        close: @escaping @Sendable () -> Void
     ) -> Stores {
         let reports = SQLReportStore(database: database)
         return Stores(
@@ -58,8 +61,9 @@ extension Stores {
             drafts: SQLDraftStore(database: database, mailImmediatePerHour: mailCap), reports: reports, outbox: reports,
             leases: SQLOutboxLeases(database: database), instance: SQLInstanceStore(database: database),
             signInLimits: SQLSignInLimitStore(database: database),
-            photoQuota: SQLPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
-            kiosks: SQLKioskStore(database: database, mailImmediatePerHour: mailCap),
+            photoQuota: SQLPhotoQuotaStore(database: database),
+            review: SQLReviewStore(database: database, revocations: revocations),
+            kiosks: SQLKioskStore(database: database, mailImmediatePerHour: mailCap, revocations: revocations),
             mail: SQLMailOutboxStore(database: database), notifications: SQLMailOutboxStore(database: database),
             coordinatorMail: SQLMailOutboxStore(database: database), close: close)
     }
@@ -75,23 +79,31 @@ extension Stores {
             try PostgresBackupGuard.check(
                 url: url, known: PostgresAppMigrations.all, backupTaken: configuration.databaseBackupTaken, log: log)
             return try postgres(
-                url: url, poolSize: configuration.databasePoolSize, mailCap: configuration.mailImmediatePerHour)
+                url: url, poolSize: configuration.databasePoolSize, mailCap: configuration.mailImmediatePerHour,
+                revocations: RevocationJournal(configuration: configuration))
         }
         let path = configuration.dataDir + "/har.sqlite"
         try MigrationSnapshot.takeIfDue(
             path: path, snapshotsDirectory: configuration.dataDir + "/snapshots", known: AppMigrations.all, log: log)
-        return try sqlite(path: path, mailCap: configuration.mailImmediatePerHour)
+        return try sqlite(
+            path: path, mailCap: configuration.mailImmediatePerHour,
+            revocations: RevocationJournal(configuration: configuration))
     }
 
     /// The stores on the PostgreSQL database at `url` (migrated when needed, under an advisory lock),
     /// with at most `poolSize` connections.
-    static func postgres(url: String, poolSize: Int, mailCap: Int = 10) throws -> Stores {
+    static func postgres(url: String, poolSize: Int, mailCap: Int = 10, revocations: RevocationJournal? = nil) throws
+        -> Stores
+    {
         postgres(
-            try PostgresDatabase(url: url, poolSize: poolSize, migrations: PostgresAppMigrations.all), mailCap: mailCap)
+            try PostgresDatabase(url: url, poolSize: poolSize, migrations: PostgresAppMigrations.all), mailCap: mailCap,
+            revocations: revocations)
     }
 
-    static func postgres(_ database: PostgresDatabase, mailCap: Int = 10) -> Stores {
-        on(database, mailCap: mailCap, close: { database.close() })
+    static func postgres(_ database: PostgresDatabase, mailCap: Int = 10, revocations: RevocationJournal? = nil)
+        -> Stores
+    {
+        on(database, mailCap: mailCap, revocations: revocations, close: { database.close() })
     }
 }
 
