@@ -107,9 +107,11 @@ struct SiteGeometry: Equatable {
             var area = 0.0
             var x = 0.0
             var y = 0.0
+            // Relative to the first position: the products of small differences keep their precision.
+            let (originX, originY) = ring[0]
             for index in 0..<(ring.count - 1) {
-                let (x0, y0) = ring[index]
-                let (x1, y1) = ring[index + 1]
+                let (x0, y0) = (ring[index].longitude - originX, ring[index].latitude - originY)
+                let (x1, y1) = (ring[index + 1].longitude - originX, ring[index + 1].latitude - originY)
                 let cross = x0 * y1 - x1 * y0
                 area += cross
                 x += (x0 + x1) * cross
@@ -117,7 +119,7 @@ struct SiteGeometry: Equatable {
             }
             let point: (Double, Double)
             if abs(area) > 1e-18 {
-                point = (y / (3 * area), x / (3 * area))
+                point = (originY + y / (3 * area), originX + x / (3 * area))
             } else {
                 let open = ring.dropLast()
                 point = (
