@@ -33,5 +33,6 @@ enum PostgresAppMigrations {
         Migration(version: 22, name: Migration22.name, sql: Migration22.postgres),
         Migration(version: 23, name: Migration23.name, sql: Migration23.postgres),
         Migration(version: 24, name: Migration24.name, sql: Migration24.postgres),
+        Migration(version: 25, name: Migration25.name, sql: Migration25.postgres),
     ]
 }

@@ -32,6 +32,8 @@ struct Stores: Sendable {
     var notifications: any NotificationStore
     /// Coordinators' choices, digests, administrators' notes and failed mail (NOT-02, NOT-04).
     var coordinatorMail: any CoordinatorMailStore
+    /// The register of heritage sites (docs/SITES.md).
+    var sites: any SiteStore
     /// Closes the backend; later calls throw `StoreError`.
     var close: @Sendable () -> Void
 }
@@ -65,7 +67,8 @@ extension Stores {
             review: SQLReviewStore(database: database, revocations: revocations),
             kiosks: SQLKioskStore(database: database, mailImmediatePerHour: mailCap, revocations: revocations),
             mail: SQLMailOutboxStore(database: database), notifications: SQLMailOutboxStore(database: database),
-            coordinatorMail: SQLMailOutboxStore(database: database), close: close)
+            coordinatorMail: SQLMailOutboxStore(database: database), sites: SQLSiteStore(database: database),
+            close: close)
     }
 }
 
