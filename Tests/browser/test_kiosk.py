@@ -224,11 +224,7 @@ def test_KIO_03_KIO_05_offline_report_held_on_the_tablet_then_sent_once(driver):
     try:
         enrol(driver, server, site="Offline Priory")
         # The kiosk's service worker controls the page and holds the shell.
-        driver.get(server.url + "/kiosk")
-        wait_for(driver, lambda d: d.execute_script(
-            "return !!(navigator.serviceWorker && navigator.serviceWorker.controller);"), timeout=20)
-        wait_for(driver, lambda d: any(n.startswith("har-kiosk-shell-") for n in storage_left(d)["caches"]),
-                 timeout=20)
+        worker_in_control(driver, server)
         port = server.port
         server.stop()
 
@@ -294,11 +290,34 @@ def kiosk_with_worker(driver, site):
     server = HarServer(env={"HAR_COORDINATORS": COORDINATOR, "HAR_PLATFORM_VERIFIED": COORDINATOR}).start()
     driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
     enrol(driver, server, site=site)
-    driver.get(server.url + "/kiosk")
-    wait_for(driver, lambda d: d.execute_script(
-        "return !!(navigator.serviceWorker && navigator.serviceWorker.controller);"), timeout=20)
-    wait_for(driver, lambda d: any(n.startswith("har-kiosk-shell-") for n in storage_left(d)["caches"]), timeout=20)
+    worker_in_control(driver, server)
     return server
+
+
+def worker_in_control(driver, server):
+    """Waits until the kiosk's service worker is activated with the shell kept, then loads a kiosk page,
+    which it controls. The attract screen registers the worker; it installs (every static file, the
+    shell in each language), then claims the pages open at that moment. A page whose navigation was
+    still under way then is not one of them and stays without a controller for good: waiting on
+    `controller` alone could miss. Waited on instead: the kiosk's registration activated (install, and
+    so the shell, done first), then a page loaded after it, which the active worker always controls."""
+    driver.get(server.url + "/kiosk")
+    wait_for(driver, lambda d: kiosk_worker(d) == "activated", timeout=60)
+    assert any(n.startswith("har-kiosk-shell-") for n in storage_left(driver)["caches"]), "the shell is kept"
+    driver.get(server.url + "/kiosk")
+    wait_for(driver, lambda d: d.find_elements(By.ID, "kiosk-start"))
+    assert driver.execute_script("var c = navigator.serviceWorker.controller; return c && c.scriptURL;") \
+        .endswith("/kiosk/sw.js"), "the kiosk's worker controls the page"
+
+
+def kiosk_worker(driver):
+    """The state of the kiosk's active service worker (None while it has none)."""
+    driver.set_script_timeout(30)
+    return driver.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        navigator.serviceWorker.getRegistration('/kiosk').then(function (r) {
+          done(r && /\\/kiosk$/.test(r.scope) && r.active ? r.active.state : null);
+        }, function () { done(null); });""")
 
 
 def outbox_records(driver):
