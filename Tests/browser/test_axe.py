@@ -11,7 +11,7 @@ from axe_selenium_python import Axe
 from selenium.webdriver.common.by import By
 
 from conftest import Platform, database, seed_report, sign_in, unique_email, wait_for
-from test_create import FAKE_CONNECTION, LONDON, set_location
+from helpers import FAKE_CONNECTION, LONDON, set_location
 
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 LANGUAGES = ["en", "fr"]

@@ -9,7 +9,8 @@ import pytest
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 
-from conftest import HarServer, database, har_binary, make_driver, sign_in, unique_email, wait_for
+from conftest import HarServer, database, har_binary, sign_in, unique_email, wait_for
+from helpers import restart
 
 COORDINATOR = unique_email("kiosk-coordinator")
 
@@ -20,13 +21,6 @@ def server():
                              "HAR_KIOSK_COUNTDOWN_SECONDS": "3"}).start()
     yield running
     running.remove()
-
-
-@pytest.fixture(scope="module")
-def driver():
-    browser = make_driver()
-    yield browser
-    browser.quit()
 
 
 def enrol(driver, server, site="Tintern Abbey"):
@@ -281,9 +275,6 @@ def test_KIO_03_KIO_05_offline_report_held_on_the_tablet_then_sent_once(driver):
 # ---- The tablet off the network: the server's own screens when the server goes away, the language
 # buttons, a report the server refuses for good, a revoked tablet. The server is stopped for real, as in
 # test_offline.py, and started again on the same address and data (restart()).
-
-from test_offline import restart  # noqa: E402  (the same server again: same address and data)
-
 
 def kiosk_with_worker(driver, site):
     """A new server and kiosk, enrolled in this browser, its service worker in control with the shell kept."""
