@@ -25,7 +25,9 @@ let package = Package(
         // QR codes of the kiosks' enrolment links and receipts, drawn as SVG.
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
-        .target(name: "SQLiteStorage", dependencies: ["Basics", "CSQLite"]),
+        // What both database drivers share: SQLValue, the row readers, Migration and its plan.
+        .target(name: "SQLCore"),
+        .target(name: "SQLiteStorage", dependencies: ["Basics", "CSQLite", "SQLCore"]),
         .target(name: "Mustache", dependencies: ["Basics"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "CBrotli"]),
         .target(name: "Basics"),
@@ -44,7 +46,7 @@ let package = Package(
             ]),
         .target(name: "Imaging", dependencies: ["Basics", "CVips"]),
         .executableTarget(name: "har", dependencies: ["HeritageApp"]),
-        .target(name: "PostgresStorage", dependencies: ["CPostgreSQL", "SQLiteStorage"]),
+        .target(name: "PostgresStorage", dependencies: ["CPostgreSQL", "SQLCore"]),
 
         // Shared by every test target: scratch folders, paths, hex, polling, child processes, the HTTP client.
         .target(name: "TestSupport", dependencies: ["PostgresStorage"], path: "Tests/TestSupport"),

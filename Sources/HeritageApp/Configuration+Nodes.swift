@@ -26,7 +26,9 @@ extension Configuration {
     var nodeName: String {
         if let nodeID { return nodeID }
         var buffer = [CChar](repeating: 0, count: 256)
-        let host = gethostname(&buffer, buffer.count - 1) == 0 ? String(cString: buffer) : "node"
+        let host =
+            gethostname(&buffer, buffer.count - 1) == 0
+            ? String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "node"
         let suffix = port == 0 ? "pid\(getpid())" : String(port)
         return String((host + ":" + suffix).map { Self.isNodeIDCharacter($0) ? $0 : "-" })
     }

@@ -1,6 +1,6 @@
 import CPostgreSQL
 import Glibc
-import SQLiteStorage
+import SQLCore
 
 /// One libpq connection.
 ///

@@ -1,4 +1,4 @@
-import SQLiteStorage
+import SQLCore
 
 /// Applies numbered migrations (SQLiteStorage's `Migration`: the same type and version numbers as SQLite's,
 /// with PostgreSQL's SQL) and records them in `schema_migrations`.

@@ -1,8 +1,10 @@
-// SQLiteStorage: the SQLite wrapper (Database, Statement, Row), numbered migrations, and the WAL
-// connection pool the app's store sits on. This target is the only place that talks to libsqlite3.
-// Its value type (`SQLValue`, SQLite's five storage classes) and `Migration` are also the words
-// PostgresStorage reads and writes in, so that a store is written once over both.
+// SQLiteStorage: the SQLite wrapper (Database, Statement, Row), its migrator, and the WAL connection
+// pool the app's store sits on. This target is the only place that talks to libsqlite3. The words both
+// drivers read and write in (`SQLValue`, the row readers, `Migration`) are SQLCore's, re-exported here
+// so that code importing SQLiteStorage has them as before.
 import CSQLite
+
+@_exported import SQLCore
 
 /// A failure reported by SQLite, with enough context to act on it.
 ///

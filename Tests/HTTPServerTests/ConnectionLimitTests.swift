@@ -50,7 +50,7 @@ import Testing
             }
             let extra = try RawConnection(port: server.port, timeoutSeconds: 2)
             try extra.send(Self.ping)
-            #expect(throws: TestError.self) { try extra.readResponse() }  // nothing within 2 s
+            #expect(throws: TestFailure.self) { try extra.readResponse() }  // nothing within 2 s
             held.removeLast()  // closes one held connection
             #expect(try extra.readResponse().status == 200)
         }
@@ -68,7 +68,7 @@ import Testing
             }
             let extra = try RawConnection(port: server.port, timeoutSeconds: 2)
             try extra.send(Self.ping)
-            #expect(throws: TestError.self) { try extra.readResponse() }  // waits in the backlog
+            #expect(throws: TestFailure.self) { try extra.readResponse() }  // waits in the backlog
             held.removeFirst()
             #expect(try extra.readResponse().status == 200)
             for connection in held {

@@ -9,7 +9,7 @@ import Testing
             router.getInline("/hello") { _ in .text("hello") }
             router.get("/async/:name") { request in .text("hi \(request.parameters["name"] ?? "")") }
             router.post("/items") { request in .text("posted \(request.formValue("a") ?? "")") }
-            router.get("/boom") { _ in throw TestError("secret database password xyz") }
+            router.get("/boom") { _ in throw TestFailure("secret database password xyz") }
             router.getInline("/files/*rest") { request in .text("rest=\(request.parameters["rest"] ?? "")") }
             router.getInline("/query") { request in .text("q=\(request.queryValue("q") ?? "")") }
             router.post("/json") { request in .json(request.body) }

@@ -42,7 +42,7 @@ func peakResidentKiB() -> Int {
                     _ = FileManager.default.createFile(atPath: file, contents: nil)
                     return FileHandle(forWritingAtPath: file)
                 }()
-        else { throw TestError("cannot write \(file)") }
+        else { throw TestFailure("cannot write \(file)") }
         for index in 0..<200 {
             var chunk = seed
             chunk[0] = UInt8(index)

@@ -2,25 +2,10 @@
 // made the harness fail (Fuzz/regressions/NAME, written there by scripts/fuzz) goes through the same code
 // with the same checks as in Fuzz/Harnesses/NAME.swift, so a fixed finding stays fixed without libFuzzer.
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Mustache
-
-/// The seeds and past findings of one fuzz harness (Fuzz/corpus/NAME, Fuzz/regressions/NAME), by file.
-private func fuzzInputs(_ name: String) throws -> [(file: String, bytes: [UInt8])] {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-    var inputs: [(file: String, bytes: [UInt8])] = []
-    for folder in ["Fuzz/corpus/", "Fuzz/regressions/"] {
-        let directory = root + "/" + folder + name
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for file in files.sorted() {
-            let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file))
-            inputs.append((folder + name + "/" + file, Array(data)))
-        }
-    }
-    return inputs
-}
 
 @Suite struct MustacheFuzzRegressionTests {
     @Test func templatesParseAndRenderOrFailCleanly() throws {

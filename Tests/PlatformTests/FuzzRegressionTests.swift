@@ -8,22 +8,6 @@ import Testing
 // The platform models' module: the one line to change when they move.
 @testable import PlatformClient
 
-/// The seeds and past findings of one fuzz harness (Fuzz/corpus/NAME, Fuzz/regressions/NAME), by file.
-private func fuzzInputs(_ name: String) throws -> [(file: String, bytes: [UInt8])] {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-    var inputs: [(file: String, bytes: [UInt8])] = []
-    for folder in ["Fuzz/corpus/", "Fuzz/regressions/"] {
-        let directory = root + "/" + folder + name
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for file in files.sorted() {
-            let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file))
-            inputs.append((folder + name + "/" + file, Array(data)))
-        }
-    }
-    return inputs
-}
-
 @Suite struct PlatformJSONFuzzRegressionTests {
     /// What decodes encodes again, and from the first encoding on round trips change nothing.
     func roundTrips<T: Codable & Equatable>(_ type: T.Type, _ data: Data, _ file: String) -> Bool {

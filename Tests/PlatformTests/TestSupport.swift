@@ -12,8 +12,9 @@ enum TestSupport {
             .deletingLastPathComponent()
     }
 
+    /// The repository's copy of the shared vectors (spec/, checked against `../shared` by `SpecCopyTests`).
     static var signatureVectorsURL: URL {
-        packageRoot.appendingPathComponent("../shared/vectors/signature.json").standardizedFileURL
+        packageRoot.appendingPathComponent("spec/vectors/signature.json")
     }
 
     static func bytes(hex: String) -> [UInt8] { Hex.bytes(hex) ?? [] }

@@ -1,4 +1,4 @@
-// StorageTests: the SQLite wrapper on real database files: statements, rows, transactions, the
+// SQLiteStorageTests: the SQLite wrapper on real database files: statements, rows, transactions, the
 // connection pool, migrations and what happens when a file cannot be opened.
 import Testing
 

@@ -5,7 +5,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from conftest import sign_in, unique_email, wait_for
-from test_create import open_creation
+from helpers import open_creation
 
 # The accessible name a screen reader would announce, computed the simple way: aria-label,
 # aria-labelledby, a <label for>, a wrapping <label>, the text, or a title.

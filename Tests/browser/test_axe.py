@@ -11,7 +11,7 @@ from axe_selenium_python import Axe
 from selenium.webdriver.common.by import By
 
 from conftest import Platform, database, seed_report, sign_in, unique_email, wait_for
-from test_create import FAKE_CONNECTION, LONDON, set_location
+from helpers import FAKE_CONNECTION, LONDON, set_location
 
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 LANGUAGES = ["en", "fr"]
@@ -616,7 +616,7 @@ def test_axe_KIO_kiosk_screens(driver, server, lang, width):
     as_tablet(driver, server, lang, width)
     open_page(driver, server, "/kiosk", lang)
     assert_no_violations(driver, "the kiosk's attract screen")
-    # The staff's count of held reports the server refused (kiosk.js fills it in and shows it).
+    # The staff's count of held reports the server refused (kiosk/screens.js fills it in and shows it).
     driver.execute_script("document.getElementById('kiosk-refused-count').textContent = "
                           "document.getElementById('kiosk-refused-count').getAttribute('data-template')"
                           ".replace('{count}', '1'); document.getElementById('kiosk-refused').hidden = false;")
@@ -632,7 +632,7 @@ def test_axe_KIO_kiosk_screens(driver, server, lang, width):
     assert_no_violations(driver, "the kiosk's still-there prompt")
     open_page(driver, server, "/kiosk/form", lang)
     assert_no_violations(driver, "the kiosk's form")
-    # The "will be sent" screen Submit shows when the server does not answer (kiosk.js puts the page's
+    # The "will be sent" screen Submit shows when the server does not answer (kiosk/form.js puts the page's
     # template in place of the form, as here); then the form again.
     driver.execute_script("var main = document.getElementById('main'); main.innerHTML = '';"
                           "main.appendChild(document.getElementById('kiosk-held-template').content.cloneNode(true));")

@@ -7,78 +7,15 @@ import sqlite3
 import tempfile
 import time
 
-import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import make_driver, sign_in, wait_for, css
+from helpers import (FAKE_CONNECTION, LONDON, SESSION, browser, capture, held_records, open_creation,  # noqa: F401
+                     photo_count, rows, set_alert_seconds, set_location)
 
-LONDON = (51.5007, -0.1246)
 PARIS = (48.8584, 2.2945)
-
-
-def db(server, sql, *args):
-    connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
-    try:
-        return connection.execute(sql, args).fetchall()
-    finally:
-        connection.close()
-
-
-def set_location(driver, where, accuracy=5):
-    driver.execute_cdp_cmd("Emulation.setGeolocationOverride",
-                           {"latitude": where[0], "longitude": where[1], "accuracy": accuracy})
-
-
-SESSION = {}
-
-
-@pytest.fixture
-def browser(driver, server):
-    """One signed-in user for the module (sign-in is rate-limited per address: 10 in 5 minutes), with
-    the draft of the test before discarded through Cancel."""
-    if SESSION.get("server") is not server:
-        driver.get(server.url + "/healthz")
-        driver.delete_all_cookies()
-        SESSION["email"] = sign_in(driver, server)
-        SESSION["server"] = server
-    driver.get(server.url + "/reports/new")
-    driver.find_element(By.CSS_SELECTOR, ".header .header-action button").click()
-    wait_for(driver, lambda d: d.current_url.endswith("/reports"))
-    set_alert_seconds(server, SESSION["email"], 60)
-    return driver
-
-
-def set_alert_seconds(server, email, seconds):
-    connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
-    connection.execute("UPDATE users SET gps_alert_seconds = ? WHERE email = ?", (seconds, email))
-    connection.commit()
-    connection.close()
-
-
-def open_creation(driver, server, where=LONDON, accuracy=5):
-    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": ["geolocation"]})
-    set_location(driver, where, accuracy)
-    driver.get(server.url + "/reports/new")
-    try:
-        wait_for(driver, lambda d: d.execute_script("return window.HARCreate && window.HARCreate.camera === 'live'"), 25)
-    except Exception:
-        raise AssertionError("camera not live: %r" % driver.execute_script("return window.HARCreate && HARCreate.camera"))
-    if accuracy <= 20:
-        wait_for(driver, lambda d: d.execute_script("return !!window.HARCreate.fix"))
-    wait_for(driver, lambda d: d.execute_script(
-        "var v = document.getElementById('preview'); return v.videoWidth > 0 && v.readyState >= 2"))
-
-
-def photo_count(driver):
-    return driver.execute_script("return HARPhotos.count()")
-
-
-def capture(driver):
-    before = photo_count(driver)
-    driver.find_element(By.ID, "capture").click()
-    wait_for(driver, lambda d: photo_count(d) == before + 1, 30)
 
 
 def upload_via_api(driver, count):
@@ -111,7 +48,7 @@ def draft_photos(server, driver=None):
     """Photos of the draft the page shows (each test signs in as a new user: one draft each)."""
     if driver is not None and "/reports/new" in driver.current_url:
         DRAFTS["current"] = driver.find_element(By.ID, "main").get_attribute("data-draft")
-    return db(server, "SELECT p.local_id, p.latitude, p.longitude, p.accuracy, p.captured_at FROM photos p "
+    return rows(server, "SELECT p.local_id, p.latitude, p.longitude, p.accuracy, p.captured_at FROM photos p "
                       "JOIN reports r ON r.id = p.report_id WHERE r.local_id = ? ORDER BY p.position",
               DRAFTS.get("current", ""))
 
@@ -336,16 +273,6 @@ def test_CRE_05_a_tab_left_open_on_an_expired_draft_says_so(browser, server):
     wait_for(browser, lambda d: held_records(d, new_draft) == [] and held_records(d, draft) == [])
 
 
-FAKE_CONNECTION = """
-(function () {
-  var listeners = [];
-  var connection = { type: 'cellular', addEventListener: function (name, f) { listeners.push(f); } };
-  Object.defineProperty(navigator, 'connection', { get: function () { return connection; }, configurable: true });
-  window.__setConnection = function (type) { connection.type = type; listeners.forEach(function (f) { f(); }); };
-})();
-"""
-
-
 @contextlib.contextmanager
 def on_cellular(driver, server):
     """Wireless only on, and every page of the browser told it is on a cellular connection
@@ -364,29 +291,6 @@ def set_wireless_only(server, on):
     connection.execute("UPDATE users SET wireless_only = ? WHERE email = ?", (1 if on else 0, SESSION["email"]))
     connection.commit()
     connection.close()
-
-
-def held_records(driver, draft):
-    """The photos the browser keeps for `draft` while they wait for a wireless network (IndexedDB, as
-    photo-strip.js stores them): [[id, latitude]] in capture order. Works on any page of the site."""
-    driver.set_script_timeout(20)
-    return driver.execute_async_script("""
-        var draft = arguments[0], done = arguments[arguments.length - 1];
-        var request = indexedDB.open('har-held-photos', 1);
-        request.onupgradeneeded = function () {
-          request.result.createObjectStore('photos', { keyPath: 'id' }).createIndex('draft', 'draft');
-        };
-        request.onerror = function () { done('error: ' + request.error); };
-        request.onsuccess = function () {
-          var db = request.result;
-          var all = db.transaction('photos').objectStore('photos').index('draft').getAll(IDBKeyRange.only(draft));
-          all.onsuccess = function () {
-            db.close();
-            done(all.result.sort(function (a, b) { return a.order - b.order; })
-              .map(function (r) { return [r.id, r.fix ? r.fix.latitude : null]; }));
-          };
-        };
-    """, draft)
 
 
 def hold_one_photo(driver, server):

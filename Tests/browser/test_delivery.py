@@ -8,8 +8,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from conftest import HarServer, wait_for
-from test_create import LONDON, browser, capture, open_creation  # noqa: F401
-from test_submit import fill
+from helpers import browser, capture, fill, open_creation, platform_rows  # noqa: F401
 
 
 @pytest.fixture(scope="module")
@@ -17,14 +16,6 @@ def server():
     running = HarServer(env={"HAR_WORKER_ENABLED": "true"}).start()
     yield running
     running.remove()
-
-
-def platform_rows(server, sql, *args):
-    connection = sqlite3.connect(os.path.join(server.data_dir, "platform", "platform.sqlite"), timeout=10)
-    try:
-        return connection.execute(sql, args).fetchall()
-    finally:
-        connection.close()
 
 
 def test_SUB_07_08_report_and_every_photo_reach_the_platform_and_the_row_turns_stored(browser, server):

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import HarServer, database, har_binary, make_driver, sign_in, unique_email, wait_for
+from conftest import HarServer, database, har_binary, sign_in, unique_email, wait_for
 
 ADMIN = unique_email("kiosk-admin")
 PASSWORD = "kiosk browser service 4"
@@ -18,13 +18,6 @@ def server():
     running = HarServer(env={"HAR_COORDINATORS": ADMIN, "HAR_PLATFORM_VERIFIED": ADMIN}).start()
     yield running
     running.remove()
-
-
-@pytest.fixture(scope="module")
-def driver():
-    browser = make_driver()
-    yield browser
-    browser.quit()
 
 
 def files_holding(folder, text):

@@ -18,7 +18,7 @@ from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from conftest import HarServer, ROOT, make_driver, sign_in, unique_email, wait_for
-from test_create import LONDON, held_records, set_location
+from helpers import LONDON, held_records, platform_rows, restart, rows, set_location
 
 
 @pytest.fixture
@@ -28,37 +28,12 @@ def driver():
     browser.quit()
 
 
-def platform_rows(server, sql, *args):
-    connection = sqlite3.connect(os.path.join(server.data_dir, "platform", "platform.sqlite"), timeout=10)
-    try:
-        return connection.execute(sql, args).fetchall()
-    finally:
-        connection.close()
-
-
-def local_rows(server, sql, *args):
-    connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
-    try:
-        return connection.execute(sql, args).fetchall()
-    finally:
-        connection.close()
-
-
 def start_server(data_dir=None, port=None, env=None):
     values = {"HAR_WORKER_ENABLED": "true"}
     values.update(env or {})
     if port:
         values["HAR_PORT"] = str(port)
     return HarServer(data_dir=data_dir, env=values).start()
-
-
-def restart(server, env=None):
-    """The same server again: same address (the browser's service worker and outbox are per origin) and data."""
-    values = dict(server.extra_env)
-    values.update(env or {})
-    values["HAR_PORT"] = str(server.port)
-    again = HarServer(data_dir=server.data_dir, env=values)
-    return again.start()
 
 
 def worker_ready(driver):
@@ -160,8 +135,8 @@ def test_OFF_01_02_04_offline_report_is_sent_once_when_the_server_returns(driver
         wait_for(driver, lambda d: stored_on_platform(server, "Chapel in the valley") == 2, 90)
         wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, "#device-list .device-row"), 30)
         assert outbox_ids(driver) == []
-        assert local_rows(server, "SELECT count(*) FROM reports WHERE name = 'Chapel in the valley'") == [(1,)]
-        assert local_rows(server, "SELECT count(*) FROM photos p JOIN reports r ON r.id = p.report_id "
+        assert rows(server, "SELECT count(*) FROM reports WHERE name = 'Chapel in the valley'") == [(1,)]
+        assert rows(server, "SELECT count(*) FROM photos p JOIN reports r ON r.id = p.report_id "
                                   "WHERE r.name = 'Chapel in the valley'") == [(2,)]
     finally:
         server.remove()
@@ -190,8 +165,8 @@ def test_OFF_04_server_killed_while_the_second_photo_is_sent_still_once(driver):
         server = restart(server)
         wait_for(driver, lambda d: stored_on_platform(server, "Flooded crypt") == 2, 120)
         wait_for(driver, lambda d: outbox_ids(d) == [], 30)
-        assert local_rows(server, "SELECT count(*) FROM reports WHERE name = 'Flooded crypt'") == [(1,)]
-        assert local_rows(server, "SELECT count(*) FROM photos p JOIN reports r ON r.id = p.report_id "
+        assert rows(server, "SELECT count(*) FROM reports WHERE name = 'Flooded crypt'") == [(1,)]
+        assert rows(server, "SELECT count(*) FROM photos p JOIN reports r ON r.id = p.report_id "
                                   "WHERE r.name = 'Flooded crypt'") == [(2,)]
     finally:
         server.remove()
@@ -223,7 +198,7 @@ def test_OFF_03_05_two_users_on_one_browser_and_a_session_that_expired(driver):
         server.stop()
         make_offline_report(driver, server, "Alice's mill")
         # Alice's session ends while she is offline (expired, or ended elsewhere).
-        local_rows(server, "SELECT 1")
+        rows(server, "SELECT 1")
         connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
         connection.execute("DELETE FROM web_sessions WHERE user_id = ?", (int(alice_id),))
         connection.commit()
@@ -243,7 +218,7 @@ def test_OFF_03_05_two_users_on_one_browser_and_a_session_that_expired(driver):
         assert not driver.find_elements(By.CSS_SELECTOR, "#device-list .device-row")
         assert "Alice's mill" not in driver.page_source
         assert [r[1:] for r in outbox_ids(driver)] == [[alice_id, "waiting"]]
-        assert local_rows(server, "SELECT count(*) FROM reports WHERE name = ?", "Alice's mill") == [(0,)]
+        assert rows(server, "SELECT count(*) FROM reports WHERE name = ?", "Alice's mill") == [(0,)]
         # Bob signs out (nothing of his waits: no question), Alice signs in again: hers goes, once.
         driver.delete_all_cookies()
         sign_in(driver, server, alice)
@@ -479,14 +454,14 @@ def test_OFF_02_04_network_drops_on_the_creation_page_opened_online(driver):
         fill_and_submit(driver, "Mill by the weir")
         row = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#device-list .device-row"))
         assert "Mill by the weir" in row[0].text and "3 photo(s)" in row[0].text
-        assert local_rows(server, "SELECT count(*) FROM reports WHERE name = 'Mill by the weir'") == [(0,)]
+        assert rows(server, "SELECT count(*) FROM reports WHERE name = 'Mill by the weir'") == [(0,)]
         # The network returns: the browser's 'online' event sends it, without the user doing anything.
         server = restart(server)
         go_offline(driver, False)
         wait_for(driver, lambda d: stored_on_platform(server, "Mill by the weir") == 3, 90)
         wait_for(driver, lambda d: outbox_ids(d) == [], 30)
-        assert local_rows(server, "SELECT count(*) FROM reports WHERE name = 'Mill by the weir'") == [(1,)]
-        assert local_rows(server, "SELECT count(*) FROM photos p JOIN reports r ON r.id = p.report_id "
+        assert rows(server, "SELECT count(*) FROM reports WHERE name = 'Mill by the weir'") == [(1,)]
+        assert rows(server, "SELECT count(*) FROM photos p JOIN reports r ON r.id = p.report_id "
                                   "WHERE r.name = 'Mill by the weir'") == [(3,)]
     finally:
         server.remove()
@@ -512,7 +487,7 @@ def test_OFF_02_04_network_drops_on_the_submission_page_opened_online(driver):
         go_offline(driver, False)
         wait_for(driver, lambda d: stored_on_platform(server, "Lock keeper's cottage") == 2, 90)
         wait_for(driver, lambda d: outbox_ids(d) == [], 30)
-        assert local_rows(server, "SELECT count(*) FROM reports WHERE name = ?", "Lock keeper's cottage") == [(1,)]
+        assert rows(server, "SELECT count(*) FROM reports WHERE name = ?", "Lock keeper's cottage") == [(1,)]
     finally:
         server.remove()
 
@@ -552,7 +527,7 @@ def test_OFF_02_04_submit_with_the_server_unreachable_while_the_browser_thinks_i
         server = restart(server)
         wait_for(driver, lambda d: stored_on_platform(server, "Tithe barn") == 2, 90)
         wait_for(driver, lambda d: outbox_ids(d) == [], 30)
-        assert local_rows(server, "SELECT count(*) FROM reports WHERE name = 'Tithe barn'") == [(1,)]
+        assert rows(server, "SELECT count(*) FROM reports WHERE name = 'Tithe barn'") == [(1,)]
     finally:
         server.remove()
 
@@ -575,10 +550,10 @@ def test_OFF_04_a_submit_that_reached_the_server_but_lost_its_answer_is_stored_o
             };
         """)
         fill_and_submit(driver, "Dovecote")
-        assert local_rows(server, "SELECT state FROM reports WHERE local_id = ?", draft) != [("draft",)]
+        assert rows(server, "SELECT state FROM reports WHERE local_id = ?", draft) != [("draft",)]
         wait_for(driver, lambda d: stored_on_platform(server, "Dovecote") == 2, 90)
         wait_for(driver, lambda d: outbox_ids(d) == [], 30)
-        assert local_rows(server, "SELECT count(*) FROM reports WHERE name = 'Dovecote'") == [(1,)]
+        assert rows(server, "SELECT count(*) FROM reports WHERE name = 'Dovecote'") == [(1,)]
         assert len(platform_rows(server, "SELECT id FROM report WHERE place_name = 'Dovecote'")) == 1
     finally:
         server.remove()
@@ -605,7 +580,7 @@ def test_OFF_02_04_continue_with_the_server_unreachable_while_the_browser_thinks
         server = restart(server)
         wait_for(driver, lambda d: stored_on_platform(server, "Ice house") == 2, 90)
         wait_for(driver, lambda d: outbox_ids(d) == [], 30)
-        assert local_rows(server, "SELECT count(*) FROM reports WHERE name = 'Ice house'") == [(1,)]
+        assert rows(server, "SELECT count(*) FROM reports WHERE name = 'Ice house'") == [(1,)]
     finally:
         server.remove()
 
@@ -667,7 +642,7 @@ def test_OFF_02_a_photo_the_server_does_not_take_now_stays_on_the_device_and_goe
         wait_for(driver, lambda d: len(held_records(d, draft)) == 1)
         kept = held_records(driver, draft)[0][0]
         photos = "SELECT p.local_id FROM photos p JOIN reports r ON r.id = p.report_id WHERE r.local_id = ?"
-        assert len(local_rows(server, photos, draft)) == 1
+        assert len(rows(server, photos, draft)) == 1
 
         server.stop()
         server = restart(server, env={"HAR_PHOTOS_PER_DAY": "0", "HAR_UPLOAD_MIN_FREE_BYTES": str(1 << 50)})
@@ -677,15 +652,15 @@ def test_OFF_02_a_photo_the_server_does_not_take_now_stays_on_the_device_and_goe
         assert [row[0] for row in held_records(driver, draft)] == [kept]
         tiles = driver.find_elements(By.CSS_SELECTOR, "#photo-strip .photo-waiting")
         assert len(tiles) == 1 and tiles[0].get_attribute("data-held-id") == kept
-        assert len(local_rows(server, photos, draft)) == 1
+        assert len(rows(server, photos, draft)) == 1
 
         server.stop()
         server = restart(server, env={"HAR_UPLOAD_MIN_FREE_BYTES": "1"})
         driver.get(server.url + "/reports/new")
         wait_for(driver, lambda d: d.execute_script("return HARPhotos.count()") == 2, 30)
         wait_for(driver, lambda d: held_records(d, draft) == [], 20)
-        assert kept in [row[0] for row in local_rows(server, photos, draft)]
-        assert len(local_rows(server, photos, draft)) == 2
+        assert kept in [row[0] for row in rows(server, photos, draft)]
+        assert len(rows(server, photos, draft)) == 2
     finally:
         server.remove()
 
@@ -895,7 +870,7 @@ def test_OFF_02_photos_kept_for_a_draft_that_is_gone_join_the_next_and_cancel_dr
         wait_for(driver, lambda d: d.execute_script("return HARPhotos.count()") == 1, 30)
         wait_for(driver, lambda d: [r[0] for r in outbox_ids(d)] == [typed], 20)
         photos = "SELECT count(*) FROM photos p JOIN reports r ON r.id = p.report_id WHERE r.local_id = ?"
-        assert local_rows(server, photos, draft) == [(1,)]
+        assert rows(server, photos, draft) == [(1,)]
 
         # Cancel: what this page kept on the device goes with the draft.
         assert save_open_record(driver, draft) is True

@@ -3,18 +3,15 @@ platform): a volunteer files two reports with the fake camera; they wait; a coor
 dashboard's filter and approves it, rejects the other; the platform ends up with exactly the approved
 one. Screenshots for docs/REVIEW.md are written to docs/img/ on the way."""
 import os
-import sqlite3
 
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from conftest import HarServer, sign_in, unique_email, wait_for
-from test_create import LONDON, browser, capture, open_creation  # noqa: F401
-from test_submit import fill
+from helpers import browser, capture, fetch_text, fill, open_creation, rows, shot  # noqa: F401
 
 COORDINATOR = unique_email("coordinator")
-SHOTS = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "img")
 
 
 @pytest.fixture(scope="module")
@@ -25,16 +22,6 @@ def server():
     running.remove()
 
 
-def rows(server, sql, *args, platform=False):
-    path = os.path.join(server.data_dir, "platform", "platform.sqlite") if platform else \
-        os.path.join(server.data_dir, "har.sqlite")
-    connection = sqlite3.connect(path, timeout=10)
-    try:
-        return connection.execute(sql, args).fetchall()
-    finally:
-        connection.close()
-
-
 def file_report(driver, server, name):
     open_creation(driver, server)
     capture(driver)
@@ -43,11 +30,6 @@ def file_report(driver, server, name):
     fill(driver, name)
     driver.find_element(By.ID, "submit").click()
     wait_for(driver, lambda d: d.current_url.endswith("/reports"))
-
-
-def shot(driver, name):
-    os.makedirs(SHOTS, exist_ok=True)
-    driver.save_screenshot(os.path.join(SHOTS, name))
 
 
 def test_REV_02_03_05_volunteer_files_coordinator_filters_approves_one_rejects_one(browser, server):
@@ -266,16 +248,6 @@ def test_REV_07_bulk_on_500_with_per_report_results(browser, server):
     assert rows(server, "SELECT count(*) FROM reports WHERE name LIKE 'Milestone %' AND review_state = 'approved'") \
         == [(500,)]
     browser.set_window_size(412, 860)
-
-
-def fetch_text(driver, path):
-    """The body of a GET made by the page itself (its session cookie), decoded here byte for byte (the
-    browser's text() would drop a byte-order mark)."""
-    body = driver.execute_async_script(
-        "var done = arguments[arguments.length - 1];"
-        "fetch(arguments[0], {credentials: 'same-origin'}).then(function (r) { return r.arrayBuffer(); })"
-        ".then(function (b) { done(Array.from(new Uint8Array(b))); }, function (e) { done(null); });", path)
-    return bytes(body).decode("utf-8")
 
 
 def test_REV_09_exports_of_the_filter_parsed_back_and_compared(browser, server):

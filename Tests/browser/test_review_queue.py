@@ -13,7 +13,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from conftest import HarServer, database, seed_report, sign_in, unique_email, wait_for
-from test_review import fetch_text, shot
+from helpers import fetch_text, shot
 
 COORDINATOR = unique_email("queue-coordinator")
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")

@@ -6,8 +6,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from conftest import wait_for
-from test_create import (LONDON, SESSION, browser, capture, db, open_creation, photo_count,  # noqa: F401
-                         set_alert_seconds)
+from helpers import LONDON, browser, capture, fill, open_creation, photo_count, rows  # noqa: F401
 
 
 def to_submission(driver, server, photos=2):
@@ -18,13 +17,6 @@ def to_submission(driver, server, photos=2):
     driver.find_element(By.ID, "continue").click()
     wait_for(driver, lambda d: d.current_url.endswith("/reports/new/submit"))
     return draft
-
-
-def fill(driver, name="Old Mill"):
-    driver.find_element(By.ID, "field-name").send_keys(name)
-    for field, value in [("designation", "SM"), ("condition", "poor"), ("occupancy", "vacant"),
-                         ("priority-category", "B"), ("owner-type", "private"), ("grade", "II")]:
-        Select(driver.find_element(By.ID, "field-" + field)).select_by_value(value)
 
 
 def test_SUB_01_same_header_as_creation(browser, server):
@@ -76,7 +68,7 @@ def test_SUB_04_photos_can_be_removed(browser, server):
     first = browser.find_element(By.CSS_SELECTOR, "#photo-strip .photo-item[data-id]").get_attribute("data-id")
     browser.find_element(By.CSS_SELECTOR, '.photo-item[data-id="%s"] .photo-remove' % first).click()
     wait_for(browser, lambda d: photo_count(d) == 1)
-    assert db(server, "SELECT count(*) FROM photos WHERE local_id = ?", first) == [(0,)]
+    assert rows(server, "SELECT count(*) FROM photos WHERE local_id = ?", first) == [(0,)]
     assert not os.path.exists(os.path.join(server.data_dir, "photos", first))
 
 
@@ -96,9 +88,9 @@ def test_SUB_06_submit_queues_and_returns_to_list(browser, server):
     button = browser.find_element(By.ID, "submit")
     browser.execute_script("arguments[0].click(); arguments[0].click();", button)  # a double click
     wait_for(browser, lambda d: d.current_url.endswith("/reports"))
-    rows = db(server, "SELECT state, name, designation, latitude FROM reports WHERE local_id = ?", draft)
-    assert len(rows) == 1
-    state, name, designation, latitude = rows[0]
+    found = rows(server, "SELECT state, name, designation, latitude FROM reports WHERE local_id = ?", draft)
+    assert len(found) == 1
+    state, name, designation, latitude = found[0]
     assert (state, name, designation) == ("queued", "Old Mill", "SM")
     assert abs(latitude - LONDON[0]) < 1e-6
     # The list shows the new row as Queued (this server's upload worker is off: test_delivery.py).

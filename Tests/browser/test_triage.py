@@ -11,8 +11,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from conftest import HarServer, database, seed_report, sign_in, unique_email, wait_for
-from test_create import browser  # noqa: F401
-from test_review import rows, shot
+from helpers import browser, rows, shot  # noqa: F401
 
 COORDINATOR = unique_email("triage")
 WIDTHS = [(390, 844), (800, 1280), (1366, 900)]

@@ -151,7 +151,9 @@ enum KioskCommand {
         var host = configuration.host
         if host == "0.0.0.0" || host == "::" || host.isEmpty {
             var name = [CChar](repeating: 0, count: 256)
-            host = gethostname(&name, name.count) == 0 ? String(cString: name) : "localhost"
+            host =
+                gethostname(&name, name.count) == 0
+                ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "localhost"
         }
         if host.contains(":") { host = "[" + host + "]" }
         let defaultPort = secure ? 443 : 80

@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 /// `har tls self-signed`: a certificate for a tablet that reaches the server over a LAN, where the
-/// camera and geolocation need HTTPS. See the README's TLS section for trusting it on a tablet.
+/// camera and geolocation need HTTPS. docs/INSTALL.md (TLS) says how to trust it on a tablet.
 enum TLSCommand {
     static let usage = """
         Usage:

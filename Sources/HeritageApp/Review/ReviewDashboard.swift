@@ -43,7 +43,7 @@ enum ReviewDashboard {
         }
         let messages = context.messages
         let filterString = query.queryString
-        var values: [String: MustacheValue] = [
+        let values: [String: MustacheValue] = [
             "tabs": ReviewQueue.tabs(counts, query: query, messages: messages),
             "oldestWaiting": MustacheValue(try ReviewQueue.oldestWaiting(store)),
             "moreOpen": .bool(ReviewQueue.moreCount(query) > 0),

@@ -160,7 +160,7 @@ struct DraftPhotoUpload {
     func record(
         _ photo: NewPhoto, of upload: Validated, now: Double, locationSource: String, _ context: WebContext
     ) async throws -> Response {
-        let (store, files, draft, localID) = (drafts.store, drafts.files, upload.draft, photo.localID)
+        let (store, draft, localID) = (drafts.store, upload.draft, photo.localID)
         let result: PhotoAddResult
         do {
             result = try await work.run { try store.addPhoto(photo, to: draft, now: now) }

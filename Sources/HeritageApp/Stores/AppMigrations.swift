@@ -4,7 +4,7 @@ import SQLiteStorage
 /// own file under Migrations/, its SQLite and PostgreSQL statements side by side. Never edit
 /// a migration that has shipped: add the next one. Times are Unix seconds, UTC, and coordinates degrees,
 /// both in REAL columns: 64-bit IEEE doubles (DOUBLE PRECISION in PostgreSQL), declared in
-/// `usersSessionsReportsPhotos` and `expiredDrafts`. A PostgreSQL backend has migrations of its own
+/// `Migration02` and `Migration03`. A PostgreSQL backend has migrations of its own
 /// giving the same tables.
 enum AppMigrations {
     static let all: [Migration] = [

@@ -134,11 +134,11 @@ enum KioskStatements {
 
     static func kiosk(_ db: some SQLConnection, credentialHash: [UInt8]) throws -> Kiosk? {
         try db.query("SELECT \(kioskColumns) FROM kiosks k WHERE k.credential_hash = ?", [.blob(credentialHash)])
-            .first.map(kiosk)
+            .first.map { try kiosk($0) }
     }
 
     static func kiosk(_ db: some SQLConnection, id: Int64) throws -> Kiosk? {
-        try db.query("SELECT \(kioskColumns) FROM kiosks k WHERE k.id = ?", [.integer(id)]).first.map(kiosk)
+        try db.query("SELECT \(kioskColumns) FROM kiosks k WHERE k.id = ?", [.integer(id)]).first.map { try kiosk($0) }
     }
 
     static func touch(_ db: some SQLConnection, kioskID: Int64, appVersion: String?, now: Double) throws {
@@ -334,7 +334,9 @@ enum KioskStatements {
         """
 
     static func receipt(_ db: some SQLConnection, code: String) throws -> ReceiptStatus? {
-        try db.query("SELECT \(receiptColumns) \(receiptJoin) WHERE c.code = ?", [.text(code)]).first.map(receipt)
+        try db.query("SELECT \(receiptColumns) \(receiptJoin) WHERE c.code = ?", [.text(code)]).first.map {
+            try receipt($0)
+        }
     }
 
     static func claim(_ db: some SQLConnection, code: String, secretHash: [UInt8], userID: Int64, now: Double) throws
@@ -371,6 +373,6 @@ enum KioskStatements {
         try db.query(
             "SELECT \(receiptColumns) \(receiptJoin) WHERE c.claimed_by = ? ORDER BY r.submitted_at DESC LIMIT 200",
             [.integer(userID)]
-        ).map(receipt)
+        ).map { try receipt($0) }
     }
 }

@@ -220,7 +220,7 @@ struct SQLMailOutboxStore<Backend: SQLBackend>: MailOutboxStore {
 
     func recordLanguage(userID: Int64, language: String) throws {
         try database.write { db in
-            try db.run(
+            _ = try db.run(
                 "UPDATE users SET language = ? WHERE id = ? AND (language IS NULL OR language != ?)",
                 .text(language), .integer(userID), .text(language))
         }
@@ -239,7 +239,7 @@ struct SQLMailOutboxStore<Backend: SQLBackend>: MailOutboxStore {
 
     func saveMailChoices(_ choices: MailChoices, userID: Int64) throws {
         try database.write { db in
-            try db.run(
+            _ = try db.run(
                 "UPDATE users SET mail_needs_info = ?, mail_decisions = ? WHERE id = ?",
                 .integer(choices.needsInfo ? 1 : 0), .integer(choices.decisions ? 1 : 0), .integer(userID))
         }

@@ -13,7 +13,7 @@ final class PostgresDatabase: Sendable {
     init(url: String, poolSize: Int, migrations: [Migration]) throws {
         pool = try Self.mapped {
             let pool = try PostgresPool(url, configuration: .init(size: poolSize))
-            try pool.withConnection { try PostgresMigrator.apply(migrations, to: $0) }
+            _ = try pool.withConnection { try PostgresMigrator.apply(migrations, to: $0) }
             return pool
         }
     }

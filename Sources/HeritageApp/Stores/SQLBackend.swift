@@ -1,22 +1,13 @@
 import PostgresStorage
 import SQLiteStorage
 
-/// What SQLite's and PostgreSQL's connections have in common, so that SQL written once in the shared
-/// words of both dialects (`?` placeholders, `ON CONFLICT`, `RETURNING`, `COALESCE`) runs on either:
-/// the outbox's transitions and the worker's leases are written once, against this, and
-/// what differs between the dialects is in `SQLBackend`, here, and nowhere else.
-protocol SQLRowReading {
-    func int(_ name: String) throws -> Int64?
-    func int(_ index: Int) throws -> Int64?
-    func double(_ name: String) throws -> Double?
-    func double(_ index: Int) throws -> Double?
-    func string(_ name: String) throws -> String?
-    func string(_ index: Int) throws -> String?
-    func blob(_ name: String) throws -> [UInt8]?
-}
+// What SQLite's and PostgreSQL's connections have in common, so that SQL written once in the shared
+// words of both dialects (`?` placeholders, `ON CONFLICT`, `RETURNING`, `COALESCE`) runs on either:
+// the outbox's transitions and the worker's leases are written once, against this, and
+// what differs between the dialects is in `SQLBackend`, here, and nowhere else.
 
-extension Row: SQLRowReading {}
-extension PostgresRow: SQLRowReading {}
+/// A row's typed reads as the stores name them: SQLCore's `ValueReading`, which both drivers' rows have.
+typealias SQLRowReading = ValueReading
 
 /// One connection, inside a transaction the backend opened.
 protocol SQLConnection {

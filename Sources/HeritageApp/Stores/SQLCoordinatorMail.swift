@@ -16,7 +16,7 @@ extension SQLMailOutboxStore: CoordinatorMailStore {
 
     func saveCoordinatorChoice(_ choice: CoordinatorChoice, userID: Int64, now: Double) throws {
         try database.write { db in
-            try db.run(
+            _ = try db.run(
                 """
                 UPDATE users SET coordinator_mail = ?, digest_hour = ?, time_zone = ?, coordinator_mail_since = ?
                 WHERE id = ?
@@ -33,7 +33,8 @@ extension SQLMailOutboxStore: CoordinatorMailStore {
 
     func saveAdminNote(_ wanted: Bool, userID: Int64) throws {
         try database.write { db in
-            try db.run("UPDATE users SET mail_admin_note = ? WHERE id = ?", .integer(wanted ? 1 : 0), .integer(userID))
+            _ = try db.run(
+                "UPDATE users SET mail_admin_note = ? WHERE id = ?", .integer(wanted ? 1 : 0), .integer(userID))
         }
     }
 

@@ -4,7 +4,7 @@
 // the `SQLite…` types implement them on the data folder's database (`SQLiteDatabase`, migrations in
 // `AppMigrations`). Screens, routes, the worker and the commands get the protocols, never a SQLite
 // type or error: a failure leaves a store as a `StoreError`. A second backend (PostgreSQL) implements
-// the same protocols and runs the same tests (Tests/HeritageAppTests/StoreConformanceTests.swift).
+// the same protocols and runs the same tests (Tests/HeritageAppTests/Stores/StoreConformanceTests.swift).
 
 /// The application's stores, opened once and handed to whatever needs them.
 struct Stores: Sendable {

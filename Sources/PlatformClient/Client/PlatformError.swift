@@ -41,7 +41,7 @@ public enum PlatformError: Error, Sendable, Equatable {
     }
 
     /// The HTTP status the platform answered, when the failure was an answer (nil: no answer, or a
-    /// 2xx not understood). A retry's status is read from the reason `ErrorMapping` gives ("HTTP 503 …").
+    /// 2xx not understood). A retry's status is read from the reason ErrorMapping.swift gives ("HTTP 503 …").
     public var httpStatus: Int? {
         switch self {
         case .sessionExpired, .authenticationFailed: 401

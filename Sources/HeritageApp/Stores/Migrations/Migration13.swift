@@ -5,7 +5,7 @@ enum Migration13 {
     /// A claimed kiosk report shows in its claimant's list (`KioskStore.claimed`): what it shows
     /// of it (state, review state and public reason, name, location, time) changing, or its receipt going
     /// away with the report, moves the claimant's list version too, in the same transaction, as
-    /// `listVersions` does for the owner. The claim itself moves it in `KioskStatements.claim`.
+    /// `Migration08`'s triggers do for the owner. The claim itself moves it in `KioskStatements.claim`.
     static let sqlite = """
         CREATE TRIGGER reports_claimed_list_update AFTER UPDATE ON reports
         WHEN NEW.kiosk_id IS NOT NULL AND (NEW.state IS NOT OLD.state OR NEW.review_state IS NOT OLD.review_state

@@ -3,7 +3,7 @@ enum Migration17 {
     static let name = "review notices' list versions"
 
     /// The list shows the owner's review notices (`ReviewStore.reviewStates`: a report's review state,
-    /// message and reason, once submitted), which `listVersions`' triggers did not watch: a coordinator's
+    /// message and reason, once submitted), which `Migration08`'s triggers did not watch: a coordinator's
     /// decision or the reporter's reply left the list's ETag unchanged, and a 304 (or a kept page) went
     /// on showing the old notice. Bumped here, in the transaction of the change, whoever makes it.
     static let sqlite = """

@@ -235,6 +235,15 @@ final class OutboxFixture: @unchecked Sendable {
 
     func states() throws -> [String: Int] { try stores.outbox.countsByState() }
 
+    /// The most failed attempts any report has had (the worker counts each one it will retry).
+    func mostAttempts() throws -> Int64 {
+        try Self.scalar(backend, "SELECT coalesce(max(attempts), 0) FROM reports").int ?? 0
+    }
+
+    private static func scalar<Backend: SQLBackend>(_ backend: Backend, _ sql: String) throws -> SQLValue {
+        try backend.read { db in try db.scalar(sql, []) }
+    }
+
     func state(of localID: String) throws -> (state: String, lastError: String?) {
         let sql = "SELECT state, last_error FROM reports WHERE local_id = ?"
         let state = try Self.column(backend, sql, [.text(localID)], "state").first ?? nil

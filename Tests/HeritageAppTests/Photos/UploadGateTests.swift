@@ -11,7 +11,7 @@ import Testing
     private func headOnly(
         _ server: RunningServer, draft: String, cookie: String?, csrf: String?, length: Int = 20_000_000
     )
-        async throws -> (status: Int, head: String, body: String)
+        async throws -> RawResponse
     {
         let port = server.port
         var head = "POST /api/drafts/\(draft)/photos HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n"
@@ -20,8 +20,8 @@ import Testing
         if let csrf { head += "X-CSRF-Token: \(csrf)\r\n" }
         let request = head + "\r\n"
         return try await blocking {
-            let socket = try RawSocket(port: port)
-            socket.send(request)
+            let socket = try RawConnection(port: port)
+            socket.sendAll(request)
             return try socket.readResponse()
         }
     }
@@ -38,16 +38,16 @@ import Testing
 
         let anonymous = try await headOnly(server, draft: draft, cookie: nil, csrf: nil)
         #expect(anonymous.status == 401)
-        #expect(anonymous.body.contains("signed_out"))
+        #expect(anonymous.text.contains("signed_out"))
         let noToken = try await headOnly(server, draft: draft, cookie: session, csrf: nil)
         #expect(noToken.status == 403)
-        #expect(noToken.body.contains(#""error":"csrf""#))
+        #expect(noToken.text.contains(#""error":"csrf""#))
         let wrongToken = try await headOnly(
             server, draft: draft, cookie: session, csrf: String(repeating: "0", count: 64))
         #expect(wrongToken.status == 403)
         let tooLarge = try await headOnly(server, draft: draft, cookie: session, csrf: client.csrf, length: 40 << 20)
         #expect(tooLarge.status == 413)
-        #expect(tooLarge.body.contains("This photo is too large to be sent."))
+        #expect(tooLarge.text.contains("This photo is too large to be sent."))
         #expect(temporaryFiles(server).isEmpty)
         // The same client's real upload still goes through.
         #expect(try await client.upload(draft, file: try TestImages.jpeg()).status == 201)

@@ -1,4 +1,9 @@
-/// A value SQLite stores or returns: the five storage classes.
+// SQLCore: what both database drivers (SQLiteStorage, PostgresStorage) have in common and neither
+// owns: the value type, the readers of a row's values, and the numbered migrations with their plan and
+// errors. No engine here: each driver binds, reads and migrates with its own library.
+
+/// A value a database stores or returns: SQLite's five storage classes, which PostgreSQL's values are
+/// read into (PostgresRow says how).
 public enum SQLValue: Sendable, Hashable {
     case null
     case integer(Int64)
@@ -64,7 +69,7 @@ extension SQLValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral, Expres
     public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
 }
 
-/// A Swift type with an obvious SQLite representation, so optionals bind as NULL.
+/// A Swift type with an obvious SQL representation, so optionals bind as NULL.
 public protocol SQLValueConvertible {
     var sqlValue: SQLValue { get }
 }

@@ -22,8 +22,8 @@ import Testing
         if let cookie { head += "Cookie: \(cookie)\r\n" }
         let request = head + "\r\n"
         return try await blocking {
-            let socket = try RawSocket(port: port, timeoutSeconds: 5)
-            socket.send(request)
+            let socket = try RawConnection(port: port, timeoutSeconds: 5)
+            socket.sendAll(request)
             return try socket.readResponse().status
         }
     }
@@ -62,8 +62,8 @@ import Testing
             for _ in 0..<8 {
                 group.addTask {
                     try await blocking {
-                        let socket = try RawSocket(port: port, timeoutSeconds: 10)
-                        socket.send(request)  // the server may close before all of it is sent
+                        let socket = try RawConnection(port: port, timeoutSeconds: 10)
+                        socket.sendAll(request)  // the server may close before all of it is sent
                         return (try? socket.readResponse().status) ?? 0
                     }
                 }

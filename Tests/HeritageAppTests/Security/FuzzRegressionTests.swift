@@ -6,22 +6,6 @@ import Testing
 
 @testable import HeritageApp
 
-/// The seeds and past findings of one fuzz harness (Fuzz/corpus/NAME, Fuzz/regressions/NAME), by file.
-private func fuzzInputs(_ name: String) throws -> [(file: String, bytes: [UInt8])] {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-    var inputs: [(file: String, bytes: [UInt8])] = []
-    for folder in ["Fuzz/corpus/", "Fuzz/regressions/"] {
-        let directory = root + "/" + folder + name
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for file in files.sorted() {
-            let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file))
-            inputs.append((folder + name + "/" + file, Array(data)))
-        }
-    }
-    return inputs
-}
-
 @Suite struct AddressFuzzRegressionTests {
     @Test func acceptedAddressesArePrintableASCIIWithAnAt() throws {
         let inputs = try fuzzInputs("address")

@@ -9,17 +9,17 @@ import Testing
 /// The test waits for the server to act, bounded, and never measures a duration.
 @Suite(.serialized) struct SlowClientTests {
     /// Sends `text` on every socket still open; keeps those the server has not closed.
-    private func trickle(_ sockets: [RawSocket], _ text: String) async throws -> [RawSocket] {
-        try await blocking { sockets.filter { $0.send(text) && !$0.isClosedNow() } }
+    private func trickle(_ sockets: [RawConnection], _ text: String) async throws -> [RawConnection] {
+        try await blocking { sockets.filter { $0.sendAll(text) && !$0.isClosedNow() } }
     }
 
     @Test func hundredsOfTricklingConnectionsAreCutWhileANormalClientIsAnswered() async throws {
         let server = try RunningServer(environment: ["HAR_HEADER_TIMEOUT_SECONDS": "1"])
         let port = server.port
         var open = try await blocking {
-            try (0..<300).map { index -> RawSocket in
-                let socket = try RawSocket(port: port, from: "127.0.0.\(2 + index % 200)")
-                socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            try (0..<300).map { index -> RawConnection in
+                let socket = try RawConnection(port: port, from: "127.0.0.\(2 + index % 200)")
+                socket.sendAll("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
                 return socket
             }
         }
@@ -41,8 +41,8 @@ import Testing
         let server = try RunningServer(environment: ["HAR_HEADER_TIMEOUT_SECONDS": "1"])
         let port = server.port
         let socket = try await blocking {
-            let socket = try RawSocket(port: port, from: "127.0.0.2")
-            socket.send(
+            let socket = try RawConnection(port: port, from: "127.0.0.2")
+            socket.sendAll(
                 "POST /signin HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n"
                     + "Content-Length: 60000\r\n\r\nemail=")
             return socket
@@ -67,17 +67,17 @@ import Testing
         ])
         let port = server.port
         let (held, extra) = try await blocking {
-            let held = try (0..<4).map { _ -> RawSocket in
-                let socket = try RawSocket(port: port, from: "127.0.0.9")
-                socket.send("GET /healthz HTTP/1.1\r\n")
+            let held = try (0..<4).map { _ -> RawConnection in
+                let socket = try RawConnection(port: port, from: "127.0.0.9")
+                socket.sendAll("GET /healthz HTTP/1.1\r\n")
                 return socket
             }
-            return (held, try RawSocket(port: port, from: "127.0.0.9"))
+            return (held, try RawConnection(port: port, from: "127.0.0.9"))
         }
         #expect(try await blocking { extra.isClosedByPeer() })
         let other = try await blocking { () -> Int in
-            let socket = try RawSocket(port: port, from: "127.0.0.10")
-            socket.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            let socket = try RawConnection(port: port, from: "127.0.0.10")
+            socket.sendAll("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
             return try socket.readResponse().status
         }
         #expect(other == 200)

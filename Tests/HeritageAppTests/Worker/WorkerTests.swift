@@ -51,7 +51,9 @@ import Testing
         try await waitUntil("reports wait to retry while the platform is down") {
             try fixture.states()["retry_wait", default: 0] >= 3
         }
-        try await Task.sleep(for: .seconds(2))
+        // Down for a while: until a report has been tried again, and refused again, while it is.
+        let before = try fixture.mostAttempts()
+        try await waitUntil("a report is retried while the platform is down") { try fixture.mostAttempts() > before }
         try await platform.start()
         try await waitUntil("the queue is drained", timeout: 180) { try fixture.states()["stored"] == 20 }
         worker.stop()
