@@ -23,7 +23,7 @@ enum ReviewRoutes {
         ("GET", "/review/kiosks", .coordinator), ("POST", "/review/kiosks", .coordinator),
         ("POST", "/review/kiosks/1/link", .coordinator), ("POST", "/review/kiosks/1/revoke", .coordinator),
         ("POST", "/review/kiosks/1/account", .coordinator), ("POST", "/review/kiosks/1/dedicated", .admin),
-    ]
+    ] + SiteRoutes.routes
 
     static func register(on router: inout Router, web: Web, settings: ReviewSettings, drafts: Drafts) {
         let review = Review(web: web, store: web.stores.review, settings: settings)
@@ -43,5 +43,6 @@ enum ReviewRoutes {
         ReviewUsersScreen.register(on: &router, review: review)
         ReviewMailScreens.register(on: &router, review: review)
         ReporterReply.register(on: &router, review: review, drafts: drafts)
+        SiteRoutes.register(on: &router, review: review)
     }
 }

@@ -32,6 +32,8 @@ struct Stores: Sendable {
     var notifications: any NotificationStore
     /// Coordinators' choices, digests, administrators' notes and failed mail (NOT-02, NOT-04).
     var coordinatorMail: any CoordinatorMailStore
+    /// The coordinators' side of the register of sites: attach, standing, the register's view.
+    var siteReview: any SiteReviewStore
     /// Closes the backend; later calls throw `StoreError`.
     var close: @Sendable () -> Void
 }
@@ -61,7 +63,8 @@ extension Stores {
             photoQuota: SQLPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
             kiosks: SQLKioskStore(database: database, mailImmediatePerHour: mailCap),
             mail: SQLMailOutboxStore(database: database), notifications: SQLMailOutboxStore(database: database),
-            coordinatorMail: SQLMailOutboxStore(database: database), close: close)
+            coordinatorMail: SQLMailOutboxStore(database: database),
+            siteReview: SQLSiteReviewStore(database: database), close: close)
     }
 }
 
