@@ -29,5 +29,6 @@ enum AppMigrations {
         Migration(version: 19, name: Migration19.name, sql: Migration19.sqlite),
         Migration(version: 20, name: Migration20.name, sql: Migration20.sqlite),
         Migration(version: 21, name: Migration21.name, sql: Migration21.sqlite),
+        Migration(version: 25, name: Migration25.name, sql: Migration25.sqlite),
     ]
 }

@@ -30,5 +30,6 @@ enum PostgresAppMigrations {
         Migration(version: 19, name: Migration19.name, sql: Migration19.postgres),
         Migration(version: 20, name: Migration20.name, sql: Migration20.postgres),
         Migration(version: 21, name: Migration21.name, sql: Migration21.postgres),
+        Migration(version: 25, name: Migration25.name, sql: Migration25.postgres),
     ]
 }

@@ -7,7 +7,8 @@ import SQLiteStorage
 enum SQLiteToPostgres {
     /// The application's tables, parents before children; the columns are the same in both dialects.
     static let tables = [
-        "users", "kiosks", "web_sessions", "reports", "photos", "expired_drafts", "signin_failures", "user_roles",
+        "users", "sites", "kiosks", "web_sessions", "reports", "photos", "expired_drafts", "signin_failures",
+        "user_roles",
         "review_audit", "kiosk_receipts", "refused_sessions", "delivery_attempts", "mail_outbox",
     ]
     /// Kept by triggers in both dialects (migration 8): the copy's inserts bump PostgreSQL's, which are
@@ -15,7 +16,7 @@ enum SQLiteToPostgres {
     static let derivedTables = ["list_versions"]
     /// Tables whose `id` is an identity column in PostgreSQL (its sequence is set after the copy).
     static let identityTables = [
-        "users", "reports", "photos", "review_audit", "kiosks", "delivery_attempts", "mail_outbox",
+        "users", "reports", "photos", "review_audit", "kiosks", "delivery_attempts", "mail_outbox", "sites",
     ]
 
     struct Copied: Sendable, Equatable {

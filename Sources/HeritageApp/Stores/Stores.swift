@@ -32,6 +32,8 @@ struct Stores: Sendable {
     var notifications: any NotificationStore
     /// Coordinators' choices, digests, administrators' notes and failed mail (NOT-02, NOT-04).
     var coordinatorMail: any CoordinatorMailStore
+    /// The register of heritage sites (docs/SITES.md).
+    var sites: any SiteStore
     /// The coordinators' side of the register of sites: attach, standing, the register's view.
     var siteReview: any SiteReviewStore
     /// Closes the backend; later calls throw `StoreError`.
@@ -63,7 +65,7 @@ extension Stores {
             photoQuota: SQLPhotoQuotaStore(database: database), review: SQLReviewStore(database: database),
             kiosks: SQLKioskStore(database: database, mailImmediatePerHour: mailCap),
             mail: SQLMailOutboxStore(database: database), notifications: SQLMailOutboxStore(database: database),
-            coordinatorMail: SQLMailOutboxStore(database: database),
+            coordinatorMail: SQLMailOutboxStore(database: database), sites: SQLSiteStore(database: database),
             siteReview: SQLSiteReviewStore(database: database), close: close)
     }
 }
