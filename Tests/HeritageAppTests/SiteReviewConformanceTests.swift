@@ -57,14 +57,16 @@ import Testing
         #expect(near.map(\.site.id) == [chapel])
         #expect(try store.registerSite(reference: "1002")?.id == far)
 
-        #expect(try store.attach(reportID: report, siteID: 999_999, actor: "c@example.org", now: scene.now) == .notFound)
+        #expect(
+            try store.attach(reportID: report, siteID: 999_999, actor: "c@example.org", now: scene.now) == .notFound)
         #expect(try scene.stores.review.row(id: report)?.siteID == nil)
         #expect(try store.attach(reportID: report, siteID: chapel, actor: "c@example.org", now: scene.now) == .done)
         #expect(try scene.stores.review.row(id: report)?.siteID == chapel)
         #expect(
             try store.attach(reportID: report, siteID: chapel, actor: "c@example.org", now: scene.now)
                 == .notApplicable(state: "site_same"))
-        #expect(try store.attach(reportID: 999_999, siteID: chapel, actor: "c@example.org", now: scene.now) == .notFound)
+        #expect(
+            try store.attach(reportID: 999_999, siteID: chapel, actor: "c@example.org", now: scene.now) == .notFound)
         #expect(try store.detach(reportID: report, actor: "d@example.org", now: scene.now + 1) == .done)
         #expect(try scene.stores.review.row(id: report)?.siteID == nil)
 

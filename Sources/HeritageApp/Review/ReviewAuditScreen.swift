@@ -27,7 +27,8 @@ enum ReviewAuditScreen {
         "release", "discard", "restore", "purge", "reporter_reply", "reporter_photo", "role_grant", "role_revoke",
         "role_confirm", "export_csv", "export_geojson", "export_zip", "export_audit", "undo", "kiosk_create",
         "kiosk_enrolment_link", "kiosk_enrol", "kiosk_revoke", "kiosk_account", "kiosk_submit",
-    ] + SiteRoutes.auditActions
+        "site_attach", "site_detach", "site_create", "export_sites_csv", "export_sites_geojson",
+    ]
 
     static func register(on router: inout Router, review: Review) {
         router.review("GET", "/review/audit", review) { request, context, _, _ in

@@ -23,7 +23,12 @@ enum ReviewRoutes {
         ("GET", "/review/kiosks", .coordinator), ("POST", "/review/kiosks", .coordinator),
         ("POST", "/review/kiosks/1/link", .coordinator), ("POST", "/review/kiosks/1/revoke", .coordinator),
         ("POST", "/review/kiosks/1/account", .coordinator), ("POST", "/review/kiosks/1/dedicated", .admin),
-    ] + SiteRoutes.routes
+        // Sites (SiteRoutes).
+        ("POST", "/review/reports/1/site", .coordinator), ("GET", "/review/sites", .coordinator),
+        ("GET", "/review/sites/1", .coordinator), ("GET", "/review/sites/export.csv", .coordinator),
+        ("GET", "/review/sites/export.geojson", .coordinator), ("POST", "/review/sites/export.csv", .coordinator),
+        ("POST", "/review/sites/export.geojson", .coordinator),
+    ]
 
     static func register(on router: inout Router, web: Web, settings: ReviewSettings, drafts: Drafts) {
         let review = Review(web: web, store: web.stores.review, settings: settings)

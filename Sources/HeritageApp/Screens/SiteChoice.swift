@@ -13,7 +13,9 @@ enum SiteChoice {
     static let radius = 2000.0
     static let limit = 8
 
-    static func nearest(_ store: any SiteReviewStore, photos: [DraftPhoto]) throws -> [(site: RegisterSite, metres: Double)] {
+    static func nearest(_ store: any SiteReviewStore, photos: [DraftPhoto]) throws -> [(
+        site: RegisterSite, metres: Double
+    )] {
         var best: [Int64: (site: RegisterSite, metres: Double)] = [:]
         // At most five points asked about: photos of one report are taken a few metres apart.
         for photo in photos.prefix(5) {

@@ -15,7 +15,7 @@ enum ReportSiteSection {
     static func values(_ review: Review, row: ReviewRow, messages: Messages) throws -> [String: MustacheValue] {
         let store = review.web.stores.siteReview
         if let siteID = row.siteID, let site = try store.registerSite(id: siteID) {
-            return ["site": siteValue(site, messages: messages)]
+            return ["site": .dictionary(siteValue(site, messages: messages))]
         }
         guard let latitude = row.latitude, let longitude = row.longitude else { return ["siteCandidates": .array([])] }
         let near = try store.sitesNear(latitude: latitude, longitude: longitude, metres: radius, limit: 50)
@@ -23,9 +23,7 @@ enum ReportSiteSection {
         return [
             "siteCandidates": .array(
                 ordered.map { candidate in
-                    guard case .dictionary(var fields) = siteValue(candidate.site, messages: messages) else {
-                        return .null
-                    }
+                    var fields = siteValue(candidate.site, messages: messages)
                     fields["distance"] = .string(distance(candidate.metres))
                     fields["alike"] = .bool(candidate.similarity >= 0.5)
                     return .dictionary(fields)
@@ -33,7 +31,7 @@ enum ReportSiteSection {
         ]
     }
 
-    static func siteValue(_ site: RegisterSite, messages: Messages) -> MustacheValue {
+    static func siteValue(_ site: RegisterSite, messages: Messages) -> [String: MustacheValue] {
         [
             "id": .string(String(site.id)), "name": .string(site.name), "reference": MustacheValue(site.reference),
             "designation": .string(ReviewLabels.code("designation", site.designation, messages)),
@@ -79,7 +77,8 @@ enum ReportSiteSection {
             switch outcome {
             case .done:
                 let back = (query.queryString.isEmpty ? "" : "&" + query.queryString) + (triage ? "&triage=1" : "")
-                return review.web.redirect("/review/reports/\(id)?done=\(done)" + back + "#report-site", context: context)
+                return review.web.redirect(
+                    "/review/reports/\(id)?done=\(done)" + back + "#report-site", context: context)
             case .notFound:
                 return try again(review, context, user, id: id, key: "siteReview.errors.unknownSite", query, triage)
             case .notApplicable(let state) where state.hasPrefix("site_"):

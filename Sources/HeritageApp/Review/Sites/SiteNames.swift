@@ -34,8 +34,10 @@ enum SiteNames {
         -> [(site: RegisterSite, metres: Double, similarity: Double)]
     {
         candidates.map { candidate in
-            (site: candidate.site, metres: candidate.metres,
-             similarity: name.map { similarity($0, candidate.site.name) } ?? 0)
+            (
+                site: candidate.site, metres: candidate.metres,
+                similarity: name.map { similarity($0, candidate.site.name) } ?? 0
+            )
         }.sorted { left, right in
             let l = left.metres / (1 + 2 * left.similarity)
             let r = right.metres / (1 + 2 * right.similarity)

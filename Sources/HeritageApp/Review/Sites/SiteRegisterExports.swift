@@ -114,7 +114,8 @@ enum SiteRegisterExports {
                 id: row.site.id, reference: row.site.reference, name: row.site.name,
                 designation: row.site.designation, grade: row.site.grade, currentCondition: row.standing.condition,
                 currentPriority: row.standing.priority, previousCondition: row.standing.previousCondition,
-                trend: row.standing.trend?.rawValue, lastReportAt: row.standing.lastReportAt.map { ISO8601.utc(seconds: $0) },
+                trend: row.standing.trend?.rawValue,
+                lastReportAt: row.standing.lastReportAt.map { ISO8601.utc(seconds: $0) },
                 reportCount: row.standing.reportCount)
         }
 

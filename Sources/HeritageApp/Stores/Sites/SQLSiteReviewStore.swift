@@ -1,9 +1,5 @@
 import SQLiteStorage
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `SiteReviewStore`, once for both databases (`SQLBackend`). Attach, detach and a site made from a
 /// report are each one write transaction with their audit row (`review_audit`, the report's id, the
 /// site's before and after), so a site change is never without its record.
@@ -27,28 +23,25 @@ struct SQLSiteReviewStore<Backend: SQLBackend>: SiteReviewStore {
         }
     }
 
-    /// A box around the point narrows the sites by their position's index; the great-circle distance
-    /// decides and orders.
+    /// The register's own nearest search (`SiteStatements.nearest`: the spatial index narrows, the
+    /// great-circle distance decides).
     func sitesNear(latitude: Double, longitude: Double, metres: Double, limit: Int) throws
         -> [(site: RegisterSite, metres: Double)]
     {
         guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180 else { return [] }
-        let dLat = metres / 111_320
-        let dLon = min(180, metres / (111_320 * max(0.01, cos(latitude * Double.pi / 180))))
-        let sites = try database.read { db in
-            try db.query(
-                """
-                SELECT \(SQL.siteColumns) FROM sites s
-                WHERE s.lat BETWEEN ? AND ? AND s.lon BETWEEN ? AND ? LIMIT 5000
-                """, .real(latitude - dLat), .real(latitude + dLat), .real(longitude - dLon),
-                .real(longitude + dLon)
-            ).map(SQL.site)
+        return try database.read { db in
+            try SiteStatements.nearest(
+                db, latitude: latitude, longitude: longitude, limit: limit, withinMeters: metres,
+                dialect: Backend.dialect)
+        }.map { near in
+            let site = near.site
+            return (
+                RegisterSite(
+                    id: site.id, reference: site.reference, name: site.name, designation: site.designation,
+                    grade: site.grade, latitude: site.latitude, longitude: site.longitude, outline: site.outline,
+                    source: site.source.rawValue), near.distanceMeters
+            )
         }
-        return sites.compactMap { site -> (site: RegisterSite, metres: Double)? in
-            guard let lat = site.latitude, let lon = site.longitude else { return nil }
-            let distance = Geo.distance(latitude, longitude, lat, lon)
-            return distance <= metres ? (site, distance) : nil
-        }.sorted { $0.metres == $1.metres ? $0.site.id < $1.site.id : $0.metres < $1.metres }.prefix(limit).map { $0 }
     }
 
     func standing(siteID: Int64) throws -> SiteStanding {
@@ -134,7 +127,8 @@ struct SQLSiteReviewStore<Backend: SQLBackend>: SiteReviewStore {
                     SQLValue(try report.string("grade")), .real(latitude), .real(longitude), .real(now), .real(now)
                 ).int
             else { throw StoreError(.invariant, "sites: no id returned for a new site") }
-            let outcome = try Self.setSite(db, reportID: reportID, to: id, action: "site_create", actor: actor, now: now)
+            let outcome = try Self.setSite(
+                db, reportID: reportID, to: id, action: "site_create", actor: actor, now: now)
             return (outcome, id)
         }
     }
