@@ -133,6 +133,16 @@ struct SQLSiteReviewStore<Backend: SQLBackend>: SiteReviewStore {
         }
     }
 
+    func linkKiosk(_ kioskID: Int64, toSite siteID: Int64) throws {
+        try database.write { db in
+            _ = try db.run("UPDATE kiosks SET site_id = ? WHERE id = ?", .integer(siteID), .integer(kioskID))
+        }
+    }
+
+    func kioskSite(_ kioskID: Int64) throws -> Int64? {
+        try database.read { db in try db.scalar("SELECT site_id FROM kiosks WHERE id = ?", .integer(kioskID)).int }
+    }
+
     /// Sets the report's site and writes the audit row (the site ids before and after, the site's name).
     private static func setSite(
         _ db: Backend.Connection, reportID: Int64, to siteID: Int64?, action: String, actor: String, now: Double

@@ -24,6 +24,10 @@ protocol SiteReviewStore: Sendable {
     /// A new site of the register from the report's name, designation, grade and point (source
     /// `report`), the report attached to it; audited `site_create`. The new site's id when done.
     func createSite(fromReport reportID: Int64, actor: String, now: Double) throws -> (ReviewOutcome, Int64?)
+    /// The kiosk belongs to the site: every report it files from now on does too (SITE-03).
+    func linkKiosk(_ kioskID: Int64, toSite siteID: Int64) throws
+    /// The site a kiosk belongs to, if any.
+    func kioskSite(_ kioskID: Int64) throws -> Int64?
 }
 
 /// A site as the coordinators' pages show it.
