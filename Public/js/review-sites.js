@@ -44,7 +44,10 @@
     var box = document.getElementById('sites-map');
     var data = document.getElementById('sites-map-data');
     if (!box || !data || !window.L) return;
-    var sites = parse(data.textContent) || [];
+    // Sites of no condition first, so that a coloured dot is drawn over a grey one at the same place.
+    var sites = (parse(data.textContent) || []).slice().sort(function (a, b) {
+      return (a.condition === 'none' ? 0 : 1) - (b.condition === 'none' ? 0 : 1);
+    });
     var map = baseMap(box);
     var bounds = [];
     sites.forEach(function (site) {

@@ -77,7 +77,9 @@ enum SiteRegisterScreen {
                 standing.condition.map { ReviewLabels.code("condition", $0, messages) }
                     ?? messages["siteReview.noCondition"]),
             "conditionCode": .string(standing.condition ?? "none"),
-            "priority": .string(ReviewLabels.code("priority_category", standing.priority, messages)),
+            // The letter in the table (its label, long, is on the site's page and in the filter).
+            "priority": .string(standing.priority ?? ""),
+            "priorityLabel": .string(ReviewLabels.code("priority_category", standing.priority, messages)),
             "trend": MustacheValue(standing.trend.flatMap { $0 == .unchanged ? nil : $0.rawValue }),
             "trendLabel": MustacheValue(
                 standing.trend.flatMap { $0 == .unchanged ? nil : messages["siteReview.trendShort.\($0.rawValue)"] }),
