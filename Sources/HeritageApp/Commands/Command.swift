@@ -26,6 +26,9 @@ public enum Command {
                                          HTTPS for tablets on a LAN (see har tls --help)
           har backup [--config FILE] create [--to FILE]|verify FILE|restore FILE [--data-dir DIR]
                                          backups of the data folder (see har backup --help, docs/OPERATIONS.md)
+          har sites [--config FILE] import FILE [--ref-field NAME …]|list [--near LAT,LON] [--limit N]
+                                         the register of heritage sites: import GeoJSON or CSV, list it
+                                         (see har sites --help, docs/SITES.md)
           har mail [--config FILE] test EMAIL [--language en|fr]
                                          one test message through smtp_url (see docs/NOTIFICATIONS.md)
           har migrate sqlite-to-postgres --from DATA_DIR
@@ -74,6 +77,8 @@ public enum Command {
             return BackupCommand.main(rest)
         case "mail":
             return MailCommand.main(rest)
+        case "sites":
+            return SitesCommand.main(rest)
         case "serve", "platform":
             if rest.contains("--help") || rest.contains("-h") {
                 printHelp()

@@ -49,7 +49,6 @@ struct SQLSiteStore<Backend: SQLBackend>: SiteStore {
         }
     }
 
-    /// `nearest` from a full scan, without the index: the baseline `bench/sites` measures.
     func nearestByScan(latitude: Double, longitude: Double, limit: Int) throws -> [SiteDistance] {
         try database.read { db in
             try SiteStatements.nearestByScan(db, latitude: latitude, longitude: longitude, limit: limit)

@@ -20,6 +20,9 @@ protocol SiteStore: Sendable {
     /// gave is kept. `body` may run more than once (PostgreSQL runs a transaction again after a
     /// serialization failure): it must start from the beginning (reopen its file) each time.
     func importSites(now: Double, _ body: (any SiteImportSink) throws -> Void) throws -> SiteImportCounts
+    /// `nearest`'s answer from a full scan of the register, without the index: the baseline that
+    /// `bench/sites` measures the index against (`har sites nearest --scan`), not for pages.
+    func nearestByScan(latitude: Double, longitude: Double, limit: Int) throws -> [SiteDistance]
 }
 
 /// Where an import's batches go, inside the import's one transaction.

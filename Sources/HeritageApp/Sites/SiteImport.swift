@@ -1,0 +1,73 @@
+import Basics
+import FoundationEssentials
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `har sites import`: a GeoJSON or CSV file into the register, streamed (a buffer and one feature in
+/// memory at a time), in batches, all in one transaction of the store's: the first bad feature refuses
+/// the whole file and the register stays as it was.
+enum SiteImport {
+    static let batchSize = 500
+
+    /// Imports `path`; `progress` is told of the bytes read now and then.
+    static func run(
+        path: String, options: SiteImportOptions, store: any SiteStore, now: Double,
+        progress: ((_ records: Int, _ bytesRead: Int, _ bytesTotal: Int) -> Void)? = nil
+    ) throws -> SiteImportCounts {
+        try store.importSites(now: now) { sink in
+            // Opened here, inside the transaction: a transaction run again reads the file again.
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw SiteImportFailure.file("cannot open \(path): \(String(cString: strerror(errno)))")
+            }
+            defer { close(descriptor) }
+            var status = stat()
+            guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+                throw SiteImportFailure.file("\(path) is not a file")
+            }
+            let total = Int(status.st_size)
+            var batch: [NewSite] = []
+            batch.reserveCapacity(batchSize)
+            var records = 0
+            var offset: () -> Int = { 0 }
+            let each: (SiteRecord) throws -> Void = { record in
+                batch.append(try record.site(options))
+                records += 1
+                if batch.count == batchSize {
+                    try sink.upsert(batch)
+                    batch.removeAll(keepingCapacity: true)
+                    progress?(records, offset(), total)
+                }
+            }
+            switch options.format ?? format(path: path, descriptor: descriptor) {
+            case .geojson:
+                let reader = JSONStreamReader(fileDescriptor: descriptor)
+                offset = { reader.offset }
+                do {
+                    try GeoJSONSites(reader: reader).read(each)
+                } catch let error as JSONStreamError {
+                    throw SiteImportFailure.file("not valid GeoJSON: \(error)")
+                }
+            case .csv:
+                let reader = CSVSites(fileDescriptor: descriptor, options: options)
+                offset = { reader.offset }
+                try reader.read(each)
+            }
+            try sink.upsert(batch)
+            progress?(records, total, total)
+        }
+    }
+
+    /// By the extension, else by the first byte that is not white space (`{`: GeoJSON).
+    static func format(path: String, descriptor: Int32) -> SiteFileFormat {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".geojson") || lower.hasSuffix(".json") { return .geojson }
+        if lower.hasSuffix(".csv") { return .csv }
+        var head = [UInt8](repeating: 0, count: 256)
+        let got = head.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        let first = head.prefix(max(got, 0)).first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        return first == UInt8(ascii: "{") ? .geojson : .csv
+    }
+}
