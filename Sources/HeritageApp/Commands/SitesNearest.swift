@@ -1,5 +1,9 @@
 import FoundationEssentials
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `har sites nearest`: the look-up the pages make, printed; and for `bench/sites`, `--bench N` times N
 /// look-ups around points spread over the register (each the server's time of the store call, on the
 /// running database), `--scan` the same by a full scan without the index: the baseline.
@@ -54,7 +58,7 @@ enum SitesNearest {
 
     /// Times `count` look-ups around points near sites of the register chosen by a fixed sequence (the
     /// same in every run), each point moved up to about 5 km off its site; prints the median, p95 and
-    /// p99 in milliseconds, and a checksum of the answers so that two runs can be compared.
+    /// p99 in milliseconds (wall clock, and this process's CPU), and a checksum of the answers so that two runs can be compared.
     static func timed(_ count: Int, limit: Int, scan: Bool, store: any SiteStore) throws -> Int32 {
         let sites = try store.count()
         guard sites > 0 else {
@@ -76,8 +80,10 @@ enum SitesNearest {
                     longitude: min(180, max(-180, site.longitude + east))))
         }
         var times: [Double] = []
+        var cpu: [Double] = []
         var checksum: Int64 = 0
         for point in points {
+            let cpuStart = threadCPUMilliseconds()
             let start = ContinuousClock.now
             let found =
                 scan
@@ -86,18 +92,32 @@ enum SitesNearest {
                     latitude: point.latitude, longitude: point.longitude, limit: limit, withinMeters: nil)
             let elapsed = ContinuousClock.now - start
             times.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+            cpu.append(threadCPUMilliseconds() - cpuStart)
             checksum = found.reduce(checksum) { $0 &* 31 &+ $1.site.id }
         }
         times.sort()
-        func percentile(_ share: Double) -> Double { times[min(times.count - 1, Int(Double(times.count) * share))] }
+        cpu.sort()
+        func percentile(_ values: [Double], _ share: Double) -> Double {
+            values[min(values.count - 1, Int(Double(values.count) * share))]
+        }
         print(
             "\(times.count) look-ups of the \(limit) nearest among \(sites) sites\(scan ? " (full scan)" : ""): "
-                + "median \(rounded(percentile(0.5))) ms, p95 \(rounded(percentile(0.95))) ms, "
-                + "p99 \(rounded(percentile(0.99))) ms, max \(rounded(times.last ?? 0)) ms; checksum \(checksum)")
+                + "median \(rounded(percentile(times, 0.5))) ms, p95 \(rounded(percentile(times, 0.95))) ms, "
+                + "p99 \(rounded(percentile(times, 0.99))) ms, max \(rounded(times.last ?? 0)) ms; "
+                + "this process's CPU median \(rounded(percentile(cpu, 0.5))) ms, p95 \(rounded(percentile(cpu, 0.95))) ms; "
+                + "checksum \(checksum)")
         return 0
     }
 
     static func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
+
+    /// The calling thread's CPU time: on a loaded machine the wall clock also counts the time the
+    /// thread waited for a core.
+    static func threadCPUMilliseconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return Double(now.tv_sec) * 1000 + Double(now.tv_nsec) / 1e6
+    }
 }
 
 /// A small deterministic generator (SplitMix64): the same points in every run of the bench.
