@@ -43,6 +43,12 @@ struct SQLSiteStore<Backend: SQLBackend>: SiteStore {
 
     func importSites(now: Double, _ body: (any SiteImportSink) throws -> Void) throws -> SiteImportCounts {
         try database.write { db in
+            // SQLite: the R*Tree's inserts in a national list's file order touch its nodes all over; a
+            // larger page cache for the import's transaction keeps them in memory (bench/sites: a third
+            // less CPU for 400,000 new sites), the connection's own size restored after.
+            let kept = Backend.dialect == .sqlite ? try db.scalar("PRAGMA cache_size", []).int : nil
+            if kept != nil { try db.run("PRAGMA cache_size = -16384", []) }
+            defer { if let kept { _ = try? db.run("PRAGMA cache_size = \(kept)", []) } }
             let sink = SQLSiteImportSink(db: db, now: now)
             try body(sink)
             return sink.counts
