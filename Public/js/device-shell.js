@@ -6,6 +6,7 @@
 // An ES module: the camera and the fix are the shared ones (core/).
 import { hasCamera, grabFrame, openCamera } from './core/camera.js';
 import { fixOf, watchFix } from './core/location.js';
+import { keptNear, renderChoice, wireChoice } from './core/sites.js';
 
 (function () {
   'use strict';
@@ -120,6 +121,20 @@ import { fixOf, watchFix } from './core/location.js';
     });
   }
 
+  // The register's sites kept on the device (SITE-02), nearest the photos' fixes: a pick fills the
+  // name, designation and grade and is kept with the report as site_id.
+  function offerSites(form) {
+    var fieldset = document.getElementById('site-choice');
+    if (!fieldset) return;
+    var points = record.photos.map(function (photo) { return photo.fix; }).filter(Boolean);
+    keptNear(points).then(function (nearest) { renderChoice(fieldset, nearest, record.fields.site_id); });
+    wireChoice(fieldset, form, function (value) {
+      record.fields.site_id = value;
+      ['name', 'designation', 'grade'].forEach(function (name) { record.fields[name] = form.elements[name].value; });
+      if (record.photos.length) saveRecord().catch(function () {});
+    });
+  }
+
   function startSubmit() {
     var form = document.getElementById('device-form');
     var fields = ['name', 'designation', 'condition', 'occupancy', 'priority_category', 'owner_type', 'grade'];
@@ -131,6 +146,7 @@ import { fixOf, watchFix } from './core/location.js';
         if (record.photos.length) saveRecord().catch(function () {});
       });
     });
+    offerSites(form);
     showPhotos();
     form.addEventListener('submit', function (event) {
       event.preventDefault();

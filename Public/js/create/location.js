@@ -3,8 +3,10 @@
 import { settings, state, t } from './page.js';
 import { showPosition } from './map.js';
 import { fixOf, watchFix } from '../core/location.js';
+import { keepAround } from '../core/sites.js';
 
 let mapStatus = null;
+let sitesAskedAt = 0;
 let alertBox = null;
 
 function onPosition(position) {
@@ -22,6 +24,11 @@ function onPosition(position) {
   hideAlert();
   if (mapStatus) mapStatus.textContent = '';
   showPosition(c.latitude, c.longitude);
+  // SITE-02: the register's sites around here, kept for the submission page offline (once a minute at most).
+  if (Date.now() - sitesAskedAt > 60000) {
+    sitesAskedAt = Date.now();
+    keepAround(c.latitude, c.longitude);
+  }
 }
 
 function hideAlert() {

@@ -11,10 +11,13 @@ import FoundationEssentials
 enum KioskCommand {
     static let usage = """
         Usage:
-          har kiosk [--config FILE] create --site NAME [--lat X --lon Y] [--radius METRES]
+          har kiosk [--config FILE] create --site SITE [--lat X --lon Y] [--radius METRES]
                                            [--account EMAIL] [--base-url URL]
-                     a kiosk for a site; its reports go up with EMAIL's platform account (a coordinator
-                     who has signed in; else link one on /review/kiosks); prints the enrolment URL last
+                     a kiosk for a site: SITE is a site of the register (its reference, or its number
+                     as 12 or #12), else a new site's name (entered in the register when --lat and
+                     --lon are given); every report of the kiosk belongs to the site. Its reports go
+                     up with EMAIL's platform account (a coordinator who has signed in; else link one
+                     on /review/kiosks); prints the enrolment URL last
           har kiosk [--config FILE] account ID EMAIL
                      the kiosk sends with its own platform account EMAIL: the password is read from
                      standard input (one line); only the platform's session is kept
@@ -26,7 +29,7 @@ enum KioskCommand {
         Command.runOnStores(arguments, usage: usage) { action, stores, configuration in
             try run(
                 action, store: stores.kiosks, configuration: configuration, actor: Command.operatorActor,
-                now: Date().timeIntervalSince1970)
+                now: Date().timeIntervalSince1970, register: (stores.sites, stores.siteReview))
         }
     }
 
@@ -36,13 +39,15 @@ enum KioskCommand {
         return arguments[index + 1]
     }
 
-    static func run(_ action: [String], store: any KioskStore, configuration: Configuration, actor: String, now: Double)
-        throws -> Int32
-    {
+    static func run(
+        _ action: [String], store: any KioskStore, configuration: Configuration, actor: String, now: Double,
+        register: (sites: any SiteStore, review: any SiteReviewStore)? = nil
+    ) throws -> Int32 {
         switch action.first {
         case "create":
             return try create(
-                Array(action.dropFirst()), store: store, configuration: configuration, actor: actor, now: now)
+                Array(action.dropFirst()), store: store, configuration: configuration, actor: actor, now: now,
+                register: register)
         case "account":
             return try account(
                 Array(action.dropFirst()), store: store, configuration: configuration, actor: actor, now: now,
@@ -78,7 +83,8 @@ enum KioskCommand {
     }
 
     static func create(
-        _ arguments: [String], store: any KioskStore, configuration: Configuration, actor: String, now: Double
+        _ arguments: [String], store: any KioskStore, configuration: Configuration, actor: String, now: Double,
+        register: (sites: any SiteStore, review: any SiteReviewStore)? = nil
     )
         throws -> Int32
     {
@@ -111,17 +117,29 @@ enum KioskCommand {
             }
             userID = id
         }
+        let place =
+            try register.map {
+                try KioskSite.resolve(
+                    site, latitude: latitude.flatMap { $0 }, longitude: longitude.flatMap { $0 }, sites: $0.sites,
+                    now: now)
+            } ?? KioskSite.Resolved(name: site, latitude: latitude.flatMap { $0 }, longitude: longitude.flatMap { $0 })
         let id = try store.create(
             NewKiosk(
-                siteName: site, latitude: latitude.flatMap { $0 }, longitude: longitude.flatMap { $0 },
-                radiusMetres: radius, userID: userID),
+                siteName: place.name, latitude: place.latitude, longitude: place.longitude, radiusMetres: radius,
+                userID: userID),
             actor: actor, now: now)
+        if let siteID = place.siteID, let register {
+            try register.review.linkKiosk(id, toSite: siteID)
+            print("site \(siteID) of the register\(place.isNew ? " (new)" : ""): \(place.name)")
+        } else {
+            print("not a site of the register (give --lat and --lon to enter it): its reports belong to no site")
+        }
         let token = WebSessions.newToken()
         guard let hash = WebSessions.hash(token: token),
             try store.issueEnrolment(
                 kioskID: id, tokenHash: hash, expiresAt: now + KioskSettings.enrolmentSeconds, actor: actor, now: now)
         else { throw StoreError(.invariant, "enrolment token not recorded") }
-        print("kiosk \(id) created for \(site)")
+        print("kiosk \(id) created for \(place.name)")
         if userID == nil {
             print("no platform account yet: a coordinator links theirs on /review/kiosks before visitors can report")
         }

@@ -53,6 +53,7 @@ enum DeviceReportRoutes {
                     "not_found", context.messages["photos.errors.draftNotFound"], status: 404, context: context)
         }
         var form = SubmitForm(request: request)
+        try SiteChoice.fill(&form, from: web.stores.siteReview)
         form.validate(context.messages, photoCount: try drafts.store.photoCount(reportID: draft.id))
         guard form.isValid else {
             let message = form.formError ?? form.errors.sorted { $0.key < $1.key }.first?.value ?? ""

@@ -30,13 +30,18 @@ enum KioskAdminScreen {
             let chosen = Set(request.formFields.filter { $0.name == "languages" }.map(\.value))
             let languages = Language.allCases.map(\.rawValue).filter { chosen.contains($0) }
             let now = WallClock.now()
+            // A site of the register by reference or number, else a new one (SITE-03).
+            let register = try KioskSite.resolve(
+                site, latitude: place.latitude, longitude: place.longitude, sites: kiosks.web.stores.sites, now: now)
             let id = try kiosks.store.create(
                 NewKiosk(
-                    siteName: site, latitude: place.latitude, longitude: place.longitude, radiusMetres: place.radius,
+                    siteName: register.name, latitude: register.latitude, longitude: register.longitude,
+                    radiusMetres: place.radius,
                     languages: (languages.isEmpty ? Language.allCases.map(\.rawValue) : languages).joined(
                         separator: ","),
                     idleSeconds: idle, userID: user.id),
                 actor: user.email, now: now)
+            if let siteID = register.siteID { try kiosks.web.stores.siteReview.linkKiosk(id, toSite: siteID) }
             return try enrolmentPage(kiosks, request, context, kioskID: id, actor: user.email)
         }
         router.review("POST", "/review/kiosks/:id/link", review) { request, context, user, _ in

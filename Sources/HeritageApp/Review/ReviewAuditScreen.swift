@@ -28,6 +28,7 @@ enum ReviewAuditScreen {
         "role_confirm", "export_csv", "export_geojson", "export_zip", "export_audit", "undo", "kiosk_create",
         "kiosk_enrolment_link", "kiosk_enrol", "kiosk_revoke", "kiosk_account", "kiosk_submit", "mail_unsubscribe",
         "backup_restore",
+        "site_attach", "site_detach", "site_create", "export_sites_csv", "export_sites_geojson",
     ]
 
     static func register(on router: inout Router, review: Review) {

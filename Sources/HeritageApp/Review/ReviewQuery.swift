@@ -5,7 +5,7 @@ import Mustache
 
 /// The dashboard's filter in the query string (REV-05), so that a view can be bookmarked and shared:
 /// `need` (a counter's: `waiting`, `published`, `replied`), `review`, `delivery`, `origin`, `reporter`, `from` and `to` (YYYY-MM-DD, both days included), `q`,
-/// `failure=1`, `bounds=south,west,north,east`, `sort`; the page after `after=KEY~ID`. Anything
+/// `failure=1`, `bounds=south,west,north,east`, `site` (a site's id), `sort`; the page after `after=KEY~ID`. Anything
 /// unknown or malformed is ignored (the field shows empty), never an error.
 struct ReviewQuery: Sendable, Equatable {
     var filter = ReviewFilter()
@@ -30,6 +30,7 @@ struct ReviewQuery: Sendable, Equatable {
         filter.hasFailure = value("failure") == "1"
         filter.trash = value("trash") == "1"
         filter.sort = ReviewFilter.Sort(rawValue: value("sort")) ?? .newest
+        filter.site = Int64(value("site")).flatMap { $0 > 0 ? $0 : nil }
         if let from = Self.day(value("from")) {
             filter.from = from
             fromText = value("from")
@@ -69,6 +70,7 @@ struct ReviewQuery: Sendable, Equatable {
         if filter.hasFailure { pairs.append(("failure", "1")) }
         if filter.trash { pairs.append(("trash", "1")) }
         if !boundsText.isEmpty { pairs.append(("bounds", boundsText)) }
+        if let site = filter.site { pairs.append(("site", String(site))) }
         if filter.sort != .newest { pairs.append(("sort", filter.sort.rawValue)) }
         return pairs
     }

@@ -216,6 +216,7 @@ enum ReviewReportScreen {
             values["undo"] = try ReviewTriage.undoValue(review, undo, query: query, user: user, messages: messages)
         }
         values["dashboard"] = .string("/review" + suffix)
+        values.merge(try ReportSiteSection.values(review, row: row, messages: messages)) { $1 }
         values["discarded"] = MustacheValue(
             row.discardedAt.map {
                 messages.format(

@@ -23,6 +23,11 @@ enum ReviewRoutes {
         ("GET", "/review/kiosks", .coordinator), ("POST", "/review/kiosks", .coordinator),
         ("POST", "/review/kiosks/1/link", .coordinator), ("POST", "/review/kiosks/1/revoke", .coordinator),
         ("POST", "/review/kiosks/1/account", .coordinator), ("POST", "/review/kiosks/1/dedicated", .admin),
+        // Sites (SiteRoutes).
+        ("POST", "/review/reports/1/site", .coordinator), ("GET", "/review/sites", .coordinator),
+        ("GET", "/review/sites/1", .coordinator), ("GET", "/review/sites/export.csv", .coordinator),
+        ("GET", "/review/sites/export.geojson", .coordinator), ("POST", "/review/sites/export.csv", .coordinator),
+        ("POST", "/review/sites/export.geojson", .coordinator),
     ]
 
     static func register(on router: inout Router, web: Web, settings: ReviewSettings, drafts: Drafts) {
@@ -43,5 +48,6 @@ enum ReviewRoutes {
         ReviewUsersScreen.register(on: &router, review: review)
         ReviewMailScreens.register(on: &router, review: review)
         ReporterReply.register(on: &router, review: review, drafts: drafts)
+        SiteRoutes.register(on: &router, review: review)
     }
 }

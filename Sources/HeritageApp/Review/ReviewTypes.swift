@@ -121,12 +121,15 @@ struct ReviewFilter: Sendable, Equatable {
     var trash = false
     /// The map's bounds: south, west, north, east.
     var bounds: (Double, Double, Double, Double)?
+    /// The reports of one site of the register.
+    var site: Int64?
     var sort = Sort.newest
 
     static func == (lhs: ReviewFilter, rhs: ReviewFilter) -> Bool {
         lhs.need == rhs.need && lhs.review == rhs.review && lhs.delivery == rhs.delivery && lhs.origin == rhs.origin
             && lhs.reporter == rhs.reporter && lhs.from == rhs.from && lhs.to == rhs.to && lhs.text == rhs.text
             && lhs.hasFailure == rhs.hasFailure && lhs.sort == rhs.sort && lhs.trash == rhs.trash
+            && lhs.site == rhs.site
             && lhs.bounds.map { [$0.0, $0.1, $0.2, $0.3] } == rhs.bounds.map { [$0.0, $0.1, $0.2, $0.3] }
     }
 }
@@ -170,6 +173,8 @@ struct ReviewRow: Sendable, Equatable {
     var ownerType: String?
     var discardedAt: Double?
     var discardedBy: String?
+    /// The site of the register the report belongs to (docs/SITES.md).
+    var siteID: Int64? = nil
 
     /// The key this row has in `sort`, for the next page's cursor.
     func cursorKey(_ sort: ReviewFilter.Sort) -> String {

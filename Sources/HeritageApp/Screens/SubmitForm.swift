@@ -9,6 +9,8 @@ struct SubmitForm: Sendable {
     var codes: [String: String] = [:]
     var errors: [String: String] = [:]
     var formError: String?
+    /// The site of the register picked (SITE-02); nil: "Not in the list".
+    var siteID: Int64?
 
     static let maximumNameLength = 200
 
@@ -29,6 +31,9 @@ struct SubmitForm: Sendable {
         name = String(Text.trimmed(request.formValue("name") ?? "").prefix(4 * Self.maximumNameLength))
         for select in Self.selects {
             codes[select.name] = String((request.formValue(select.name) ?? "").prefix(64))
+        }
+        siteID = request.formValue("site_id").flatMap { Int64(Text.trimmed(String($0.prefix(20)))) }.flatMap {
+            $0 > 0 ? $0 : nil
         }
     }
 
@@ -57,7 +62,7 @@ struct SubmitForm: Sendable {
         ReportFields(
             name: name, designation: codes["designation"] ?? "", condition: codes["condition"] ?? "",
             occupancy: codes["occupancy"] ?? "", priorityCategory: codes["priority_category"] ?? "",
-            ownerType: codes["owner_type"] ?? "", grade: codes["grade"] ?? "")
+            ownerType: codes["owner_type"] ?? "", grade: codes["grade"] ?? "", siteID: siteID)
     }
 
     /// The selects as the template shows them: label, options with human labels, the chosen one, the error.

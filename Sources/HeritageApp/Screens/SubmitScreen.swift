@@ -20,6 +20,7 @@ enum SubmitScreen {
         router.web("POST", "/reports/new/submit", web, access: .page) { request, context in
             try submit(request, context, web: web, drafts: drafts)
         }
+        SitesNearRoute.register(on: &router, web: web)
         router.web("GET", "/api/drafts/:id/suggestions", web, access: .api) { request, context in
             let user = try context.requireUser()
             guard let id = request.parameters["id"],
@@ -61,6 +62,7 @@ enum SubmitScreen {
             return web.redirect("/reports", context: context)
         }
         var form = SubmitForm(request: request)
+        try SiteChoice.fill(&form, from: web.stores.siteReview)
         form.validate(context.messages, photoCount: try drafts.store.photoCount(reportID: draft.id))
         guard form.isValid else {
             return try page(web, context, drafts: drafts, draft: draft, form: form, token: token, status: 422)
@@ -95,6 +97,10 @@ enum SubmitScreen {
         values["selects"] = form.selectValues(context.messages)
         values["maxName"] = .int(SubmitForm.maximumNameLength)
         values["suggestions"] = .array(try drafts.store.suggestions(draft: draft).map { .string($0) })
+        let sites = try SiteChoice.nearest(web.stores.siteReview, photos: photos)
+        values["siteChoices"] = SiteChoice.values(sites, chosen: form.siteID, messages: context.messages)
+        values["hasSiteChoices"] = .bool(!sites.isEmpty)
+        values["noSiteChosen"] = .bool(form.siteID == nil || !sites.contains { $0.site.id == form.siteID })
         values["cameraTile"] = .bool(photos.count < Draft.maximumPhotos)
         values["submitJSON"] = .string(
             ScriptJSON.encode([
@@ -104,6 +110,6 @@ enum SubmitScreen {
             ]))
         return try web.render(
             "submit", title: context.messages["submit.title"], values, context: context, status: status,
-            scripts: ["photo-strip", "submit"], modules: ["held-photos"])
+            scripts: ["photo-strip", "submit"], modules: ["held-photos", "site-choice"])
     }
 }

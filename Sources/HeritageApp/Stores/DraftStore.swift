@@ -116,6 +116,8 @@ struct ReportFields: Sendable {
     var priorityCategory: String
     var ownerType: String
     var grade: String
+    /// The site of the register the report belongs to; one the register does not have is left out.
+    var siteID: Int64? = nil
 }
 
 /// A report's name at a position, for the submission page's suggestions.

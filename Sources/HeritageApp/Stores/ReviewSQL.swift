@@ -14,7 +14,7 @@ enum ReviewSQL {
         r.id, r.local_id, r.name, u.email, r.origin, r.submitted_at, r.designation, r.condition, r.grade,
         r.latitude, r.longitude, r.accuracy, r.state, r.review_state, r.review_reason, r.review_message,
         r.duplicate_of, r.reviewed_by, r.reviewed_at, r.replied_at, r.claimed_by, r.claimed_until, r.last_error,
-        r.platform_report_id, r.occupancy, r.priority_category, r.owner_type, r.discarded_at, r.discarded_by,
+        r.platform_report_id, r.occupancy, r.priority_category, r.owner_type, r.discarded_at, r.discarded_by, r.site_id,
         (SELECT count(*) FROM photos p WHERE p.report_id = r.id) AS photo_count,
         (SELECT p.local_id FROM photos p WHERE p.report_id = r.id ORDER BY p.position, p.id LIMIT 1) AS first_photo
         """
@@ -90,6 +90,10 @@ enum ReviewSQL {
                 let pattern = "%" + likeEscaped(filter.text.lowercased()) + "%"
                 values += [.text(pattern), .text(pattern), .text(filter.text)]
             }
+        }
+        if let site = filter.site {
+            clauses.append("r.site_id = ?")
+            values.append(.integer(site))
         }
         if filter.hasFailure {
             // Word for word the predicate of the partial index `reports_failure`.

@@ -31,11 +31,15 @@ enum SQLDraftStatements<Backend: SQLBackend> {
         guard try db.scalar("SELECT count(*) FROM photos WHERE report_id = ?", .integer(id)).int ?? 0 > 0 else {
             return .noPhotos
         }
+        // The site: the kiosk's when it has one (every report of a kiosk belongs to its site), else the
+        // volunteer's pick when the register has it, else what the draft had.
         _ = try db.run(
             """
             UPDATE reports SET state = 'queued', name = ?, designation = ?, condition = ?, occupancy = ?,
                 priority_category = ?, owner_type = ?, grade = ?, latitude = ?, longitude = ?, accuracy = ?,
-                altitude = ?, submitted_at = ?, submit_token = ?, updated_at = ?
+                altitude = ?, submitted_at = ?, submit_token = ?, updated_at = ?,
+                site_id = coalesce((SELECT k.site_id FROM kiosks k WHERE k.id = reports.kiosk_id),
+                    (SELECT s.id FROM sites s WHERE s.id = ?), site_id)
             WHERE id = ? AND state = 'draft'
             """,
             [
@@ -43,7 +47,7 @@ enum SQLDraftStatements<Backend: SQLBackend> {
                 .text(fields.priorityCategory), .text(fields.ownerType), .text(fields.grade),
                 SQLValue(try located?.double(0)), SQLValue(try located?.double(1)),
                 SQLValue(try located?.double(2)), SQLValue(try located?.double(3)),
-                .real(now), .text(token), .real(now), .integer(id),
+                .real(now), .text(token), .real(now), fields.siteID.map(SQLValue.integer) ?? .null, .integer(id),
             ])
         // The coordinators who chose each report hear of it in this same transaction (NOT-02).
         try CoordinatorMailSQL.queueArrival(db, reportID: id, cap: mailCap, now: now)

@@ -242,6 +242,7 @@ struct SQLReviewStore<Backend: SQLBackend>: ReviewStore {
             photoCount: Int(try row.int("photo_count") ?? 0), firstPhoto: try row.string("first_photo"),
             platformReportID: try row.string("platform_report_id"), occupancy: try row.string("occupancy"),
             priorityCategory: try row.string("priority_category"), ownerType: try row.string("owner_type"),
-            discardedAt: try row.double("discarded_at"), discardedBy: try row.string("discarded_by"))
+            discardedAt: try row.double("discarded_at"), discardedBy: try row.string("discarded_by"),
+            siteID: try row.int("site_id"))
     }
 }

@@ -34,6 +34,8 @@ struct Stores: Sendable {
     var coordinatorMail: any CoordinatorMailStore
     /// The register of heritage sites (docs/SITES.md).
     var sites: any SiteStore
+    /// The coordinators' side of the register of sites: attach, standing, the register's view.
+    var siteReview: any SiteReviewStore
     /// Closes the backend; later calls throw `StoreError`.
     var close: @Sendable () -> Void
 }
@@ -68,7 +70,7 @@ extension Stores {
             kiosks: SQLKioskStore(database: database, mailImmediatePerHour: mailCap, revocations: revocations),
             mail: SQLMailOutboxStore(database: database), notifications: SQLMailOutboxStore(database: database),
             coordinatorMail: SQLMailOutboxStore(database: database), sites: SQLSiteStore(database: database),
-            close: close)
+            siteReview: SQLSiteReviewStore(database: database), close: close)
     }
 }
 
