@@ -123,7 +123,7 @@ import Testing
         let before = try scene.register()
         for hostile in Self.cases {
             let path = scene.folder + "/" + hostile.fileName
-            FileManager.default.createFile(atPath: path, contents: nil)
+            #expect(FileManager.default.createFile(atPath: path, contents: nil))
             let handle = try #require(FileHandle(forWritingAtPath: path))
             for part in hostile.parts() { handle.write(Data(part.utf8)) }
             try handle.close()

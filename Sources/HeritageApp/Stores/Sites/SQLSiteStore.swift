@@ -47,7 +47,7 @@ struct SQLSiteStore<Backend: SQLBackend>: SiteStore {
             // larger page cache for the import's transaction keeps them in memory (bench/sites: a third
             // less CPU for 400,000 new sites), the connection's own size restored after.
             let kept = Backend.dialect == .sqlite ? try db.scalar("PRAGMA cache_size", []).int : nil
-            if kept != nil { try db.run("PRAGMA cache_size = -16384", []) }
+            if kept != nil { _ = try db.run("PRAGMA cache_size = -16384", []) }
             defer { if let kept { _ = try? db.run("PRAGMA cache_size = \(kept)", []) } }
             let sink = SQLSiteImportSink(db: db, now: now)
             try body(sink)

@@ -58,7 +58,7 @@ final class SQLSiteImportSink<Connection: SQLConnection>: SiteImportSink {
         guard !sites.isEmpty else { return }
         let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         let rows = Array(repeating: row, count: sites.count).joined(separator: ", ")
-        try db.run(
+        _ = try db.run(
             """
             INSERT INTO sites (reference, name, designation, grade, lat, lon, outline, source, created_at, updated_at)
             VALUES \(rows)
@@ -66,7 +66,7 @@ final class SQLSiteImportSink<Connection: SQLConnection>: SiteImportSink {
     }
 
     private func update(_ id: Int64, _ new: NewSite) throws {
-        try db.run(
+        _ = try db.run(
             """
             UPDATE sites SET name = ?, designation = ?, grade = ?, lat = ?, lon = ?, outline = ?, updated_at = ?
             WHERE id = ?

@@ -17,11 +17,13 @@ enum SiteStatements {
     }
 
     static func site(_ db: some SQLConnection, id: Int64) throws -> Site? {
-        try db.query("SELECT \(columns) FROM sites s WHERE s.id = ?", [.integer(id)]).first.map(site)
+        try db.query("SELECT \(columns) FROM sites s WHERE s.id = ?", [.integer(id)]).first.map { try site($0) }
     }
 
     static func site(_ db: some SQLConnection, reference: String) throws -> Site? {
-        try db.query("SELECT \(columns) FROM sites s WHERE s.reference = ?", [.text(reference)]).first.map(site)
+        try db.query("SELECT \(columns) FROM sites s WHERE s.reference = ?", [.text(reference)]).first.map {
+            try site($0)
+        }
     }
 
     static func sites(_ db: some SQLConnection, ids: [Int64]) throws -> [Int64: Site] {
@@ -62,7 +64,7 @@ enum SiteStatements {
         try db.query(
             "SELECT \(columns) FROM sites s ORDER BY s.name, s.id LIMIT ? OFFSET ?",
             [.integer(Int64(limit)), .integer(Int64(offset))]
-        ).map(site)
+        ).map { try site($0) }
     }
 
     /// The ids and points of the sites in `box`, through the engine's spatial index.
