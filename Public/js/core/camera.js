@@ -6,7 +6,8 @@ export const BACK_CAMERA = { facingMode: { ideal: 'environment' } };
 
 export function hasCamera() { return !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia); }
 
-// Resolves the stream once it shows in `video`; rejects where there is no camera or the user refuses.
+// Resolves the stream once its first frame shows in `video`; rejects where there is no camera or
+// the user refuses.
 // The camera is given back when the page goes (its light off; the next page can open it).
 export function openCamera(video, constraints = BACK_CAMERA) {
   if (!hasCamera()) return Promise.reject(new Error('no camera'));
@@ -15,7 +16,25 @@ export function openCamera(video, constraints = BACK_CAMERA) {
     window.addEventListener('pagehide', function () { stopCamera(stream); });
     const played = video.play();
     if (played && played.catch) played.catch(function () {});
-    return stream;
+    return firstFrame(video).then(function () { return stream; });
+  });
+}
+
+// Resolves once the video shows a frame: a shutter enabled before then would take nothing (a
+// frame of a video with no size), and the click would be lost without a word.
+function firstFrame(video) {
+  return new Promise(function (resolve) {
+    if (video.readyState >= 2 && video.videoWidth) { resolve(); return; }
+    function shown() {
+      if (!video.videoWidth) return;
+      video.removeEventListener('loadeddata', shown);
+      video.removeEventListener('playing', shown);
+      video.removeEventListener('resize', shown);
+      resolve();
+    }
+    video.addEventListener('loadeddata', shown);
+    video.addEventListener('playing', shown);
+    video.addEventListener('resize', shown);
   });
 }
 
