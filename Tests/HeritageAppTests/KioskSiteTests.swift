@@ -46,6 +46,24 @@ import Testing
         let loose = try await runProgram(
             TestPaths.harExecutable, ["kiosk", "create", "--site", "Nowhere in particular"], environment: environment)
         #expect(loose.status == 0 && loose.stdout.contains("not a site of the register"))
+
+        // `/review/kiosks` names each kiosk's site of the register, linked to the site's page, with its
+        // reference; a kiosk of no site says so.
+        let kiosksPage = try await coordinator.get("/review/kiosks").body
+        #expect(kiosksPage.contains("<a href=\"/review/sites/\(abbey)\">Abbey Ruins</a>"), "\(kiosksPage)")
+        #expect(kiosksPage.contains("(AB-9)"))
+        #expect(kiosksPage.contains("<a href=\"/review/sites/\(made.site.id)\">Hilltop Chapel</a>"))
+        #expect(
+            kiosksPage.contains(
+                "Nowhere in particular <span class=\"kiosk-site-reference\">(not a site of the register)"))
+        // `har kiosk list` too, in its last column: `#ID REFERENCE NAME`, or `-`.
+        let list = try await runProgram(TestPaths.harExecutable, ["kiosk", "list"], environment: environment)
+        let lines = list.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasSuffix("\tsite of the register") == true, "\(list.stdout)")
+        #expect(lines.contains { $0.hasPrefix("\(kiosk)\t") && $0.hasSuffix("\t#\(abbey) AB-9 Abbey Ruins") })
+        #expect(
+            lines.contains { $0.contains("\tHilltop Chapel\t") && $0.hasSuffix("\t#\(made.site.id) Hilltop Chapel") })
+        #expect(lines.contains { $0.contains("\tNowhere in particular\t") && $0.hasSuffix("\t-") })
         await server.stop()
     }
 }

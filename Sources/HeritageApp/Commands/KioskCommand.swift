@@ -21,7 +21,7 @@ enum KioskCommand {
           har kiosk [--config FILE] account ID EMAIL
                      the kiosk sends with its own platform account EMAIL: the password is read from
                      standard input (one line); only the platform's session is kept
-          har kiosk [--config FILE] list       every kiosk with its health
+          har kiosk [--config FILE] list       every kiosk with its health and its site of the register
           har kiosk [--config FILE] revoke ID  the kiosk's tablet is refused from its next request
         """
 
@@ -53,15 +53,21 @@ enum KioskCommand {
                 Array(action.dropFirst()), store: store, configuration: configuration, actor: actor, now: now,
                 password: { TerminalPassword.read(prompt: "Password of the kiosk's account (not shown): ") })
         case "list" where action.count == 1:
-            print("id\tsite\tstate\tlast seen\treports today\twaiting for review\tapp version\taccount")
+            print(
+                "id\tsite\tstate\tlast seen\treports today\twaiting for review\tapp version\taccount\tsite of the register"
+            )
             let dayStart = (now / 86_400).rounded(.down) * 86_400
             for summary in try store.kiosks(dayStart: dayStart, now: now) {
                 let kiosk = summary.kiosk
                 let state = kiosk.isRevoked ? "revoked" : kiosk.enrolledAt == nil ? "not enrolled" : "enrolled"
                 let account = accountShown(summary)
+                let site = try register.flatMap {
+                    try KioskSite.of(kiosk: kiosk.id, sites: $0.sites, review: $0.review)
+                }
                 print(
                     "\(kiosk.id)\t\(kiosk.siteName)\t\(state)\t\(kiosk.lastSeenAt.map { ISO8601.utc(seconds: $0) } ?? "-")"
                         + "\t\(summary.reportsToday)\t\(summary.waitingForReview)\t\(kiosk.appVersion ?? "-")\t\(account)"
+                        + "\t\(site.map(registerSiteShown) ?? "-")"
                 )
             }
             return 0
@@ -146,6 +152,11 @@ enum KioskCommand {
         print("enrolment link, valid 10 minutes, once (open it on the tablet):")
         print(baseURL(arguments, configuration) + "/kiosk/enrol#" + token)
         return 0
+    }
+
+    /// A site of the register as `har kiosk list` names it: `#12 AB-9 Abbey Ruins` (SITE-03).
+    static func registerSiteShown(_ site: Site) -> String {
+        "#\(site.id)" + (site.reference.map { " " + $0 } ?? "") + " " + site.name
     }
 
     /// The kiosk's account and, when it cannot be used, why (REV-12).

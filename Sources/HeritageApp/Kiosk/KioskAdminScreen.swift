@@ -132,8 +132,14 @@ enum KioskAdminScreen {
         let rows = try kiosks.store.kiosks(dayStart: dayStart, now: now).map { summary -> MustacheValue in
             let kiosk = summary.kiosk
             let (account, problem) = accountShown(summary, messages, now: now)
+            // The site of the register, linked to its page (SITE-03); else the kiosk's own name.
+            let site = try KioskSite.of(
+                kiosk: kiosk.id, sites: kiosks.web.stores.sites, review: kiosks.web.stores.siteReview)
             return [
                 "id": .string(String(kiosk.id)), "site": .string(kiosk.siteName),
+                "registerSite": site.map {
+                    ["id": .string(String($0.id)), "name": .string($0.name), "reference": MustacheValue($0.reference)]
+                } ?? .null,
                 "account": .string(account),
                 "accountProblem": .bool(problem),
                 // A time (`<time>`, made local by review-time.js) or, in its place, the words.

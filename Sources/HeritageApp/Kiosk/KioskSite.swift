@@ -28,4 +28,10 @@ enum KioskSite {
             NewSite(name: text, latitude: latitude, longitude: longitude, source: .kiosk), now: now)
         return Resolved(siteID: made.id, name: text, latitude: latitude, longitude: longitude, isNew: true)
     }
+
+    /// The site of the register the kiosk belongs to, if any: `/review/kiosks` and `har kiosk list` name
+    /// it, since the kiosk's own name may be a site's that was renamed since, or no site's at all.
+    static func of(kiosk kioskID: Int64, sites: any SiteStore, review: any SiteReviewStore) throws -> Site? {
+        try review.kioskSite(kioskID).flatMap { try sites.site(id: $0) }
+    }
 }
