@@ -31,7 +31,9 @@ extension Database {
     /// Runs `body` with this connection's memo: values worked out from the database and kept with the
     /// connection that read them, so that a later read on it can skip the statement. The memo is
     /// emptied first whenever `dataVersion()` moved since it was filled, i.e. whenever another
-    /// connection committed anything, so a kept value is never older than the file.
+    /// connection committed anything, so a kept value is never older than the file. The version is
+    /// asked only when the WAL index's header (`walIndexHeader`) moved since it was last asked: a
+    /// memoized read of an unchanged file runs no statement at all.
     ///
     /// Only for read-only connections (a connection's own commits do not move its version). Outside a
     /// transaction the version is read in a snapshot of its own, before anything `body` reads: a commit
@@ -41,10 +43,19 @@ extension Database {
     /// key and value type, all dropped when full.
     public func withMemo<Key: Hashable, Value, T>(_ body: (inout [Key: Value]) throws -> T) throws -> T {
         guard mode == .readOnly else { throw SQLiteError.misuse("withMemo needs a read-only connection") }
-        let version = try dataVersion()
-        if version != memoVersion {
-            for table in memoTables.values { table.removeAll() }
-            memoVersion = version
+        // The WAL index's header first: unchanged since the version was last confirmed, no other
+        // connection has committed since, which is what `dataVersion()` would say, without its read
+        // transaction. Read before the version, so a commit in between makes the kept header older
+        // than the version (the next call asks again), never newer. Inside a transaction the version
+        // is still asked: it is what starts the snapshot the body's reads then share with the memo.
+        let header = isAutocommit ? walIndexHeader() : nil
+        if header == nil || header != memoHeader {
+            let version = try dataVersion()
+            if version != memoVersion {
+                for table in memoTables.values { table.removeAll() }
+                memoVersion = version
+            }
+            memoHeader = header
         }
         // Typed tables, found by their type: an `[AnyHashable: Any]` boxed every key and cast every
         // value back, ~6,000 instructions of each memoized session lookup (callgrind).

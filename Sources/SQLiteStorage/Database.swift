@@ -35,6 +35,11 @@ public final class Database {
     /// one typed table per key and value type.
     var memoTables: [ObjectIdentifier: MemoTableBase] = [:]
     var memoVersion: Int64 = -1
+    /// The WAL index's header when `memoVersion` was last confirmed (read just before that
+    /// `PRAGMA data_version`): while the header is still this one, no commit has ended since, and the
+    /// memo stands without a statement (`withMemo`).
+    var memoHeader: WALIndexHeader?
+    var walIndexAccess = WALIndexAccess.unknown
     static let memoLimit = 1_024
 
     /// Opens (and by default creates) the database at `path`.
@@ -82,6 +87,8 @@ public final class Database {
     /// Closes the connection. Statements still alive keep it as a zombie until they are finalized
     /// (`sqlite3_close_v2`), so this never fails; using the database afterwards throws.
     public func close() {
+        walIndexAccess = .unavailable
+        memoHeader = nil
         for case let statement? in reusableStatements.values { sqlite3_finalize(statement) }
         reusableStatements.removeAll()
         if let dataVersionStatement { sqlite3_finalize(dataVersionStatement) }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SQLiteStorage
@@ -56,6 +57,31 @@ import Testing
         // A transaction rolled back is no commit.
         try other.execute("BEGIN IMMEDIATE; INSERT INTO t (value) VALUES (100); ROLLBACK;")
         #expect(try memoized(pool) == (12, false))
+    }
+
+    /// Another process's commit (the sqlite3 shell, as `har users revoke` is) drops the memo on the very
+    /// next read, though an unchanged file is now checked by the WAL index's header with no statement
+    /// at all (`StatementCounts`: none started by a memoized read of an unchanged file).
+    @Test func anotherProcesssCommitDropsTheMemoAndAnUnchangedFileRunsNoStatement() throws {
+        let pool = try openPool()
+        try pool.write { try $0.run("INSERT INTO t (value) VALUES (1)") }
+        #expect(try memoized(pool, transaction: false) == (1, true))
+        #expect(try memoized(pool, transaction: false) == (1, false))
+        let before = StatementCounts.process.statements
+        for _ in 0..<10 { #expect(try memoized(pool, transaction: false) == (1, false)) }
+        // Other tests of this process may run statements meanwhile: only ours must not have.
+        #expect(StatementCounts.process.statements - before < 10)
+
+        for value in [5, 7] {
+            let shell = Process()
+            shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+            shell.arguments = [directory.file("memo.sqlite"), "UPDATE t SET value = \(value)"]
+            try shell.run()
+            shell.waitUntilExit()
+            try #require(shell.terminationStatus == 0)
+            #expect(try memoized(pool, transaction: false) == (Int64(value), true))
+            #expect(try memoized(pool, transaction: false) == (Int64(value), false))
+        }
     }
 
     /// Each key and value type has a table of its own; a commit empties them all.
