@@ -102,8 +102,9 @@ public final class DatabasePool: @unchecked Sendable {
     }
 
     /// Runs `body` on a read-only connection with that connection's memo (`Database.withMemo`), outside
-    /// any transaction: a value the memo holds costs one `PRAGMA data_version` (BEGIN and COMMIT around
-    /// it were a third of a memoized read). Each statement of `body` is its own snapshot.
+    /// any transaction: a value the memo holds costs a look at the WAL index's header, and one
+    /// `PRAGMA data_version` only when that moved (BEGIN and COMMIT around it were a third of a
+    /// memoized read). Each statement of `body` is its own snapshot.
     @discardableResult
     public func readMemoized<Key: Hashable, Value, T>(_ body: (Database, inout [Key: Value]) throws -> T) throws -> T {
         let reader = try checkOutReader()
