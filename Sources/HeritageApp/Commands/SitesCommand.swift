@@ -21,11 +21,18 @@ enum SitesCommand {
                      the register by name, or nearest first around a point
           har sites [--config FILE] nearest LAT,LON [--limit N] [--within METRES]
                      the sites nearest a point, with their distance
+          har sites [--config FILE] register --bench N [QUERY]
+                     times N first pages of /review/sites with the filter QUERY (its query string, e.g.
+                     condition=bad&q=mill): the page's rows and its count, as the page reads them
         """
 
     static func main(_ arguments: [String]) -> Int32 {
         Command.runOnStores(arguments, usage: usage) { action, stores, _ in
-            try run(action, store: stores.sites, now: Date().timeIntervalSince1970)
+            if action.first == "register" {
+                return try SitesRegisterBench.run(
+                    Array(action.dropFirst()), store: stores.siteReview, now: Date().timeIntervalSince1970)
+            }
+            return try run(action, store: stores.sites, now: Date().timeIntervalSince1970)
         }
     }
 

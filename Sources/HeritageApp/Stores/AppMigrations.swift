@@ -33,5 +33,6 @@ enum AppMigrations {
         Migration(version: 23, name: Migration23.name, sql: Migration23.sqlite),
         Migration(version: 24, name: Migration24.name, sql: Migration24.sqlite),
         Migration(version: 25, name: Migration25.name, sql: Migration25.sqlite),
+        Migration(version: 26, name: Migration26.name, sql: Migration26.sqlite),
     ]
 }

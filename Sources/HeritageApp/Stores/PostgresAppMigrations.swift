@@ -34,5 +34,6 @@ enum PostgresAppMigrations {
         Migration(version: 23, name: Migration23.name, sql: Migration23.postgres),
         Migration(version: 24, name: Migration24.name, sql: Migration24.postgres),
         Migration(version: 25, name: Migration25.name, sql: Migration25.postgres),
+        Migration(version: 26, name: Migration26.name, sql: Migration26.postgres),
     ]
 }

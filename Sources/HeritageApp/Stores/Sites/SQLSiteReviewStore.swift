@@ -52,22 +52,9 @@ struct SQLSiteReviewStore<Backend: SQLBackend>: SiteReviewStore {
     }
 
     func register(_ filter: SiteRegisterFilter, after cursor: SiteCursor?, limit: Int) throws -> [SiteRegisterRow] {
-        var (siteClause, values) = SQL.siteClause(filter)
-        if let cursor {
-            siteClause += " AND (s.name > ? OR (s.name = ? AND s.id > ?))"
-            values += [.text(cursor.name), .text(cursor.name), .integer(cursor.id)]
-        }
-        let (clause, more) = SQL.whereClause(filter)
-        values += more
-        values.append(.integer(Int64(max(0, limit))))
+        let (sql, values) = SQL.registerPage(filter, after: cursor, limit: limit)
         return try database.read { db in
-            try db.query(
-                """
-                SELECT x.* FROM (SELECT \(SQL.siteColumns), \(SQL.standingColumns) FROM sites s
-                    WHERE \(siteClause)) AS x
-                WHERE \(clause) ORDER BY x.name, x.id LIMIT ?
-                """, values
-            ).map { SiteRegisterRow(site: try SQL.site($0), standing: try SQL.standing($0)) }
+            try db.query(sql, values).map { SiteRegisterRow(site: try SQL.site($0), standing: try SQL.standing($0)) }
         }
     }
 
@@ -80,7 +67,7 @@ struct SQLSiteReviewStore<Backend: SQLBackend>: SiteReviewStore {
             Int(
                 try db.scalar(
                     """
-                    SELECT count(*) FROM (SELECT 1 FROM (SELECT s.id, s.name, \(SQL.standingColumns) FROM sites s
+                    SELECT count(*) FROM (SELECT 1 FROM (SELECT s.id\(SQL.standingColumns(for: filter)) FROM sites s
                         WHERE \(siteClause)) AS x WHERE \(clause) LIMIT ?) AS matched
                     """, values
                 ).int ?? 0)

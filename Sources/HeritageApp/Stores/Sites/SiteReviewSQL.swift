@@ -10,19 +10,59 @@ enum SiteReviewSQL {
 
     static let siteColumns = "s.id, s.reference, s.name, s.designation, s.grade, s.lat, s.lon, s.outline, s.source"
 
-    /// The standing's columns of site `s`.
-    static let standingColumns = """
-        (SELECT r.condition FROM reports r WHERE r.site_id = s.id AND \(approved)
-            ORDER BY r.submitted_at DESC, r.id DESC LIMIT 1) AS cur_condition,
-        (SELECT r.priority_category FROM reports r WHERE r.site_id = s.id AND \(approved)
-            ORDER BY r.submitted_at DESC, r.id DESC LIMIT 1) AS cur_priority,
-        (SELECT r.submitted_at FROM reports r WHERE r.site_id = s.id AND \(approved)
-            ORDER BY r.submitted_at DESC, r.id DESC LIMIT 1) AS cur_at,
-        (SELECT r.condition FROM reports r WHERE r.site_id = s.id AND \(approved)
-            ORDER BY r.submitted_at DESC, r.id DESC LIMIT 1 OFFSET 1) AS prev_condition,
-        (SELECT count(*) FROM reports r WHERE r.site_id = s.id AND \(counted)) AS report_count,
-        (SELECT max(r.submitted_at) FROM reports r WHERE r.site_id = s.id AND \(counted)) AS last_at
-        """
+    /// The standing's columns of site `s`, each by its name.
+    static let standing: [(name: String, sql: String)] = [
+        ("cur_condition", latest("r.condition")), ("cur_priority", latest("r.priority_category")),
+        ("cur_at", latest("r.submitted_at")), ("prev_condition", latest("r.condition", offset: 1)),
+        ("report_count", "(SELECT count(*) FROM reports r WHERE r.site_id = s.id AND \(counted))"),
+        // The newest counted report by `reports_site_time`, not max() over all of the site's reports.
+        (
+            "last_at",
+            "(SELECT r.submitted_at FROM reports r WHERE r.site_id = s.id AND \(counted) "
+                + "ORDER BY r.submitted_at DESC, r.id DESC LIMIT 1)"
+        ),
+    ]
+
+    static let standingColumns = standing.map { "\($0.sql) AS \($0.name)" }.joined(separator: ",\n")
+
+    /// Only the standing's columns that the filter's WHERE clause reads: the count reads no others.
+    static func standingColumns(for filter: SiteRegisterFilter) -> String {
+        var names: Set<String> = []
+        if filter.condition != nil { names.insert("cur_condition") }
+        if filter.priority != nil { names.insert("cur_priority") }
+        if filter.worsenedSince != nil { names.formUnion(["cur_at", "cur_condition", "prev_condition"]) }
+        if filter.notReportedSince != nil { names.insert("last_at") }
+        if filter.reportedOnly { names.insert("report_count") }
+        return standing.filter { names.contains($0.name) }.map { ", \($0.sql) AS \($0.name)" }.joined()
+    }
+
+    /// The latest approved report's column (or the one `offset` before it), by `reports_site_time`.
+    private static func latest(_ column: String, offset: Int = 0) -> String {
+        "(SELECT \(column) FROM reports r WHERE r.site_id = s.id AND \(approved) "
+            + "ORDER BY r.submitted_at DESC, r.id DESC LIMIT 1\(offset > 0 ? " OFFSET \(offset)" : ""))"
+    }
+
+    /// One page of the register in name order after `cursor`: the sites walked by `sites_name`
+    /// (migration 26) in order, so the page stops at its last match instead of sorting the register.
+    static func registerPage(_ filter: SiteRegisterFilter, after cursor: SiteCursor?, limit: Int)
+        -> (String, [SQLValue])
+    {
+        var (siteClause, values) = self.siteClause(filter)
+        if let cursor {
+            siteClause += " AND (s.name > ? OR (s.name = ? AND s.id > ?))"
+            values += [.text(cursor.name), .text(cursor.name), .integer(cursor.id)]
+        }
+        let (clause, more) = whereClause(filter)
+        values += more
+        values.append(.integer(Int64(max(0, limit))))
+        return (
+            """
+            SELECT x.* FROM (SELECT \(siteColumns), \(standingColumns) FROM sites s
+                WHERE \(siteClause)) AS x
+            WHERE \(clause) ORDER BY x.name, x.id LIMIT ?
+            """, values
+        )
+    }
 
     /// A condition's rank in SQL (bad 0 … good 3), as `SiteStanding.rank`.
     static func rank(_ column: String) -> String {
