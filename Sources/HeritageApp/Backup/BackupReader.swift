@@ -171,7 +171,7 @@ struct BackupReader {
     }
 
     static func refuseNewer(schema: Int, what: String) throws(BackupFailure) {
-        let known = AppMigrations.all.last?.version ?? 0
+        let known = AppMigrations.sqlite.last?.version ?? 0
         guard schema <= known else {
             throw .newerSchema(
                 "\(what) has schema version \(schema), newer than this har's (\(known)): use the har that made it")
