@@ -7,13 +7,6 @@ import PostgresStorage
     import Glibc
 #endif
 
-/// A photo row of the snapshot, as the manifest needs it.
-struct PhotoRow {
-    let localID: String?
-    let state: String?
-    let sha256: String?
-}
-
 extension BackupCreator {
     /// `har backup create` on PostgreSQL: one `REPEATABLE READ` transaction exports its snapshot
     /// (`pg_export_snapshot()`), reads the schema, the row counts and the photo rows in it, and keeps
@@ -63,19 +56,10 @@ extension BackupCreator {
 
     /// Schema, row counts and photo files, read in the exported snapshot (the dump's entry comes first, added after).
     private func postgresManifest(_ db: PostgresConnection, takenAt: Double) throws -> BackupManifest {
-        let schema = Int(try db.scalar("SELECT max(version) FROM \(PostgresMigrator.tableName)").int ?? 0)
+        let schema = try BackupSnapshotSQL.schemaVersion(db, migrationsTable: PostgresMigrator.tableName)
         let version = try db.scalar("SHOW server_version").string ?? ""
-        var counts: [String: Int] = [:]
-        let tables = try db.query(
-            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename"
-        ).compactMap { try $0.string(0) }
-        for table in tables {
-            counts[table] = Int(try db.scalar("SELECT count(*) FROM \"\(table)\"").int ?? 0)
-        }
-        let photos = try db.query("SELECT local_id, state, sha256 FROM photos ORDER BY id").map {
-            PhotoRow(localID: try $0.string("local_id"), state: try $0.string("state"), sha256: try $0.string("sha256"))
-        }
-        let (files, swept, missing) = try photoEntries(photos)
+        let counts = try BackupSnapshotSQL.rowCounts(db, tables: BackupSnapshotSQL.tables(db))
+        let (files, swept, missing) = try photoEntries(BackupSnapshotSQL.photos(db))
         return BackupManifest(
             schemaVersion: schema, sqliteVersion: "", createdAt: ISO8601.utc(seconds: takenAt), rowCounts: counts,
             files: files, sweptPhotos: swept, missingPhotos: missing, database: BackupManifest.postgresKind,

@@ -138,27 +138,15 @@ struct BackupCreator {
     private func makeManifest(snapshot: String, takenAt: Double) throws -> BackupManifest {
         let db = try Database(path: snapshot, mode: .readOnly, create: false)
         defer { db.close() }
-        let schema = Int(try db.scalar("SELECT max(version) FROM \(Migrator.tableName)").int ?? 0)
+        let schema = try BackupSnapshotSQL.schemaVersion(db, migrationsTable: Migrator.tableName)
         let sqliteVersion = try db.scalar("SELECT sqlite_version()").string ?? ""
-        var counts: [String: Int] = [:]
-        let tables = try db.query(
-            """
-            SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-              AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' ORDER BY name
-            """)
-        for row in tables {
-            guard let name = try row.string("name") else { continue }
-            counts[name] = Int(try db.scalar("SELECT count(*) FROM \"\(name)\"").int ?? 0)
-        }
+        let counts = try BackupSnapshotSQL.rowCounts(db, tables: BackupSnapshotSQL.tables(db))
         var files = [
             BackupManifest.File(
                 path: BackupManifest.databaseEntry, size: BackupReader.size(of: snapshot),
                 sha256: try SHA256Stream.hashFile(at: snapshot))
         ]
-        let photos = try db.query("SELECT local_id, state, sha256 FROM photos ORDER BY id").map {
-            PhotoRow(localID: try $0.string("local_id"), state: try $0.string("state"), sha256: try $0.string("sha256"))
-        }
-        let (photoFiles, swept, missing) = try photoEntries(photos)
+        let (photoFiles, swept, missing) = try photoEntries(BackupSnapshotSQL.photos(db))
         files += photoFiles
         return BackupManifest(
             schemaVersion: schema, sqliteVersion: sqliteVersion, createdAt: ISO8601.utc(seconds: takenAt),

@@ -138,7 +138,7 @@ struct BackupReader {
                 throw BackupFailure.databaseDamaged(
                     "\(path): the database fails its integrity check: " + problems.prefix(5).joined(separator: "; "))
             }
-            let schema = Int(try db.scalar("SELECT max(version) FROM \(Migrator.tableName)").int ?? 0)
+            let schema = try BackupSnapshotSQL.schemaVersion(db, migrationsTable: Migrator.tableName)
             if !allowsNewerSchema { try Self.refuseNewer(schema: schema, what: "the backup's database") }
             if !isCheckOfOwnPartial { try BackupSchemaCheck.check(db, version: schema, archive: path) }
             // The manifest's names are never pasted into SQL: only a table the database has, by its own name.
@@ -148,16 +148,14 @@ struct BackupReader {
                 guard tables.contains(table), table.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
                     throw BackupFailure.notABackup("\(path): the manifest counts a table the database does not have")
                 }
-                let counted = try db.scalar("SELECT count(*) FROM \"\(table)\"").int ?? -1
+                let counted = try BackupSnapshotSQL.rowCount(db, table: table) ?? -1
                 guard counted == Int64(count) else {
                     throw BackupFailure.databaseDamaged(
                         "\(path): \(table) holds \(counted) rows, the manifest says \(count)")
                 }
             }
             let missing = Set(manifest.missingPhotos)
-            let needed = try db.query("SELECT local_id FROM photos WHERE state != 'stored' ORDER BY id")
-            for row in needed {
-                let localID = try row.string("local_id") ?? ""
+            for localID in try BackupSnapshotSQL.unstoredPhotoIDs(db) {
                 guard archived.contains("photos/" + localID) || missing.contains(localID) else {
                     throw BackupFailure.photoMissing(
                         "\(path): photo \(localID), not yet on the platform, is not in the backup")
@@ -171,7 +169,7 @@ struct BackupReader {
     }
 
     static func refuseNewer(schema: Int, what: String) throws(BackupFailure) {
-        let known = AppMigrations.all.last?.version ?? 0
+        let known = AppMigrations.sqlite.last?.version ?? 0
         guard schema <= known else {
             throw .newerSchema(
                 "\(what) has schema version \(schema), newer than this har's (\(known)): use the har that made it")

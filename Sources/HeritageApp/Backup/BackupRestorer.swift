@@ -124,7 +124,7 @@ struct BackupRestorer {
         let db = try Database(path: path, mode: .readWrite, create: false)
         defer { db.close() }
         _ = try db.scalar("PRAGMA journal_mode = WAL")
-        try Migrator.apply(AppMigrations.all, to: db)
+        try Migrator.apply(AppMigrations.sqlite, to: db)
         let counts = try RestoreReconciliation.apply(to: db, now: now, restore: restore)
         try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         _ = PhotoFiles.flush(path)

@@ -15,7 +15,7 @@ enum BackupSchemaCheck {
             found = try objects(snapshot)
             let reference = try Database(path: ":memory:")
             defer { reference.close() }
-            _ = try Migrator.apply(AppMigrations.all.filter { $0.version <= version }, to: reference)
+            _ = try Migrator.apply(AppMigrations.sqlite.filter { $0.version <= version }, to: reference)
             expected = try objects(reference)
         } catch {
             throw .databaseDamaged("\(archive): the database's schema cannot be read: \(error)")

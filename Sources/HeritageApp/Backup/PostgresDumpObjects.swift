@@ -16,7 +16,7 @@ enum PostgresDumpObjects {
         try db.execute(
             "CREATE TABLE \(PostgresMigrator.tableName) (version bigint PRIMARY KEY, name text NOT NULL, "
                 + "applied_at text NOT NULL)")
-        for migration in PostgresAppMigrations.all where migration.version <= version {
+        for migration in AppMigrations.postgres where migration.version <= version {
             try db.execute(migration.sql)
         }
         let rows = try db.query(

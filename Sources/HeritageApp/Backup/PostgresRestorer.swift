@@ -66,7 +66,7 @@ struct PostgresRestorer {
         } catch {
             throw BackupError("pg_restore could not load the dump (the database is left as it was): \(error)")
         }
-        try PostgresMigrator.apply(PostgresAppMigrations.all, to: connection)
+        try PostgresMigrator.apply(AppMigrations.postgres, to: connection)
         let journal = RevocationJournal(path: photos + "/" + RevocationJournal.fileName)
         let counts = try RestoreReconciliation.apply(
             to: connection, now: now,

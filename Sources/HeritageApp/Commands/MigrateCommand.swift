@@ -44,10 +44,10 @@ enum MigrateCommand {
             return 66
         }
         do {
-            let source = try SQLiteDatabase(path: path, migrations: AppMigrations.all)
+            let source = try SQLiteDatabase(path: path, migrations: AppMigrations.sqlite)
             defer { source.close() }
             let target = try PostgresDatabase(
-                url: url, poolSize: 1, migrations: PostgresAppMigrations.all)
+                url: url, poolSize: 1, migrations: AppMigrations.postgres)
             defer { target.close() }
             let copied = try SQLiteToPostgres.copy(from: source, to: target)
             for table in SQLiteToPostgres.tables {

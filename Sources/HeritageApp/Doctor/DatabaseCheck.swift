@@ -11,13 +11,13 @@ enum DatabaseCheck {
         if let url = configuration.databaseURL { return postgres(url: url) }
         let path = configuration.dataDir + "/har.sqlite"
         guard FileManager.default.fileExists(atPath: path) else {
-            return .ok(subject, "no \(path) yet; har serve creates it at schema version \(newest(AppMigrations.all))")
+            return .ok(subject, "no \(path) yet; har serve creates it at schema version \(AppMigrations.newest)")
         }
         do {
             let database = try Database(path: path, mode: .readOnly, create: false)
             defer { database.close() }
             let applied = try Migrator.appliedVersions(in: database)
-            return judge(applied: applied, known: AppMigrations.all, where: path)
+            return judge(applied: applied, known: AppMigrations.sqlite, where: path)
         } catch {
             return .fail(
                 subject, "cannot read \(path): \(error)",
@@ -32,7 +32,7 @@ enum DatabaseCheck {
             let tables = try connection.scalar(
                 "SELECT count(*) FROM information_schema.tables WHERE table_name = '\(PostgresMigrator.tableName)'")
             let applied = tables.int == 0 ? [] : try PostgresMigrator.appliedVersions(connection)
-            return judge(applied: applied, known: PostgresAppMigrations.all, where: "PostgreSQL (database_url)")
+            return judge(applied: applied, known: AppMigrations.postgres, where: "PostgreSQL (database_url)")
         } catch {
             // The URL may hold a password: named by its key, never shown.
             return .fail(

@@ -75,7 +75,7 @@ enum ReviewSQL {
             values.append(.real(to))
         }
         if !filter.text.isEmpty {
-            if dialect == .sqlite && filter.text.count >= 3 {
+            if dialect.hasTrigramTable && filter.text.count >= 3 {
                 // The trigram index: a phrase of the text's trigrams is the text as a substring, any case,
                 // in the name or the address (what the LIKE below says, answered from `reports_text`).
                 clauses.append(
@@ -100,14 +100,14 @@ enum ReviewSQL {
             clauses.append("(r.state = 'needs_attention' OR r.last_error IS NOT NULL)")
         }
         if let (south, west, north, east) = filter.bounds {
-            switch dialect {
-            case .sqlite:
+            switch dialect.spatialIndex {
+            case .rtreeTable:
                 // The R*Tree keeps 32-bit boxes rounded outwards: it narrows, the BETWEENs decide.
                 clauses.append(
                     "r.id IN (SELECT id FROM reports_position WHERE north >= ? AND south <= ? AND east >= ? AND west <= ?)"
                 )
                 values += [.real(south), .real(north), .real(west), .real(east)]
-            case .postgres:
+            case .pointInBox:
                 clauses.append(
                     "point(r.longitude, r.latitude) <@ box(point(CAST(? AS double precision), CAST(? AS double precision)), point(CAST(? AS double precision), CAST(? AS double precision)))"
                 )

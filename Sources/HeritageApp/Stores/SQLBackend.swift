@@ -4,7 +4,7 @@ import SQLiteStorage
 // What SQLite's and PostgreSQL's connections have in common, so that SQL written once in the shared
 // words of both dialects (`?` placeholders, `ON CONFLICT`, `RETURNING`, `COALESCE`) runs on either:
 // the outbox's transitions and the worker's leases are written once, against this, and
-// what differs between the dialects is in `SQLBackend`, here, and nowhere else.
+// what differs between the engines is named in `SQLDialect` and `SQLBackend`, and nowhere else.
 
 /// A row's typed reads as the stores name them: SQLCore's `ValueReading`, which both drivers' rows have.
 typealias SQLRowReading = ValueReading
@@ -27,10 +27,6 @@ extension SQLConnection {
 extension Database: SQLConnection {}
 extension PostgresConnection: SQLConnection {}
 
-/// The SQL dialects: the same statements but for the few each engine answers from its own index or
-/// function (the review's text and map filters).
-enum SQLDialect: Sendable { case sqlite, postgres }
-
 /// A database the stores write to, with the few things the dialects do differently.
 protocol SQLBackend: Sendable {
     associatedtype Connection: SQLConnection
@@ -46,8 +42,6 @@ protocol SQLBackend: Sendable {
     /// rows another transaction holds (PostgreSQL: READ COMMITTED, where SERIALIZABLE would turn the
     /// claimers' overlapping reads into retries; SQLite: the one writer, which needs no row locks).
     func claiming<T>(_ body: (Connection) throws -> T) throws -> T
-    /// Ends a `SELECT` in `claiming`: "FOR UPDATE SKIP LOCKED" on PostgreSQL, nothing on SQLite.
-    static var skipLocked: String { get }
     /// A read of one statement whose answer the connection may keep under `key` while nothing is
     /// committed (SQLite: the reader's memo, checked against the file's data version; PostgreSQL: read
     /// every time). For the hottest read, the session lookup.
@@ -56,11 +50,16 @@ protocol SQLBackend: Sendable {
     func reportPage(userID: Int64, limit: Int?) throws -> ReportPage
     /// Runs `body`, mapping the engine's own errors to `StoreError`.
     static func mapped<T>(_ body: () throws -> T) throws -> T
-    /// Which of the two SQL dialects the database speaks, for the few statements written per engine.
+    /// What the engine's SQL can do, by name (`SQLDialect`), for the few statements that differ.
     static var dialect: SQLDialect { get }
     /// Whether one process at a time uses the database (SQLite: the data folder's lock): then no
     /// other node can hold a lease, and whatever leases the database records are a former run's.
     static var isExclusive: Bool { get }
+}
+
+extension SQLBackend {
+    /// Ends a `SELECT` in `claiming` (`SQLDialect.skipLocked`).
+    static var skipLocked: String { dialect.skipLocked }
 }
 
 extension SQLiteDatabase: SQLBackend {
@@ -74,7 +73,6 @@ extension SQLiteDatabase: SQLBackend {
         }
     }
     func claiming<T>(_ body: (Database) throws -> T) throws -> T { try write(body) }
-    static var skipLocked: String { "" }
     static var isExclusive: Bool { true }
     static var dialect: SQLDialect { .sqlite }
 }
@@ -86,7 +84,6 @@ extension PostgresDatabase: SQLBackend {
     func claiming<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try Self.mapped { try pool.withConnection { db in try db.transaction(.readCommitted) { try body(db) } } }
     }
-    static var skipLocked: String { "FOR UPDATE SKIP LOCKED" }
     static var isExclusive: Bool { false }
     static var dialect: SQLDialect { .postgres }
 }

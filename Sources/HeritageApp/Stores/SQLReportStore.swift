@@ -10,7 +10,7 @@ final class SQLReportStore<Backend: SQLBackend>: ReportStore, Sendable {
 
     init(database: Backend) { self.database = database }
 
-    /// Bumped by the triggers of migration 8 (`Migration08`).
+    /// Bumped by the triggers of migration 8 (`Migration08ListVersions`).
     func listVersion(userID: Int64) throws -> Int64 {
         try database.readStatement { db in
             try db.query("SELECT version FROM list_versions WHERE user_id = ?", .integer(userID)).first?.int(0) ?? 0

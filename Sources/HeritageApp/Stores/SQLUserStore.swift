@@ -5,9 +5,8 @@ import SQLiteStorage
 struct SQLUserStore<Backend: SQLBackend>: UserStore {
     let database: Backend
 
-    /// The conflict target of the users' e-mail in each dialect: the column SQLite's NOCASE unique
-    /// constraint is on, the expression PostgreSQL's unique index is on.
-    private static var emailConflict: String { Backend.dialect == .sqlite ? "(email)" : "((lower(email)))" }
+    /// The conflict target of the users' e-mail, compared without case (`SQLDialect.caseFolding`).
+    private static var emailConflict: String { Backend.dialect.conflictTarget(caseInsensitive: "email") }
 
     func signIn(_ record: SignInRecord, now: Double) throws -> Int64 {
         try database.write { db -> Int64 in

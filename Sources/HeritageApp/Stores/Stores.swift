@@ -45,7 +45,8 @@ extension Stores {
     /// `mailCap`: coordinators' immediate mail per hour, each (`mail_immediate_per_hour`).
     static func sqlite(path: String, mailCap: Int = 10, revocations: RevocationJournal? = nil) throws -> Stores {
         sqlite(
-            try SQLiteDatabase(path: path, migrations: AppMigrations.all), mailCap: mailCap, revocations: revocations)
+            try SQLiteDatabase(path: path, migrations: AppMigrations.sqlite), mailCap: mailCap, revocations: revocations
+        )
     }
 
     static func sqlite(_ database: SQLiteDatabase, mailCap: Int = 10, revocations: RevocationJournal? = nil) -> Stores {
@@ -82,14 +83,14 @@ extension Stores {
     static func open(configuration: Configuration, log: Log = Log()) throws -> Stores {
         if let url = configuration.databaseURL {
             try PostgresBackupGuard.check(
-                url: url, known: PostgresAppMigrations.all, backupTaken: configuration.databaseBackupTaken, log: log)
+                url: url, known: AppMigrations.postgres, backupTaken: configuration.databaseBackupTaken, log: log)
             return try postgres(
                 url: url, poolSize: configuration.databasePoolSize, mailCap: configuration.mailImmediatePerHour,
                 revocations: RevocationJournal(configuration: configuration))
         }
         let path = configuration.dataDir + "/har.sqlite"
         try MigrationSnapshot.takeIfDue(
-            path: path, snapshotsDirectory: configuration.dataDir + "/snapshots", known: AppMigrations.all, log: log)
+            path: path, snapshotsDirectory: configuration.dataDir + "/snapshots", known: AppMigrations.sqlite, log: log)
         return try sqlite(
             path: path, mailCap: configuration.mailImmediatePerHour,
             revocations: RevocationJournal(configuration: configuration))
@@ -101,7 +102,7 @@ extension Stores {
         -> Stores
     {
         postgres(
-            try PostgresDatabase(url: url, poolSize: poolSize, migrations: PostgresAppMigrations.all), mailCap: mailCap,
+            try PostgresDatabase(url: url, poolSize: poolSize, migrations: AppMigrations.postgres), mailCap: mailCap,
             revocations: revocations)
     }
 

@@ -15,7 +15,7 @@ enum MigrateDryRun {
         }
         do {
             let isPostgres = configuration.databaseURL != nil
-            let known = isPostgres ? PostgresAppMigrations.all : AppMigrations.all
+            let known = isPostgres ? AppMigrations.postgres : AppMigrations.sqlite
             let newest = known.map(\.version).max() ?? 0
             let due: PendingMigrations
             if let url = configuration.databaseURL {

@@ -131,8 +131,8 @@ import Testing
     @Test func aDatabaseNewerThanTheBinaryFails() async throws {
         let data = TemporaryDirectory(prefix: "har-doctor")
         let database = try Database(path: data.file("har.sqlite"))
-        try Migrator.apply(AppMigrations.all, to: database)
-        let newer = (AppMigrations.all.map(\.version).max() ?? 0) + 1
+        try Migrator.apply(AppMigrations.sqlite, to: database)
+        let newer = (AppMigrations.sqlite.map(\.version).max() ?? 0) + 1
         try database.run(
             "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'from a newer har', 'now')",
             .integer(Int64(newer)))

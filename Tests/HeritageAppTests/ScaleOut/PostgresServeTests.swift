@@ -122,7 +122,7 @@ struct PostgresServeTests {
         let platform = try await PlatformProcess(folder: folder)
         let database = try PostgresCluster.shared().makeDatabase()
         let connection = try PostgresConnection(database)
-        try PostgresMigrator.apply(PostgresAppMigrations.all, to: connection)
+        try PostgresMigrator.apply(AppMigrations.postgres, to: connection)
         try connection.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 'x')")
         let error = try #require(throws: StoreError.self) {
             _ = try RunningServer(environment: Self.environment(database: database, platform: platform))

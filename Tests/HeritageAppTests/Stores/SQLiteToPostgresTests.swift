@@ -9,7 +9,7 @@ struct SQLiteToPostgresTests {
     @Test func aNodesDataMovesWithItsIdsAndGoesOnFromThere() async throws {
         let folder = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let source = try SQLiteDatabase(path: folder + "/har.sqlite", migrations: AppMigrations.all)
+        let source = try SQLiteDatabase(path: folder + "/har.sqlite", migrations: AppMigrations.sqlite)
         let sqlite = Stores.sqlite(source)
         let now = Date().timeIntervalSince1970.rounded(.down)
         let userID = try sqlite.users.signIn(

@@ -24,7 +24,7 @@ struct PostgresUpgradeTests {
         let connection = try PostgresConnection(url)
         defer { connection.close() }
         #expect(
-            try PostgresMigrator.apply(PostgresAppMigrations.all.filter { $0.version <= 4 }, to: connection) == [
+            try PostgresMigrator.apply(AppMigrations.postgres.filter { $0.version <= 4 }, to: connection) == [
                 1, 2, 3, 4,
             ])
         try connection.run(
@@ -36,8 +36,8 @@ struct PostgresUpgradeTests {
         let applied = try connection.query("SELECT version FROM schema_migrations ORDER BY version").compactMap {
             try $0.int(0)
         }
-        #expect(applied == PostgresAppMigrations.all.map { Int64($0.version) })
-        #expect(applied == AppMigrations.all.map { Int64($0.version) }, "the same version numbers as SQLite's")
+        #expect(applied == AppMigrations.postgres.map { Int64($0.version) })
+        #expect(applied == AppMigrations.sqlite.map { Int64($0.version) }, "the same version numbers as SQLite's")
         // Migration 8 starts every existing user's list at version 1; migration 5's account check holds.
         let userID = try stores.users.signIn(record("old@example.org", token: 1, accountID: "acct-1"), now: now)
         #expect(try stores.reports.listVersion(userID: userID) == 1)
@@ -57,11 +57,11 @@ struct PostgresUpgradeTests {
         #expect(
             // Without 12, 18 and 22 too: they are on migration 6's review_state and user_roles.
             try PostgresMigrator.apply(
-                PostgresAppMigrations.all.filter { ![6, 12, 18, 22].contains($0.version) }, to: connection)
-                == PostgresAppMigrations.all.map(\.version).filter { ![6, 12, 18, 22].contains($0) }.sorted())
+                AppMigrations.postgres.filter { ![6, 12, 18, 22].contains($0.version) }, to: connection)
+                == AppMigrations.postgres.map(\.version).filter { ![6, 12, 18, 22].contains($0) }.sorted())
         let stores = try Stores.postgres(url: url, poolSize: 2)
         defer { stores.close() }
-        #expect(try PostgresMigrator.apply(PostgresAppMigrations.all, to: connection).isEmpty)
+        #expect(try PostgresMigrator.apply(AppMigrations.postgres, to: connection).isEmpty)
         let count = try connection.scalar("SELECT count(*) FROM schema_migrations WHERE version = 6").int
         #expect(count == 1)
         try stores.review.appendAudit(AuditEntry(at: now, actor: "a@example.org", action: "export_csv"))

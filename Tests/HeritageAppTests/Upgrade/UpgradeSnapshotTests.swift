@@ -10,8 +10,8 @@ import Testing
 /// snapshot) works. PostgreSQL, which har cannot snapshot, is migrated only on the operator's word.
 @Suite struct UpgradeSnapshotTests {
     /// The migrations of the binary before the newest one.
-    static let previous = AppMigrations.all.filter { $0.version < (AppMigrations.all.map(\.version).max() ?? 0) }
-    static var newest: Int { AppMigrations.all.map(\.version).max() ?? 0 }
+    static let previous = AppMigrations.sqlite.filter { $0.version < (AppMigrations.sqlite.map(\.version).max() ?? 0) }
+    static var newest: Int { AppMigrations.sqlite.map(\.version).max() ?? 0 }
     static var previousVersion: Int { previous.map(\.version).max() ?? 0 }
 
     /// A data folder as the previous binary left it: its schema, a user and a report's row.
@@ -88,7 +88,7 @@ import Testing
     func postgresIsMigratedOnlyWithTheOperatorsWordThatABackupExists() async throws {
         let url = try PostgresCluster.shared().makeDatabase()
         let connection = try PostgresConnection(url)
-        let older = PostgresAppMigrations.all.filter { $0.version < Self.newest }
+        let older = AppMigrations.postgres.filter { $0.version < Self.newest }
         try PostgresMigrator.apply(older, to: connection)
         connection.close()
 

@@ -25,7 +25,7 @@ struct OutboxLeaseTests {
     }
 
     static func leases(_ url: String) throws -> (PostgresDatabase, PostgresOutboxLeases) {
-        let database = try PostgresDatabase(url: url, poolSize: 2, migrations: PostgresAppMigrations.all)
+        let database = try PostgresDatabase(url: url, poolSize: 2, migrations: AppMigrations.postgres)
         return (database, PostgresOutboxLeases(database: database))
     }
 

@@ -107,11 +107,11 @@ final class OutboxFixture: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: dataDir + "/photos", withIntermediateDirectories: true)
         if store.name == StoreBackend.postgres.name {
             let url = try PostgresCluster.shared().makeDatabase()
-            let database = try PostgresDatabase(url: url, poolSize: 4, migrations: PostgresAppMigrations.all)
+            let database = try PostgresDatabase(url: url, poolSize: 4, migrations: AppMigrations.postgres)
             (pool, databaseURL, backend, postgresStores) = (nil, url, database, Stores.postgres(database))
         } else {
             let pool = try DatabasePool(
-                path: dataDir + "/har.sqlite", configuration: .init(migrations: AppMigrations.all))
+                path: dataDir + "/har.sqlite", configuration: .init(migrations: AppMigrations.sqlite))
             (self.pool, databaseURL, backend, postgresStores) = (pool, nil, SQLiteDatabase(pool: pool), nil)
         }
     }

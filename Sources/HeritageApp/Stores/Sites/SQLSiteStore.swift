@@ -46,7 +46,7 @@ struct SQLSiteStore<Backend: SQLBackend>: SiteStore {
             // SQLite: the R*Tree's inserts in a national list's file order touch its nodes all over; a
             // larger page cache for the import's transaction keeps them in memory (bench/sites: a third
             // less CPU for 400,000 new sites), the connection's own size restored after.
-            let kept = Backend.dialect == .sqlite ? try db.scalar("PRAGMA cache_size", []).int : nil
+            let kept = Backend.dialect.hasResizablePageCache ? try db.scalar("PRAGMA cache_size", []).int : nil
             if kept != nil { _ = try db.run("PRAGMA cache_size = -16384", []) }
             defer { if let kept { _ = try? db.run("PRAGMA cache_size = \(kept)", []) } }
             let sink = SQLSiteImportSink(db: db, now: now)

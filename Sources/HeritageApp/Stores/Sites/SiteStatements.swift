@@ -73,8 +73,8 @@ enum SiteStatements {
     )] {
         let sql: String
         let parameters: [SQLValue]
-        switch dialect {
-        case .sqlite:
+        switch dialect.spatialIndex {
+        case .rtreeTable:
             // Overlap, not containment: the R*Tree keeps 32-bit boxes rounded outwards.
             sql = """
                 SELECT s.id, s.lat, s.lon FROM sites_rtree r JOIN sites s ON s.id = r.id
@@ -83,7 +83,7 @@ enum SiteStatements {
             parameters = [
                 .real(box.minLongitude), .real(box.maxLongitude), .real(box.minLatitude), .real(box.maxLatitude),
             ]
-        case .postgres:
+        case .pointInBox:
             sql = "SELECT s.id, s.lat, s.lon FROM sites s WHERE point(s.lon, s.lat) <@ box(point(?, ?), point(?, ?))"
             parameters = [
                 .real(box.minLongitude), .real(box.minLatitude), .real(box.maxLongitude), .real(box.maxLatitude),

@@ -1,5 +1,6 @@
 /// Migration 4: list indexes.
-enum Migration04 {
+enum Migration04ListIndexes: AppMigration {
+    static let version = 4
     static let name = "list indexes"
 
     /// The report list's page query walks `reports_user_time` in its exact order (newest first, then

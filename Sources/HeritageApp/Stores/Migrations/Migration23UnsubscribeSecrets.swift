@@ -6,7 +6,8 @@
 /// - `users.mail_token`, the one secret every message of a user carried and that never changed, is
 ///   cleared: the links of messages sent before this version no longer work (their page says so, and the
 ///   settings still turn each kind off).
-enum Migration23 {
+enum Migration23UnsubscribeSecrets: AppMigration {
+    static let version = 23
     static let name = "an unsubscribe secret per message"
 
     static let sqlite = """

@@ -1,5 +1,6 @@
 /// Migration 3: expired drafts.
-enum Migration03 {
+enum Migration03ExpiredDrafts: AppMigration {
+    static let version = 3
     static let name = "expired drafts"
 
     /// Drafts the sweep removed (abandoned past the retention), remembered for a while so that the user

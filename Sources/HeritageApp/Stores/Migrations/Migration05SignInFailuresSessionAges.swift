@@ -1,5 +1,6 @@
 /// Migration 5: sign-in failures, session ages.
-enum Migration05 {
+enum Migration05SignInFailuresSessionAges: AppMigration {
+    static let version = 5
     static let name = "sign-in failures, session ages"
 
     /// Failed sign-ins per key (client address, e-mail, or both), for the progressive delay of

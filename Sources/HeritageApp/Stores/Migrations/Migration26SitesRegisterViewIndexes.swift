@@ -7,7 +7,8 @@
 /// - `reports_site_time` on `(site_id, submitted_at DESC, id DESC)`: a site's standing (its latest
 ///   approved report and the one before, its last report) is read from this index in order, without a
 ///   sort per site. It replaces `reports_site`, which it covers.
-enum Migration26 {
+enum Migration26SitesRegisterViewIndexes: AppMigration {
+    static let version = 26
     static let name = "sites register view indexes"
 
     static let sqlite = """

@@ -1,5 +1,6 @@
 /// Migration 2: users, sessions, reports, photos.
-enum Migration02 {
+enum Migration02UsersSessionsReportsPhotos: AppMigration {
+    static let version = 2
     static let name = "users, sessions, reports, photos"
 
     /// Users and their settings; our own web sessions; reports (drafts, the outbox, and copies of what

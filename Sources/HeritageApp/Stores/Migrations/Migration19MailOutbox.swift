@@ -10,7 +10,8 @@
 /// - `users.language`: the language the user last used, for the mail they get; `mail_needs_info` (on by
 ///   default) and `mail_decisions` (off by default): which mail they want; `mail_token`: the secret of
 ///   their one-click unsubscribe link, made at the first message that carries one.
-enum Migration19 {
+enum Migration19MailOutbox: AppMigration {
+    static let version = 19
     static let name = "mail outbox"
 
     static let sqlite = """

@@ -1,5 +1,6 @@
 /// Migration 10: worker leases, gates, refused sessions.
-enum Migration10 {
+enum Migration10WorkerLeasesAndGates: AppMigration {
+    static let version = 10
     static let name = "worker leases, gates, refused sessions"
 
     /// docs/SCALE-OUT.md: several nodes drain one outbox. The worker's lease on a report

@@ -6,7 +6,8 @@
 ///   `platform`) and `bound_at` say who and when.
 /// - `user_roles.first_signin_email`: the e-mail exactly as typed at the recorded first sign-in, so that
 ///   the confirmation shows an `Ann@` that signed in for a grant to `ann@`.
-enum Migration22 {
+enum Migration22RoleBinding: AppMigration {
+    static let version = 22
     static let name = "how a role was bound"
 
     static let sqlite = """

@@ -1,5 +1,6 @@
 /// Migration 9: kiosks and receipts.
-enum Migration09 {
+enum Migration09KiosksAndReceipts: AppMigration {
+    static let version = 9
     static let name = "kiosks and receipts"
 
     /// docs/KIOSK.md: kiosks at sites, each with at most one enrolled tablet (its device

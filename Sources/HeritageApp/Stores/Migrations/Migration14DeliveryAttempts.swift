@@ -1,5 +1,6 @@
 /// Migration 14: delivery attempts.
-enum Migration14 {
+enum Migration14DeliveryAttempts: AppMigration {
+    static let version = 14
     static let name = "delivery attempts"
 
     /// REV-06: each platform call of the upload worker for a report, its step and outcome,

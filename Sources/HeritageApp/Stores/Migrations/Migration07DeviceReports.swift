@@ -1,5 +1,6 @@
 /// Migration 7: device reports.
-enum Migration07 {
+enum Migration07DeviceReports: AppMigration {
+    static let version = 7
     static let name = "device reports"
 
     /// Reports made on a device: the browser's outbox names them with ids it made and sends

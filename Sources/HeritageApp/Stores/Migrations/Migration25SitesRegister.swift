@@ -10,7 +10,8 @@
 ///   site writes its box in the same transaction); PostgreSQL's built-in GiST over `point(lon, lat)`, no
 ///   extension needed. Both answer "the sites in this box", which `SiteStatements.nearest` widens until
 ///   the nearest are certain.
-enum Migration25 {
+enum Migration25SitesRegister: AppMigration {
+    static let version = 25
     static let name = "sites register"
 
     static let sqlite = """

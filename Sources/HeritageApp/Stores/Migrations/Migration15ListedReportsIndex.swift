@@ -1,5 +1,6 @@
 /// Migration 15: listed reports index.
-enum Migration15 {
+enum Migration15ListedReportsIndex: AppMigration {
+    static let version = 15
     static let name = "listed reports index"
 
     /// The report list's page and its count (`ReportStore.page`): a partial index of the

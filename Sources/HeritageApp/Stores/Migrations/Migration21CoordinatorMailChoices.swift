@@ -11,7 +11,8 @@
 ///   kiosks needing attention; the one-click unsubscribe turns it off with the rest.
 /// - `mail_outbox_kind`: the immediate mail's hourly cap counts a coordinator's rows of one kind in the
 ///   last hour.
-enum Migration21 {
+enum Migration21CoordinatorMailChoices: AppMigration {
+    static let version = 21
     static let name = "coordinators' mail choices"
 
     static let sqlite = """

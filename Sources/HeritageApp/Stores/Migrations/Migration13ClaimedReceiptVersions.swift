@@ -1,5 +1,6 @@
 /// Migration 13: claimed receipts' list versions.
-enum Migration13 {
+enum Migration13ClaimedReceiptVersions: AppMigration {
+    static let version = 13
     static let name = "claimed receipts' list versions"
 
     /// A claimed kiosk report shows in its claimant's list (`KioskStore.claimed`): what it shows

@@ -8,7 +8,8 @@
 /// deterministic; both fold ASCII letters only, as the look-up itself does), so the same text becomes a
 /// `SEARCH … USING INDEX` (`EmailLookupPlanTests`). Not unique: the NOCASE unique constraints already
 /// say that, and what binds to what by case is the stores' business, not this index's.
-enum Migration24 {
+enum Migration24EmailIndexes: AppMigration {
+    static let version = 24
     static let name = "e-mail look-ups by index on SQLite"
 
     static let sqlite = """

@@ -1,5 +1,6 @@
 /// Migration 12: review notices index.
-enum Migration12 {
+enum Migration12ReviewNoticesIndex: AppMigration {
+    static let version = 12
     static let name = "review notices index"
 
     /// The report list shows the reviewers' word on a user's reports (`ReviewStore.reviewStates`):

@@ -1,5 +1,6 @@
 /// Migration 1: instance.
-enum Migration01 {
+enum Migration01Instance: AppMigration {
+    static let version = 1
     static let name = "instance"
 
     /// SQLite.

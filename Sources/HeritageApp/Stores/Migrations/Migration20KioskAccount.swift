@@ -8,7 +8,8 @@
 ///   finds it as it finds any user's. Its password is never stored: the platform has no refresh token,
 ///   so when the session ends an administrator signs the account in again.
 /// - `kiosks.account_platform_id`: that account's platform `account_id`, as the platform answered it.
-enum Migration20 {
+enum Migration20KioskAccount: AppMigration {
+    static let version = 20
     static let name = "kiosk dedicated account"
 
     static let sqlite = """

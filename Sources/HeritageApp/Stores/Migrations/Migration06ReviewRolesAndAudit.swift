@@ -1,5 +1,6 @@
 /// Migration 6: review: roles, review state, audit.
-enum Migration06 {
+enum Migration06ReviewRolesAndAudit: AppMigration {
+    static let version = 6
     static let name = "review: roles, review state, audit"
 
     /// docs/REVIEW.md: roles granted in the store (`har users`, an admin's page), keyed by

@@ -1,5 +1,6 @@
 /// Migration 17: review notices' list versions.
-enum Migration17 {
+enum Migration17ReviewNoticeVersions: AppMigration {
+    static let version = 17
     static let name = "review notices' list versions"
 
     /// The list shows the owner's review notices (`ReviewStore.reviewStates`: a report's review state,

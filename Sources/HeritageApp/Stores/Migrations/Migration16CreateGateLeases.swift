@@ -1,5 +1,6 @@
 /// Migration 16: create gates held by leases.
-enum Migration16 {
+enum Migration16CreateGateLeases: AppMigration {
+    static let version = 16
     static let name = "create gates held by leases"
 
     /// A create gate (`worker_gates`) is held by the lease of the report that took it

@@ -1,6 +1,7 @@
 /// Migration 11: review search indexes, what lets the dashboard's filters answer from an index at 100,000
 /// reports instead of reading the table (docs/BENCHMARKS.md has the plans and the figures).
-enum Migration11 {
+enum Migration11ReviewSearchIndexes: AppMigration {
+    static let version = 11
     static let name = "review search indexes"
 
     /// - the reporter filter reads the matching users first (`user_id IN (…)`), then each one's reports

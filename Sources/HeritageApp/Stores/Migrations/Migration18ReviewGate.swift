@@ -11,7 +11,8 @@
 /// - A kiosk's reports belong to a users row of its own (`users.kiosk_id`, `kiosks.reports_user_id`),
 ///   which nobody can sign in as (its e-mail `kiosk:N` is no address); the account they go up with is
 ///   still the one linked to the kiosk (`kiosks.user_id`).
-enum Migration18 {
+enum Migration18ReviewGate: AppMigration {
+    static let version = 18
     static let name = "the review gate"
 
     /// The grants already bound to an account that signed in here keep it; the others wait.

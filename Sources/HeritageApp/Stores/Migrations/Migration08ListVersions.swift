@@ -1,5 +1,6 @@
 /// Migration 8: list versions.
-enum Migration08 {
+enum Migration08ListVersions: AppMigration {
+    static let version = 8
     static let name = "list versions"
 
     /// Each user's list version, the strong ETag of their report list (`ReportStore.listVersion`).
