@@ -92,12 +92,10 @@ extension SQLReviewStore {
     static func queueReporterMail(_ db: Backend.Connection, _ decision: ReviewDecision, id: Int64, now: Double)
         throws
     {
-        let kind = decision.to.rawValue
-        guard ["needs_info", "approved", "rejected"].contains(kind) else { return }
+        guard let kind = MailKind(decidedState: decision.to) else { return }
         try MailOutboxSQL.queueForReporter(
-            db, kind: kind, reportID: id, event: "\(decision.action):\(id):\(now)",
-            detail: kind == "needs_info" ? decision.message : decision.reason, token: Crypto.randomHex(bytes: 16),
-            now: now)
+            db, kind: kind.rawValue, reportID: id, event: "\(decision.action):\(id):\(now)",
+            detail: kind.detail(of: decision), token: Crypto.randomHex(bytes: 16), now: now)
     }
 
     /// The latest of these actions on a report, as a conflict to tell the loser.
