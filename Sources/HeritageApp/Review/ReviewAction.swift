@@ -68,6 +68,10 @@ enum ReviewAction: String, Sendable, CaseIterable {
 
     static let bulk = allCases.filter(\.isBulk)
 
+    /// The delivery states discard takes a report from: those the platform does not have (waiting,
+    /// held, needs attention); a report on its way or there is never put in the trash.
+    static let discardable: [ReportState] = [.queued, .held, .needsAttention]
+
     /// Its name in the user's language, in the catalogues (the audit log, the bulk form, the conflicts).
     var labelKey: String { Self.labelKey(rawValue) }
 

@@ -307,7 +307,7 @@ enum ReviewBulk {
         if let decision = action.decision(reason: reason, message: message.isEmpty ? nil : message) {
             let outcomes = try review.store.decideAll(decision, ids: ids, actor: actor, now: now)
             let results = zip(ids, outcomes).map { Result(id: $0, outcome: $1) }
-            if action.wakesWorker, results.contains(where: \.done) { review.settings.wakeWorker() }
+            if action.wakesWorker, results.contains(where: \.done) { review.web.worker.reportDue() }
             return results
         }
         var results: [Result] = []
@@ -323,7 +323,7 @@ enum ReviewBulk {
                             review, action: action, id: id, actor: actor, reason: reason,
                             message: message.isEmpty ? nil : message, duplicateOf: nil, now: now)))
         }
-        if action.wakesWorker, results.contains(where: \.done) { review.settings.wakeWorker() }
+        if action.wakesWorker, results.contains(where: \.done) { review.web.worker.reportDue() }
         return results
     }
 }

@@ -1,7 +1,8 @@
 /// What a review decision does to a report's delivery (REV-11): the one home of the rule, whose `table`
 /// is the table of docs/REVIEW.md ("The decision governs delivery", checked against it by
-/// `ReviewDeliveryRuleTests`). The stores carry it out in the decision's own transaction
-/// (`ReviewDelivery`, once for both databases), the worker obeys `stops` (`OutboxReport.isStoppedByReview`).
+/// `ReviewVocabularyTests.rev11TheRuleIsTheTableOfTheDocs`). The stores carry it out in the decision's
+/// own transaction (`ReviewDelivery`, once for both databases), the worker obeys `stops`
+/// (`OutboxReport.isStoppedByReview`).
 ///
 /// A decision that stops a report leaves one the platform cannot have (no create ever attempted) where
 /// it is; any other report the platform may have becomes `withdrawing`, and once the undo window has

@@ -44,7 +44,7 @@ enum ReviewReportScreen {
                     message: (message?.isEmpty ?? true) ? nil : message, duplicateOf: duplicateOf, now: WallClock.now())
             }
             if outcome == .done, let action = ReviewAction(rawValue: posted) {
-                if action.wakesWorker { review.settings.wakeWorker() }
+                if action.wakesWorker { review.web.worker.reportDue() }
                 if triage, ReviewAction.triageDecisions.contains(action) {
                     let next = try ReviewTriage.afterDecision(
                         review, query: query, id: id, action: action, actor: user.email)
@@ -229,8 +229,9 @@ enum ReviewReportScreen {
                     "review.trash.since", ["who": row.discardedBy ?? "?", "when": ReviewPresentation.time($0)])
             })
         values["canDiscard"] = .bool(
-            row.discardedAt == nil && ["queued", "held", "needs_attention"].contains(row.delivery))
-        values["canDecide"] = .bool(["received", "needs_info"].contains(row.review))
+            row.discardedAt == nil && ReviewAction.discardable.map(\.rawValue).contains(row.delivery))
+        values["canDecide"] = .bool(
+            ReviewAction.approve.review?.from.map(\.rawValue).contains(row.review) == true)
         values["canReopen"] = .bool(row.review != "received")
         return try review.web.render(
             "review-report", title: row.name ?? messages["list.noName"], values, context: context, status: status)

@@ -35,6 +35,7 @@ import Testing
             #expect(action.decision(reason: "unsafe", message: "m", duplicateOf: 1) == nil, "\(action)")
         }
         #expect(ReviewAction.allCases.filter { $0.delivery != nil } == [.retry, .hold, .release])
+        #expect(ReviewAction.discardable.map(\.rawValue) == ["queued", "held", "needs_attention"])
     }
 
     @Test(arguments: [Language.en, .fr]) func rev08EveryAuditWordHasItsLabel(_ language: Language) throws {
