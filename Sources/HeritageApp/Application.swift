@@ -34,6 +34,9 @@ public final class Application: Sendable {
     let dataFolderLock: DataFolderLock
     /// The drafts' store and files, also swept once at start.
     let drafts: Drafts
+    /// The review's parts, whose policy and configured coordinators are recorded once at start.
+    let review: Review
+    let log: Log
     /// Every route's method and pattern (the kiosk's sweep of the tests, KIO-02).
     let routeTable: [(method: String, pattern: String)]
     /// The review's exports, off the poll threads (tests hold its jobs to see the server meanwhile).
@@ -45,6 +48,7 @@ public final class Application: Sendable {
     /// own executable; tests that build the application in-process name the real `har`).
     public init(configuration: Configuration, log: Log = Log(), platformExecutable: String? = nil) throws {
         self.configuration = configuration
+        self.log = log
         let dataDir = configuration.dataDir
         let temporaryDirectory = configuration.uploadsDirectory
         try DataFolder.prepare(dataDir)
@@ -83,13 +87,14 @@ public final class Application: Sendable {
 
         let exports = ReviewSettings.exportRunner(configuration)
         self.exports = exports
-        let (router, drafts) = Self.router(
+        let (router, drafts, review) = Self.router(
             configuration: configuration, log: log,
             parts: RouterParts(
                 stores: stores, outbox: outbox, templates: templates, messages: messages, metrics: metrics,
                 workerMetrics: workerMetrics, worker: worker, platform: platform, benchmarkFixtures: benchmarkFixtures,
                 exports: exports))
         self.drafts = drafts
+        self.review = review
         routeTable = router.routeTable
 
         let (accessLog, metrics) = (configuration.accessLog, metrics)
@@ -127,8 +132,8 @@ public final class Application: Sendable {
     }
 
     /// Every route: static files, health and metrics, the benchmark fixtures when enabled, the screens;
-    /// and the drafts the screens share, which `start` sweeps.
-    static func router(configuration: Configuration, log: Log, parts: RouterParts) -> (Router, Drafts) {
+    /// and the drafts and the review the screens share, which `start` sweeps and records.
+    static func router(configuration: Configuration, log: Log, parts: RouterParts) -> (Router, Drafts, Review) {
         let pages = Pages(templates: parts.templates, catalog: parts.messages)
         var router = Router()
         router.errorPage = { status, request in pages.error(status: status, request: request) }
@@ -161,7 +166,7 @@ public final class Application: Sendable {
         let worker = parts.worker
         let draftOptions = DraftOptions(
             mapTileURL: configuration.mapTileURL, maxFileBytes: configuration.maxFileBytes,
-            retentionSeconds: configuration.draftRetentionSeconds, onQueued: { worker.wake() },
+            retentionSeconds: configuration.draftRetentionSeconds,
             uploadRoom: UploadRoom(
                 temporaryDirectory: configuration.uploadsDirectory, temporaryMaxBytes: configuration.uploadTempMaxBytes,
                 dataDirectory: configuration.dataDir, minimumFreeBytes: configuration.uploadMinFreeBytes),
@@ -172,7 +177,7 @@ public final class Application: Sendable {
             secure: configuration.tlsCert != nil || configuration.cookieSecure,
             photosDirectory: configuration.photosDirectory,
             handlerDeadline: Double(configuration.handlerDeadlineSeconds),
-            events: WebEvents(userSignedIn: { worker.userSignedIn(userID: $0) }, reportDeleting: { worker.wake() }),
+            worker: WorkerSignals(worker),
             assetVersion: assetVersion,
             sessionLimits: SessionLimits(
                 idleSeconds: Double(configuration.sessionIdleSeconds),
@@ -181,20 +186,27 @@ public final class Application: Sendable {
         let drafts = Drafts(web: web, options: draftOptions)
         WebRoutes.register(on: &router, web: web, drafts: drafts)
         UnsubscribeRoutes.register(on: &router, web: web)
-        var reviewSettings = ReviewSettings(configuration: configuration, wakeWorker: { worker.wake() })
+        var reviewSettings = ReviewSettings(configuration: configuration)
         reviewSettings.exports = parts.exports
         reviewSettings.backups = parts.metrics.backups
-        ReviewRoutes.register(on: &router, web: web, settings: reviewSettings, drafts: drafts)
+        let review = Review(web: web, store: web.stores.review, settings: reviewSettings)
+        ReviewRoutes.register(on: &router, review: review, drafts: drafts)
         KioskRoutes.register(
             on: &router, web: web, drafts: drafts, settings: KioskSettings(configuration: configuration),
-            review: Review(web: web, store: web.stores.review, settings: reviewSettings))
-        return (router, drafts)
+            review: review)
+        return (router, drafts, review)
     }
 
-    /// Starts listening; throws with the address when it cannot.
+    /// Every step of the start, in order: the drafts swept and the review's records written before
+    /// the server answers; listening (throws with the address when it cannot), said in the log with
+    /// what an operator should know of its exposure; then the workers.
     public func start() throws {
         drafts.startUp(now: WallClock.now())
+        ReviewRoutes.startUp(review)
         try server.start()
+        let scheme = configuration.tlsCert == nil ? "http" : "https"
+        log.info("Heritage at Risk \(Command.version) listening on \(scheme)://\(configuration.host):\(port)")
+        for warning in Serve.exposureWarnings(configuration) { log.warning(warning) }
         if configuration.workerEnabled { worker.start() }
         mailWorker?.start()
         mailDigests.start()

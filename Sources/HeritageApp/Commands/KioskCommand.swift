@@ -171,22 +171,8 @@ enum KioskCommand {
         return summary.accountSignedIn ? email : email + " (signed out: reports wait)"
     }
 
-    /// `--base-url`, else the configured address (the host name for a wildcard address).
+    /// `--base-url`, else the site's public address (`Configuration.publicBaseURL`).
     static func baseURL(_ arguments: [String], _ configuration: Configuration) -> String {
-        if let given = option("--base-url", arguments) {
-            return given.hasSuffix("/") ? String(given.dropLast()) : given
-        }
-        let secure = configuration.tlsCert != nil
-        var host = configuration.host
-        if host == "0.0.0.0" || host == "::" || host.isEmpty {
-            var name = [CChar](repeating: 0, count: 256)
-            host =
-                gethostname(&name, name.count) == 0
-                ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "localhost"
-        }
-        if host.contains(":") { host = "[" + host + "]" }
-        let defaultPort = secure ? 443 : 80
-        return (secure ? "https://" : "http://") + host
-            + (configuration.port == defaultPort ? "" : ":\(configuration.port)")
+        option("--base-url", arguments).map(Configuration.withoutTrailingSlash) ?? configuration.publicBaseURL
     }
 }

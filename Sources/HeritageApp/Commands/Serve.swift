@@ -20,10 +20,6 @@ enum Serve {
             application.stop(gracePeriod: 0)
             return 1
         }
-        let scheme = configuration.tlsCert == nil ? "http" : "https"
-        log.info(
-            "Heritage at Risk \(Command.version) listening on \(scheme)://\(configuration.host):\(application.port)")
-        for warning in exposureWarnings(configuration) { log.warning(warning) }
         let backups = BackupSchedule(
             configuration: configuration, metrics: application.metrics.backups, log: log, stores: application.stores)
         do {

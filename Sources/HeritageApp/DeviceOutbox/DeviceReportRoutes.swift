@@ -63,7 +63,7 @@ enum DeviceReportRoutes {
             draftLocalID: id, userID: user.id, fields: form.fields, token: token, now: WallClock.now())
         {
         case .queued:
-            drafts.options.onQueued()
+            web.worker.reportDue()
             return submitted
         case .alreadySubmitted:
             return submitted

@@ -9,14 +9,9 @@ import PlatformClient
 /// in the request's body only: never in a URL, a log line, a page or the database.
 enum KioskAccountScreen {
     static func register(on router: inout Router, kiosks: Kiosks, review: Review) {
-        let web = kiosks.web
         let options = RouteOptions(maxBodyBytes: 4_096)
-        router.webAsync("POST", "/review/kiosks/:id/dedicated", web, access: .page, options: options) {
-            request, context in
-            let user = try context.requireUser()
-            if case .refused(let page) = try review.admission(request, context, user: user, atLeast: .admin) {
-                return page
-            }
+        router.reviewAsync("POST", "/review/kiosks/:id/dedicated", review, role: .admin, options: options) {
+            request, context, user, _ in
             guard let id = request.parameters["id"].flatMap({ Int64($0) }) else { throw HTTPError(404) }
             return try await configure(kiosks, request, context, kioskID: id, actor: user.email)
         }

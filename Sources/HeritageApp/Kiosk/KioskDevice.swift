@@ -121,7 +121,7 @@ enum KioskDevice {
                 return web.jsonError(
                     "invalid", context.messages["submit.errors.noPhotos"], status: 422, context: context)
             }
-            kiosks.drafts.options.onQueued()
+            kiosks.web.worker.reportDue()
             return submitted
         }
     }

@@ -168,7 +168,7 @@ enum KioskVisitor {
         case .noPhotos: return try formPage(kiosks, kiosk, visit, form, context, status: 422)
         case .alreadySubmitted, .gone: return web.redirect("/kiosk", context: context)
         }
-        kiosks.drafts.options.onQueued()
+        kiosks.web.worker.reportDue()
         let link = kiosks.origin(of: request) + "/r/" + code + "#" + secret
         var values = values(kiosks, kiosk, context, step: "receipt")
         values["code"] = .string(code)

@@ -16,9 +16,10 @@ struct MailJobMessages: Sendable {
         guard let to = MailAddress(job.email) else { throw Unknown(description: "no usable address") }
         let composer = MailComposer(templates: templates, catalog: catalog, from: from)
         let title = job.reportTitle ?? ""
+        guard let kind = MailKind(rawValue: job.kind) else { throw Unknown(description: "unknown kind \(job.kind)") }
         let content: (Messages) -> MailContent
-        switch job.kind {
-        case "needs_info":
+        switch kind {
+        case .needsInfo:
             // A kiosk visitor who claimed the receipt follows the report on the receipt's page.
             let answer =
                 job.receiptCode.map { baseURL + "/r/" + $0 }
@@ -27,28 +28,26 @@ struct MailJobMessages: Sendable {
                 MailContent.needsInfo(
                     $0, reporterName: job.name ?? "", reportTitle: title, question: job.detail ?? "", answerURL: answer)
             }
-        case "approved", "rejected":
-            let approved = job.kind == "approved"
+        case .approved, .rejected:
+            let approved = kind == .approved
             content = {
                 MailContent.decision(
                     $0, approved: approved, reporterName: job.name ?? "", reportTitle: title, reasonCode: job.detail,
                     listURL: job.receiptCode.map { baseURL + "/r/" + $0 } ?? baseURL + "/reports")
             }
-        case "report_arrived":
+        case .reportArrived:
             content = {
                 MailContent.reportArrived(
                     $0, title: title, origin: $0["review.origin.\(job.reportOrigin ?? "volunteer")"], baseURL: baseURL)
             }
-        case "digest":
+        case .digest:
             content = { MailContent.digest($0, DigestCounts(detail: job.detail ?? ""), baseURL: baseURL) }
-        case "admin_note":
+        case .adminNote:
             let counts = DigestCounts.pairs(job.detail ?? "")
             content = {
                 MailContent.adminNote(
                     $0, failures: counts["failures"] ?? 0, kiosks: counts["kiosks"] ?? 0, baseURL: baseURL)
             }
-        default:
-            throw Unknown(description: "unknown kind \(job.kind)")
         }
         return try composer.compose(
             content, to: to, toName: job.name, language: Language(rawValue: job.language) ?? .en,

@@ -7,11 +7,10 @@ enum MailSetup {
         log: Log
     ) -> MailWorker? {
         guard let settings = SMTPSettings(configuration) else { return nil }
-        let base = configuration.publicURL ?? KioskCommand.baseURL([], configuration)
         return MailWorker(
             store: store, sender: SMTPSender(settings: settings),
             messages: MailJobMessages(
-                templates: templates, catalog: catalog, baseURL: base.hasSuffix("/") ? String(base.dropLast()) : base),
+                templates: templates, catalog: catalog, baseURL: configuration.publicBaseURL),
             node: configuration.nodeName, retryBase: configuration.retryBaseSeconds,
             retryCap: configuration.retryCapSeconds, log: log)
     }

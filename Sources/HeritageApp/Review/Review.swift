@@ -11,8 +11,6 @@ struct ReviewSettings: Sendable {
     /// `GrantEmail.normalized` keeps them (bound to an account as any grant is: REV-10).
     var configuredCoordinators: Set<String> = []
     var policy = ReviewPolicy.kiosk
-    /// A report was approved (or a delivery action changed the queue): the worker looks at once.
-    var wakeWorker: @Sendable () -> Void = {}
     /// The scheduled backups' figures, for the administrators' notice when they are overdue.
     var backups: BackupMetrics?
     /// Where exports are written before they are streamed (`Configuration.exportsDirectory`).
@@ -25,7 +23,7 @@ struct ReviewSettings: Sendable {
     var mailConfigured = false
     var mailImmediatePerHour = 10
 
-    init(configuration: Configuration, wakeWorker: @escaping @Sendable () -> Void) {
+    init(configuration: Configuration) {
         mailConfigured = configuration.smtpURL != nil
         mailImmediatePerHour = configuration.mailImmediatePerHour
         exportsDirectory = configuration.exportsDirectory
@@ -33,7 +31,6 @@ struct ReviewSettings: Sendable {
         mapTileURL = configuration.mapTileURL
         configuredCoordinators = Self.emails(configuration.coordinators)
         policy = ReviewPolicy(rawValue: configuration.reviewPolicy) ?? .kiosk
-        self.wakeWorker = wakeWorker
     }
 
     /// A node's exports: the data folder's disk floor of uploads; a deadline a little under the
@@ -74,20 +71,20 @@ struct Review: Sendable {
     /// The answer to the head of a review request from someone signed out or below `role`, or nil.
     func headRefusal(_ request: Request, role: Role) -> Response? {
         if let signedOut = web.signedOutHeadRefusal(request, access: .page) { return signedOut }
-        guard let context = try? web.context(for: request), let user = context.user,
-            case .refused(let page) = try? admission(request, context, user: user, atLeast: role)
+        guard let context = try? web.context(for: request),
+            case .refused(let page) = try? admit(request, context, atLeast: role)
         else { return nil }  // admitted, or the handler will say
         return page
     }
 
-    /// Whether the user may use a route needing `role`. Below it, the refusal is logged and answered
-    /// with a 403 page; a user whose e-mail has a grant waiting for an administrator gets the page
-    /// that says so, and an event of its own: the one using it may not be its owner (REV-10).
-    func admission(_ request: Request, _ context: WebContext, user: WebUser, atLeast role: Role) throws
-        -> ReviewAdmission
-    {
+    /// The one admission of every review route, after the screen's own (`Web.admit`: signed in, CSRF on
+    /// changes, no kiosk's tablet): the user holds at least `role`. Below it, the refusal is logged and
+    /// answered with a 403 page; a user whose e-mail has a grant waiting for an administrator gets the
+    /// page that says so, and an event of its own: the one using it may not be its owner (REV-10).
+    func admit(_ request: Request, _ context: WebContext, atLeast role: Role) throws -> ReviewAdmission {
+        let user = try context.requireUser()
         let held = try self.role(of: user)
-        guard held < role else { return .admitted(held) }
+        guard held < role else { return .admitted(user, held) }
         let pending = (try? store.isAwaitingConfirmation(userID: user.id)) ?? false
         web.log.security(
             pending ? "review.pending_refused" : "review.refused",
@@ -103,21 +100,33 @@ struct Review: Sendable {
 
 extension Router {
     /// A review route: signed in (else to /signin), at least `role` (else 403), CSRF-checked when it
-    /// changes state. The handler gets the user and their role.
+    /// changes state (`Review.admit`). The handler gets the user and their role.
     mutating func review(
         _ method: String, _ pattern: String, _ review: Review, role: Role = .coordinator,
         options: RouteOptions = .init(),
         _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
     ) {
-        let options = Self.reviewOptions(options, review, role: role)
-        web(method, pattern, review.web, access: .page, options: options) { request, context in
-            let user = try context.requireUser()
-            let held: Role
-            switch try review.admission(request, context, user: user, atLeast: role) {
-            case .admitted(let granted): held = granted
+        web(method, pattern, review.web, access: .page, options: Self.reviewOptions(options, review, role: role)) {
+            request, context in
+            switch try review.admit(request, context, atLeast: role) {
             case .refused(let page): return page
+            case .admitted(let user, let held): return try handler(request, context, user, held)
             }
-            return try handler(request, context, user, held)
+        }
+    }
+
+    /// The same for an async handler (one that calls the platform, or runs its work on a pool).
+    mutating func reviewAsync(
+        _ method: String, _ pattern: String, _ review: Review, role: Role = .coordinator,
+        options: RouteOptions = .init(),
+        _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) async throws -> Response
+    ) {
+        webAsync(method, pattern, review.web, access: .page, options: Self.reviewOptions(options, review, role: role)) {
+            request, context in
+            switch try review.admit(request, context, atLeast: role) {
+            case .refused(let page): return page
+            case .admitted(let user, let held): return try await handler(request, context, user, held)
+            }
         }
     }
 
@@ -128,15 +137,8 @@ extension Router {
         options: RouteOptions = .init(),
         _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
     ) {
-        let options = Self.reviewOptions(options, review, role: role)
-        webAsync(method, pattern, review.web, access: .page, options: options) { request, context in
-            let user = try context.requireUser()
-            let held: Role
-            switch try review.admission(request, context, user: user, atLeast: role) {
-            case .admitted(let granted): held = granted
-            case .refused(let page): return page
-            }
-            return try await review.settings.exports.work.run { try handler(request, context, user, held) }
+        reviewAsync(method, pattern, review, role: role, options: options) { request, context, user, held in
+            try await review.settings.exports.work.run { try handler(request, context, user, held) }
         }
     }
 
@@ -158,13 +160,7 @@ extension Router {
         _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
     ) {
         for method in ["GET", "POST"] {
-            webAsync(method, pattern, review.web, access: .page) { request, context in
-                let user = try context.requireUser()
-                let held: Role
-                switch try review.admission(request, context, user: user, atLeast: .coordinator) {
-                case .admitted(let granted): held = granted
-                case .refused(let page): return page
-                }
+            reviewAsync(method, pattern, review) { request, context, user, held in
                 if method == "GET", let refused = ReviewExports.crossSiteRefusal(request, context, review) {
                     return refused
                 }
@@ -176,8 +172,8 @@ extension Router {
     }
 }
 
-/// What `Review.admission` decided: the role the user holds, or the 403 page to answer with.
+/// What `Review.admit` decided: the user and the role they hold, or the 403 page to answer with.
 enum ReviewAdmission {
-    case admitted(Role)
+    case admitted(WebUser, Role)
     case refused(Response)
 }

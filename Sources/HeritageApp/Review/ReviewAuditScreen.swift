@@ -22,14 +22,15 @@ enum ReviewAuditScreen {
         return pairs.map { "\($0.0)=\(ReviewQuery.percentEncoded($0.1))" }.joined(separator: "&")
     }
 
-    static let actions = [
-        "approve", "reject", "needs_info", "duplicate", "reopen", "claim", "release_claim", "retry", "hold",
-        "release", "discard", "restore", "purge", "reporter_reply", "reporter_photo", "role_grant", "role_revoke",
-        "role_confirm", "export_csv", "export_geojson", "export_zip", "export_audit", "undo", "kiosk_create",
-        "kiosk_enrolment_link", "kiosk_enrol", "kiosk_revoke", "kiosk_account", "kiosk_submit", "mail_unsubscribe",
-        "backup_restore",
-        "site_attach", "site_detach", "site_create", "export_sites_csv", "export_sites_geojson",
-    ]
+    /// The words the audit log holds, for its filter: the actions on a report (`ReviewAction`), then
+    /// those the other parts write (the reporter, roles, exports, kiosks, mail, backups, the register).
+    static let actions =
+        ReviewAction.allCases.map(\.rawValue) + [
+            "purge", "reporter_reply", "reporter_photo", "role_grant", "role_revoke", "role_confirm", "export_csv",
+            "export_geojson", "export_zip", "export_audit", "kiosk_create", "kiosk_enrolment_link", "kiosk_enrol",
+            "kiosk_revoke", "kiosk_account", "kiosk_submit", "mail_unsubscribe", "backup_restore",
+            "site_attach", "site_detach", "site_create", "export_sites_csv", "export_sites_geojson",
+        ]
 
     static func register(on router: inout Router, review: Review) {
         router.review("GET", "/review/audit", review) { request, context, _, _ in
@@ -48,7 +49,7 @@ enum ReviewAuditScreen {
                     shown.map { entry in
                         [
                             "at": ReviewLabels.time(entry.at), "actor": .string(entry.actor),
-                            "action": .string(messages["review.action.\(entry.action)"]),
+                            "action": .string(messages[ReviewAction.labelKey(entry.action)]),
                             "report": MustacheValue(entry.reportID.map { String($0) }),
                             "subject": MustacheValue(entry.subject), "before": MustacheValue(entry.before),
                             "after": MustacheValue(entry.after), "detail": MustacheValue(entry.detail),
@@ -56,7 +57,7 @@ enum ReviewAuditScreen {
                     }),
                 "actor": .string(filter.actor), "report": .string(filter.reportID.map { String($0) } ?? ""),
                 "actionOptions": ReviewDashboard.options(
-                    actions, selected: filter.action, prefix: "review.action.", messages),
+                    actions, selected: filter.action, prefix: ReviewAction.labelKey(""), messages),
                 "next": MustacheValue(next), "query": .string(query),
             ]
             return try review.web.render(

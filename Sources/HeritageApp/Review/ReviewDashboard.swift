@@ -80,7 +80,8 @@ enum ReviewDashboard {
                 ReviewFilter.Sort.allCases.map(\.rawValue), selected: query.filter.sort.rawValue,
                 prefix: "review.sort.",
                 messages),
-            "actionOptions": options(ReviewBulk.actions, selected: nil, prefix: "review.action.", messages),
+            "actionOptions": options(
+                ReviewAction.bulk.map(\.rawValue), selected: nil, prefix: ReviewAction.labelKey(""), messages),
             "reasonOptions": options(
                 RejectReason.allCases.map(\.rawValue), selected: nil, prefix: "review.reason.", messages),
             "isAdmin": .bool(role >= .admin),
@@ -112,8 +113,7 @@ enum ReviewDashboard {
     static func bulk(_ review: Review, _ request: Request, _ context: WebContext, user: WebUser) throws -> Response {
         let messages = context.messages
         let query = ReviewQuery(request.formFields)
-        let action = request.formValue("action") ?? ""
-        guard ReviewBulk.actions.contains(action) else {
+        guard let action = ReviewAction(rawValue: request.formValue("action") ?? ""), action.isBulk else {
             return review.web.errorPage(
                 status: 400, titleKey: "errors.badRequestTitle", messageKey: "review.errors.noAction", context: context)
         }
@@ -141,13 +141,13 @@ enum ReviewDashboard {
                 context: context)
         }
         let reason = RejectReason(rawValue: request.formValue("reason") ?? "")?.rawValue
-        if action == "reject" && reason == nil {
+        if action == .reject && reason == nil {
             return review.web.errorPage(
                 status: 422, titleKey: "errors.badRequestTitle", messageKey: "review.errors.reason", context: context)
         }
         let message = Text.trimmed(String((request.formValue("message") ?? "").prefix(2000)))
         let confirmed = !ids.isEmpty && Int(request.formValue("confirm") ?? "") == ids.count
-        let actionLabel = messages["review.action.\(action)"]
+        let actionLabel = messages[action.labelKey]
         guard confirmed else {
             if ids.isEmpty { ids = try ReviewBulk.matching(review.store, query.filter, limit: bulkLimit) }
             guard !ids.isEmpty else {
@@ -158,7 +158,7 @@ enum ReviewDashboard {
             let values: [String: MustacheValue] = [
                 "question": .string(
                     messages.format("review.bulk.confirm", ["action": actionLabel, "count": String(ids.count)])),
-                "count": .int(ids.count), "action": .string(action), "reason": MustacheValue(reason),
+                "count": .int(ids.count), "action": .string(action.rawValue), "reason": MustacheValue(reason),
                 "message": .string(message), "scope": .string(request.formValue("scope") ?? "selected"),
                 "ids": .array(request.formValue("scope") == "all" ? [] : ids.map { .string(String($0)) }),
                 "snapshot": MustacheValue(request.formValue("scope") == "all" ? ReviewBulk.encodeSnapshot(ids) : nil),
@@ -173,13 +173,13 @@ enum ReviewDashboard {
                 now: WallClock.now())
             + newcomers.map { ReviewBulk.Result(id: $0, outcome: .notApplicable(state: "snapshot")) }
         let done = results.filter { $0.done }.count
-        let undoable = ReviewBulk.undoable.contains(action) && done > 0
+        let undoable = action.isUndoable && done > 0
         let values: [String: MustacheValue] = [
             "undo": undoable
                 ? [
-                    "action": .string(action),
+                    "action": .string(action.rawValue),
                     "ids": .array(results.filter(\.done).map { .string(String($0.id)) }),
-                    "seconds": .int(Int(ReviewBulk.undoSeconds)),
+                    "seconds": .int(Int(ReviewAction.undoWindowSeconds)),
                 ] : .null,
             "summary": .string(
                 messages.format(
@@ -212,13 +212,12 @@ extension ReviewDashboard {
             status: 413, titleKey: "errors.badRequestTitle", messageKey: "review.errors.tooMany", context: context)
     }
 
-    /// Undo of a bulk decision, within `ReviewBulk.undoSeconds` of it: each report whose latest audit row
+    /// Undo of a bulk decision, within `ReviewAction.undoWindowSeconds` of it: each report whose latest audit row
     /// is this user's `action`, that recent, goes back to the state before it (a compare-and-set from the
     /// state after it, audited as `undo`). The window is judged on the audit log's time, not the form's.
     static func undo(_ review: Review, _ request: Request, _ context: WebContext, user: WebUser) throws -> Response {
         let messages = context.messages
-        let action = request.formValue("action") ?? ""
-        guard ReviewBulk.undoable.contains(action) else {
+        guard let action = ReviewAction(rawValue: request.formValue("action") ?? ""), action.isUndoable else {
             return review.web.errorPage(
                 status: 400, titleKey: "errors.badRequestTitle", messageKey: "review.errors.noAction", context: context)
         }
@@ -235,7 +234,7 @@ extension ReviewDashboard {
                 messages.format(
                     "review.bulk.summary",
                     [
-                        "action": messages["review.action.undo"], "done": String(done),
+                        "action": messages[ReviewAction.undo.labelKey], "done": String(done),
                         "skipped": String(results.count - done),
                     ])),
             "results": .array(
@@ -253,14 +252,6 @@ extension ReviewDashboard {
 
 /// Bulk actions, done on the server one report at a time, each its own compare-and-set.
 enum ReviewBulk {
-    /// Decisions a bulk undo can take back, for this long after them.
-    static let undoable = ["approve", "reject", "needs_info", "reopen"]
-    static let undoSeconds = 10.0
-
-    static let actions = [
-        "approve", "reject", "needs_info", "reopen", "retry", "hold", "release", "discard", "restore",
-    ]
-
     struct Result: Sendable {
         var id: Int64
         var outcome: ReviewOutcome
@@ -310,28 +301,29 @@ enum ReviewBulk {
     }
 
     static func run(
-        _ review: Review, action: String, ids: [Int64], actor: String, reason: String?, message: String, now: Double
+        _ review: Review, action: ReviewAction, ids: [Int64], actor: String, reason: String?, message: String,
+        now: Double
     ) throws -> [Result] {
-        if let decision = ReviewActions.decision(action, reason: reason, message: message.isEmpty ? nil : message) {
+        if let decision = action.decision(reason: reason, message: message.isEmpty ? nil : message) {
             let outcomes = try review.store.decideAll(decision, ids: ids, actor: actor, now: now)
             let results = zip(ids, outcomes).map { Result(id: $0, outcome: $1) }
-            if results.contains(where: \.done) { review.settings.wakeWorker() }
+            if action.wakesWorker, results.contains(where: \.done) { review.web.worker.reportDue() }
             return results
         }
         var results: [Result] = []
         // The trash is emptied of what has been there 30 days once for the whole bulk, not per report.
-        if action == "discard" { try ReviewActions.purge(review, now: now) }
+        if action == .discard { try ReviewActions.purge(review, now: now) }
         for id in ids {
             results.append(
                 Result(
                     id: id,
-                    outcome: action == "discard"
+                    outcome: action == .discard
                         ? try review.store.discard(id: id, actor: actor, now: now)
                         : try ReviewActions.perform(
                             review, action: action, id: id, actor: actor, reason: reason,
                             message: message.isEmpty ? nil : message, duplicateOf: nil, now: now)))
         }
-        if results.contains(where: \.done) { review.settings.wakeWorker() }
+        if action.wakesWorker, results.contains(where: \.done) { review.web.worker.reportDue() }
         return results
     }
 }

@@ -35,7 +35,7 @@ enum ReviewPresentation {
         case .conflict(let actor, let action, let at):
             return messages.format(
                 "review.outcome.conflict",
-                ["actor": actor, "action": messages["review.action.\(action)"], "when": time(at)])
+                ["actor": actor, "action": messages[ReviewAction.labelKey(action)], "when": time(at)])
         case .notApplicable("undo"):
             return messages["review.outcome.tooLate"]
         case .notApplicable("snapshot"):

@@ -21,7 +21,7 @@ enum ReviewReportScreen {
         router.review("POST", "/review/reports/:id/action", review, options: RouteOptions(maxBodyBytes: 65_536)) {
             request, context, user, _ in
             guard let id = request.parameters["id"].flatMap({ Int64($0) }) else { return notFound(review, context) }
-            let action = request.formValue("action") ?? ""
+            let posted = request.formValue("action") ?? ""
             let message = request.formValue("message").map { Text.trimmed(String($0.prefix(2000))) }
             let reason = RejectReason(rawValue: request.formValue("reason") ?? "")?.rawValue
             // One of the nearby reports picked, or another report's number typed.
@@ -30,22 +30,28 @@ enum ReviewReportScreen {
             // The dashboard's filter rides along in hidden fields, for next and previous after the action.
             let query = ReviewQuery(request.formFields)
             let triage = request.formValue("triage") == "1"
-            let outcome =
-                action == "undo"
-                ? try ReviewActions.undo(
-                    review, action: request.formValue("undo_of") ?? "", id: id, actor: user.email, now: WallClock.now())
-                : try ReviewActions.perform(
+            let outcome: ReviewOutcome
+            switch ReviewAction(rawValue: posted) {
+            case nil: outcome = .notApplicable(state: posted)
+            case .undo:
+                outcome =
+                    try ReviewAction(rawValue: request.formValue("undo_of") ?? "").map {
+                        try ReviewActions.undo(review, action: $0, id: id, actor: user.email, now: WallClock.now())
+                    } ?? .notApplicable(state: posted)
+            case let action?:
+                outcome = try ReviewActions.perform(
                     review, action: action, id: id, actor: user.email, reason: reason,
                     message: (message?.isEmpty ?? true) ? nil : message, duplicateOf: duplicateOf, now: WallClock.now())
-            if outcome == .done {
-                if ["approve", "reject", "duplicate", "undo"].contains(action) { review.settings.wakeWorker() }
-                if triage, ReviewTriage.decisions.contains(action) {
+            }
+            if outcome == .done, let action = ReviewAction(rawValue: posted) {
+                if action.wakesWorker { review.web.worker.reportDue() }
+                if triage, ReviewAction.triageDecisions.contains(action) {
                     let next = try ReviewTriage.afterDecision(
                         review, query: query, id: id, action: action, actor: user.email)
                     return review.web.redirect(next, context: context)
                 }
                 let back = (query.queryString.isEmpty ? "" : "&" + query.queryString) + (triage ? "&triage=1" : "")
-                return review.web.redirect("/review/reports/\(id)?done=\(action)" + back, context: context)
+                return review.web.redirect("/review/reports/\(id)?done=\(action.rawValue)" + back, context: context)
             }
             guard let row = try review.store.row(id: id) else { return notFound(review, context) }
             // Someone else was first, or the action does not apply: the page again, saying so.
@@ -166,7 +172,7 @@ enum ReviewReportScreen {
                     [
                         "when": .string(ReviewPresentation.time(entry.at)), "at": ReviewLabels.time(entry.at),
                         "actor": .string(entry.actor),
-                        "action": .string(messages["review.action.\(entry.action)"]),
+                        "action": .string(messages[ReviewAction.labelKey(entry.action)]),
                         "change": .string(ReviewLabels.change(entry.before, entry.after, messages)),
                         "detail": MustacheValue(entry.detail),
                     ]
@@ -223,8 +229,9 @@ enum ReviewReportScreen {
                     "review.trash.since", ["who": row.discardedBy ?? "?", "when": ReviewPresentation.time($0)])
             })
         values["canDiscard"] = .bool(
-            row.discardedAt == nil && ["queued", "held", "needs_attention"].contains(row.delivery))
-        values["canDecide"] = .bool(["received", "needs_info"].contains(row.review))
+            row.discardedAt == nil && ReviewAction.discardable.map(\.rawValue).contains(row.delivery))
+        values["canDecide"] = .bool(
+            ReviewAction.approve.review?.from.map(\.rawValue).contains(row.review) == true)
         values["canReopen"] = .bool(row.review != "received")
         return try review.web.render(
             "review-report", title: row.name ?? messages["list.noName"], values, context: context, status: status)

@@ -30,15 +30,7 @@ enum ReviewRoutes {
         ("POST", "/review/sites/export.geojson", .coordinator),
     ]
 
-    static func register(on router: inout Router, web: Web, settings: ReviewSettings, drafts: Drafts) {
-        let review = Review(web: web, store: web.stores.review, settings: settings)
-        do {
-            try review.store.setPolicy(settings.policy)
-            try review.store.syncConfigured(emails: settings.configuredCoordinators, now: WallClock.now())
-        } catch {
-            web.log.error("review: cannot record the review policy or the configured coordinators: \(error)")
-        }
-        try? ReviewActions.purge(review, now: WallClock.now())
+    static func register(on router: inout Router, review: Review, drafts: Drafts) {
         ReviewDashboard.register(on: &router, review: review)
         ReviewReportScreen.register(on: &router, review: review)
         ReviewTriage.register(on: &router, review: review)
@@ -49,5 +41,18 @@ enum ReviewRoutes {
         ReviewMailScreens.register(on: &router, review: review)
         ReporterReply.register(on: &router, review: review, drafts: drafts)
         SiteRoutes.register(on: &router, review: review)
+    }
+
+    /// What the review records once at start, before the server answers: the policy for the worker's
+    /// gate, the configuration's coordinators as grants (REV-10), and the trash emptied of what has been
+    /// there 30 days.
+    static func startUp(_ review: Review) {
+        do {
+            try review.store.setPolicy(review.settings.policy)
+            try review.store.syncConfigured(emails: review.settings.configuredCoordinators, now: WallClock.now())
+        } catch {
+            review.web.log.error("review: cannot record the review policy or the configured coordinators: \(error)")
+        }
+        try? ReviewActions.purge(review, now: WallClock.now())
     }
 }

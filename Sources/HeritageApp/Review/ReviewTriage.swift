@@ -5,11 +5,8 @@ import Mustache
 /// Triage (REV-13): a report's page with `triage=1` clears the waiting reports one decision at a time.
 /// After each decision the server sends the coordinator to the next report waiting for one, in the
 /// order of the dashboard's filter carried in the address, with an Undo of the decision for
-/// `ReviewBulk.undoSeconds`; `/review/triage` finds that next report, or says that nothing waits.
+/// `ReviewAction.undoWindowSeconds`; `/review/triage` finds that next report, or says that nothing waits.
 enum ReviewTriage {
-    /// Decisions a triage page moves on after, each one an Undo can take back.
-    static let decisions = ["approve", "reject", "needs_info", "duplicate"]
-
     static func register(on router: inout Router, review: Review) {
         router.review("GET", "/review/triage", review) { request, context, user, _ in
             let query = ReviewQuery(request.query)
@@ -74,12 +71,14 @@ enum ReviewTriage {
     static func link(_ id: Int64, query: ReviewQuery, undo: UndoMark?) -> String {
         var parts = ["triage=1"]
         if !query.queryString.isEmpty { parts.append(query.queryString) }
-        if let undo { parts.append("undo=\(undo.id)&did=\(undo.action)") }
+        if let undo { parts.append("undo=\(undo.id)&did=\(undo.action.rawValue)") }
         return "/review/reports/\(id)?" + parts.joined(separator: "&")
     }
 
     /// Where a triage decision on `id` leads: the next waiting report, or the page that says none waits.
-    static func afterDecision(_ review: Review, query: ReviewQuery, id: Int64, action: String, actor: String) throws
+    static func afterDecision(
+        _ review: Review, query: ReviewQuery, id: Int64, action: ReviewAction, actor: String
+    ) throws
         -> String
     {
         let undo = UndoMark(id: id, action: action)
@@ -88,46 +87,47 @@ enum ReviewTriage {
             return link(next.id, query: query, undo: undo)
         }
         let pairs = query.queryString.isEmpty ? [] : [query.queryString]
-        return "/review/triage?" + (pairs + ["undo=\(id)&did=\(action)"]).joined(separator: "&")
+        return "/review/triage?" + (pairs + ["undo=\(id)&did=\(action.rawValue)"]).joined(separator: "&")
     }
 
-    /// The decision a page offers to undo (`undo=ID&did=ACTION` in its address).
+    /// The decision a page offers to undo (`undo=ID&did=ACTION` in its address): one of triage's.
     struct UndoMark: Sendable, Equatable {
         var id: Int64
-        var action: String
+        var action: ReviewAction
 
-        init(id: Int64, action: String) {
+        init(id: Int64, action: ReviewAction) {
             self.id = id
             self.action = action
         }
 
         init?(_ pairs: [(name: String, value: String)]) {
             guard let id = pairs.first(where: { $0.name == "undo" }).flatMap({ Int64($0.value) }),
-                let action = pairs.first(where: { $0.name == "did" })?.value, decisions.contains(action)
+                let action = pairs.first(where: { $0.name == "did" }).flatMap({ ReviewAction(rawValue: $0.value) }),
+                ReviewAction.triageDecisions.contains(action)
             else { return nil }
             self.init(id: id, action: action)
         }
     }
 
     /// The Undo form's values, only while the server would still take the decision back: the report's
-    /// latest audit row is this coordinator's decision, at most `ReviewBulk.undoSeconds` old. A reload
+    /// latest audit row is this coordinator's decision, at most `ReviewAction.undoWindowSeconds` old. A reload
     /// after that shows no button that would only be refused.
     static func undoValue(
         _ review: Review, _ mark: UndoMark?, query: ReviewQuery, user: WebUser, messages: Messages
     ) throws -> MustacheValue {
         guard let mark, let row = try review.store.row(id: mark.id),
             let last = try review.store.audit(AuditFilter(reportID: mark.id), beforeID: nil, limit: 1).first,
-            last.action == mark.action, last.actor.lowercased() == user.email.lowercased()
+            last.action == mark.action.rawValue, last.actor.lowercased() == user.email.lowercased()
         else { return .null }
-        let left = ReviewBulk.undoSeconds - (WallClock.now() - last.at)
+        let left = ReviewAction.undoWindowSeconds - (WallClock.now() - last.at)
         guard left > 0 else { return .null }
         return [
-            "id": .string(String(mark.id)), "action": .string(mark.action),
+            "id": .string(String(mark.id)), "action": .string(mark.action.rawValue),
             "text": .string(
                 messages.format(
                     "review.triage.decided",
                     [
-                        "action": messages["review.action.\(mark.action)"], "id": String(mark.id),
+                        "action": messages[mark.action.labelKey], "id": String(mark.id),
                         "name": row.name.flatMap { $0.isEmpty ? nil : $0 } ?? messages["list.noName"],
                     ])),
             "seconds": .int(max(1, Int(left.rounded(.up)))),

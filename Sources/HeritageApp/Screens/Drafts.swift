@@ -10,9 +10,6 @@ struct DraftOptions: Sendable {
     var mapTileURL = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
     var maxFileBytes = 30 * 1024 * 1024
     var retentionSeconds = 604_800
-    /// Called after a report is queued: the upload worker's `wake()`, so it starts at once
-    /// instead of at its next poll.
-    var onQueued: @Sendable () -> Void = {}
     /// The temporary folder's cap and the free-space floor for uploads; nil: not checked.
     var uploadRoom: UploadRoom?
     /// Per-user quotas: photos added in 24 hours, and bytes of photos not yet delivered; 0 = none.

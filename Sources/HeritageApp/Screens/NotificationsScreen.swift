@@ -14,7 +14,7 @@ enum NotificationsScreen {
                 [
                     "id": .string(String(row.id)), "unread": .bool(!row.isRead),
                     "text": .string(text(row, context.messages)),
-                    "detail": row.kind == "needs_info" ? MustacheValue(row.detail) : .null,
+                    "detail": row.kind == MailKind.needsInfo.rawValue ? MustacheValue(row.detail) : .null,
                     "iso": .string(ISO8601.utc(seconds: row.createdAt)),
                     "when": .string(BrowserName.utcMinute(row.createdAt)),
                 ]
@@ -36,12 +36,13 @@ enum NotificationsScreen {
     /// What a notice is about: the answer form of a question, a claimed receipt's page, the review's
     /// dashboard filtered to what a coordinator's notice counts, else the reporter's list.
     static func destination(of row: NotificationRow) -> String {
-        switch row.kind {
-        case "report_arrived", "digest": return "/review?review=received&sort=oldest"
-        case "admin_note": return "/review?delivery=needs_attention"
-        default:
+        let kind = MailKind(rawValue: row.kind)
+        switch kind {
+        case .reportArrived, .digest: return "/review?review=received&sort=oldest"
+        case .adminNote: return "/review?delivery=needs_attention"
+        case .needsInfo, .approved, .rejected, nil:
             if let code = row.receiptCode { return "/r/\(code)" }
-            if row.kind == "needs_info", let localID = row.reportLocalID { return "/reports/\(localID)/reply" }
+            if kind == .needsInfo, let localID = row.reportLocalID { return "/reports/\(localID)/reply" }
             return "/reports"
         }
     }
@@ -49,26 +50,26 @@ enum NotificationsScreen {
     /// One line of a notice, in the page's language; a rejection shows its public reason, never a note.
     static func text(_ row: NotificationRow, _ messages: Messages) -> String {
         let title = row.reportTitle ?? ""
-        switch row.kind {
-        case "needs_info": return messages.format("notifications.needsInfo", ["title": title])
-        case "approved": return messages.format("notifications.approved", ["title": title])
-        case "report_arrived": return messages.format("notifications.report", ["title": title])
-        case "digest":
+        // A kind this version does not know reads as a rejection did before kinds were typed.
+        let kind = MailKind(rawValue: row.kind) ?? .rejected
+        switch kind {
+        case .needsInfo, .approved, .reportArrived: return messages.format(kind.notificationKey, ["title": title])
+        case .digest:
             let counts = DigestCounts(detail: row.detail ?? "")
             return messages.format(
-                "notifications.digest",
+                kind.notificationKey,
                 [
                     "waiting": String(counts.waiting), "age": MailContent.age(counts.oldestAge, messages),
                     "replies": String(counts.replies), "failures": String(counts.failures),
                 ])
-        case "admin_note":
+        case .adminNote:
             let counts = DigestCounts.pairs(row.detail ?? "")
             return messages.format(
-                "notifications.adminNote",
+                kind.notificationKey,
                 ["failures": String(counts["failures"] ?? 0), "kiosks": String(counts["kiosks"] ?? 0)])
-        default:
+        case .rejected:
             let reason = row.detail.map { messages["review.reason.\($0)"] } ?? ""
-            return messages.format("notifications.rejected", ["title": title, "reason": reason])
+            return messages.format(kind.notificationKey, ["title": title, "reason": reason])
         }
     }
 }

@@ -275,7 +275,7 @@ enum ReportListScreen {
         case .cancelledLocally:
             return deleted(web, context, more)
         case .handedToWorker:
-            web.events.reportDeleting()
+            web.worker.reportDue()
             return deleted(web, context, more)
         case .deleteOnPlatform(let reportID):
             do {

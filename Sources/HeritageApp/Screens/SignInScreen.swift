@@ -110,7 +110,7 @@ enum SignInScreen {
         let lifetime = max(60, Int(made.session.expiresAt - now))
         // Persistent (Max-Age), so the sign-in outlives a browser restart until the platform session ends.
         context.cookies.append(web.cookie(web.sessionCookieName, made.token, maxAge: lifetime))
-        web.events.userSignedIn(made.session.userID)
+        web.worker.userSignedIn(made.session.userID)
         // The language of the sign-in page is the one their mail will speak (until they switch).
         try? web.stores.mail.recordLanguage(userID: made.session.userID, language: context.language.rawValue)
         web.log.security(

@@ -71,7 +71,7 @@ enum SubmitScreen {
             draftLocalID: draft.localID, userID: user.id, fields: form.fields, token: token, now: WallClock.now())
         {
         case .queued:
-            drafts.options.onQueued()
+            web.worker.reportDue()
             return web.redirect("/reports", context: context)
         case .alreadySubmitted, .gone:
             return web.redirect("/reports", context: context)

@@ -54,14 +54,10 @@ enum MailTopic: String, Sendable, Equatable {
     case questions, decisions, review
     case adminNote = "admin_note"
 
+    /// The topic of an outbox row's `kind` (`MailKind.topic`); nil for a kind this version does not know.
     init?(kind: String) {
-        switch kind {
-        case "needs_info": self = .questions
-        case "approved", "rejected": self = .decisions
-        case "report_arrived", "digest": self = .review
-        case "admin_note": self = .adminNote
-        default: return nil
-        }
+        guard let kind = MailKind(rawValue: kind) else { return nil }
+        self = kind.topic
     }
 
     /// The assignment on `users` that turns it off.

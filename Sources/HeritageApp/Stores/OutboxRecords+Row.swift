@@ -32,9 +32,9 @@ extension OutboxReport {
         lastError = try row.string("last_error")
         createAttemptedAt = try row.double("create_attempted_at")
         isAnonymous = try row.string("origin") == ReportOrigin.kiosk.rawValue
-        let reviewState = try row.string("review_state") ?? ""
-        let discardedAt = try row.double("discarded_at")
-        isStoppedByReview = reviewState == "rejected" || reviewState == "duplicate" || discardedAt != nil
+        isStoppedByReview = ReviewDeliveryRule.stops(
+            review: ReviewState(rawValue: try row.string("review_state") ?? ""),
+            discarded: try row.double("discarded_at") != nil)
         withdrawAfter = try row.double("withdraw_after")
     }
 }

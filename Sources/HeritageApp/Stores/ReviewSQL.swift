@@ -40,7 +40,7 @@ enum ReviewSQL {
         }
     }
 
-    static let decisionActions = ["approve", "reject", "needs_info", "duplicate", "reopen"]
+    static let decisionActions = ReviewAction.decisions.map(\.rawValue)
 
     /// The WHERE clause of a filter and its values. Each filter that would read the whole table asks an
     /// index of migration 11 instead (docs/BENCHMARKS.md has the query plans).

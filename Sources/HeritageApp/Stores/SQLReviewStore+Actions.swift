@@ -38,8 +38,8 @@ extension SQLReviewStore {
         if let holder = try current.string("claimed_by"), holder.lowercased() != actor.lowercased(),
             let until = try current.double("claimed_until"), until > now
         {
-            return try Self.lastAction(db, reportID: id, actions: ["claim"])
-                ?? .conflict(actor: holder, action: "claim", at: until)
+            return try Self.lastAction(db, reportID: id, actions: [ReviewAction.claim.rawValue])
+                ?? .conflict(actor: holder, action: ReviewAction.claim.rawValue, at: until)
         }
         guard decision.from.map(\.rawValue).contains(state) else {
             return try Self.lastAction(db, reportID: id, actions: ReviewSQL.decisionActions)
@@ -92,12 +92,10 @@ extension SQLReviewStore {
     static func queueReporterMail(_ db: Backend.Connection, _ decision: ReviewDecision, id: Int64, now: Double)
         throws
     {
-        let kind = decision.to.rawValue
-        guard ["needs_info", "approved", "rejected"].contains(kind) else { return }
+        guard let kind = MailKind(decidedState: decision.to) else { return }
         try MailOutboxSQL.queueForReporter(
-            db, kind: kind, reportID: id, event: "\(decision.action):\(id):\(now)",
-            detail: kind == "needs_info" ? decision.message : decision.reason, token: Crypto.randomHex(bytes: 16),
-            now: now)
+            db, kind: kind.rawValue, reportID: id, event: "\(decision.action):\(id):\(now)",
+            detail: kind.detail(of: decision), token: Crypto.randomHex(bytes: 16), now: now)
     }
 
     /// The latest of these actions on a report, as a conflict to tell the loser.
@@ -128,14 +126,17 @@ extension SQLReviewStore {
             if let holder, holder.lowercased() != actor.lowercased(), let end = try current.double("claimed_until"),
                 end > now
             {
-                return try Self.lastAction(db, reportID: id, actions: ["claim"])
-                    ?? .conflict(actor: holder, action: "claim", at: end)
+                return try Self.lastAction(db, reportID: id, actions: [ReviewAction.claim.rawValue])
+                    ?? .conflict(actor: holder, action: ReviewAction.claim.rawValue, at: end)
             }
             _ = try db.run(
                 "UPDATE reports SET claimed_by = ?, claimed_until = ? WHERE id = ?", .text(actor), .real(until),
                 .integer(id))
             try Self.insertAudit(
-                db, AuditEntry(at: now, actor: actor, action: "claim", reportID: id, before: holder, after: actor))
+                db,
+                AuditEntry(
+                    at: now, actor: actor, action: ReviewAction.claim.rawValue, reportID: id, before: holder,
+                    after: actor))
             return .done
         }
     }
@@ -150,12 +151,14 @@ extension SQLReviewStore {
             else { return .notFound }
             guard let holder = try current.string("claimed_by") else { return .done }
             if holder.lowercased() != actor.lowercased(), let end = try current.double("claimed_until"), end > now {
-                return try Self.lastAction(db, reportID: id, actions: ["claim"])
-                    ?? .conflict(actor: holder, action: "claim", at: end)
+                return try Self.lastAction(db, reportID: id, actions: [ReviewAction.claim.rawValue])
+                    ?? .conflict(actor: holder, action: ReviewAction.claim.rawValue, at: end)
             }
             _ = try db.run("UPDATE reports SET claimed_by = NULL, claimed_until = NULL WHERE id = ?", .integer(id))
             try Self.insertAudit(
-                db, AuditEntry(at: now, actor: actor, action: "release_claim", reportID: id, before: holder))
+                db,
+                AuditEntry(
+                    at: now, actor: actor, action: ReviewAction.releaseClaim.rawValue, reportID: id, before: holder))
             return .done
         }
     }
@@ -202,16 +205,21 @@ extension SQLReviewStore {
                 ).first, let state = try row.string("state")
             else { return .notFound }
             if try row.double("discarded_at") != nil {
-                return try Self.lastAction(db, reportID: id, actions: ["discard"])
-                    ?? .conflict(actor: "?", action: "discard", at: 0)
+                return try Self.lastAction(db, reportID: id, actions: [ReviewAction.discard.rawValue])
+                    ?? .conflict(actor: "?", action: ReviewAction.discard.rawValue, at: 0)
             }
-            guard ["queued", "held", "needs_attention"].contains(state) else { return .notApplicable(state: state) }
+            let from = ReviewAction.discardable.map(\.rawValue)
+            guard from.contains(state) else { return .notApplicable(state: state) }
+            let places = from.map { _ in "?" }.joined(separator: ", ")
             _ = try db.run(
                 """
                 UPDATE reports SET discarded_at = ?, discarded_by = ?, claimed_by = NULL, claimed_until = NULL
-                WHERE id = ? AND discarded_at IS NULL AND state IN ('queued', 'held', 'needs_attention')
-                """, .real(now), .text(actor), .integer(id))
-            try Self.insertAudit(db, AuditEntry(at: now, actor: actor, action: "discard", reportID: id, before: state))
+                WHERE id = ? AND discarded_at IS NULL AND state IN (\(places))
+                """, [.real(now), .text(actor), .integer(id)] + from.map { .text($0) })
+            try Self.insertAudit(
+                db,
+                AuditEntry(
+                    at: now, actor: actor, action: ReviewAction.discard.rawValue, reportID: id, before: state))
             return .done
         }
     }
@@ -299,7 +307,7 @@ extension SQLReviewStore {
                 db,
                 AuditEntry(
                     at: now, actor: try row.string("email") ?? "?", action: "reporter_reply", reportID: id,
-                    before: "needs_info", after: "received",
+                    before: ReviewState.needsInfo.rawValue, after: ReviewState.received.rawValue,
                     detail: detail.isEmpty ? nil : detail.joined(separator: "\n")))
             return true
         }

@@ -1,6 +1,13 @@
 import HTTPServer
 import PlatformClient
 
+/// What a screen's request is let in as: answered already (a kiosk's tablet, signed out, a CSRF refusal),
+/// or admitted with its context.
+enum WebAdmission {
+    case answered(Response)
+    case admitted(WebContext)
+}
+
 /// Handler wrappers: every screen's route goes through one of them, so sign-in checks (LOG-01), CSRF
 /// checks on state-changing requests and the end of a platform session are handled in one place.
 extension Web {
@@ -14,14 +21,14 @@ extension Web {
     func authenticated(_ access: Access, csrfProtected: Bool, _ handler: @escaping PageHandler) -> InlineHandler {
         { request in
             do {
-                var context = try self.context(for: request)
-                if let refusal = self.refusal(request, &context, access: access, csrfProtected: csrfProtected) {
-                    return refusal
-                }
-                do {
-                    return try handler(request, context)
-                } catch is SignedOut {
-                    return self.signedOutAnswer(access: access, context: context)
+                switch try self.admit(request, access: access, csrfProtected: csrfProtected) {
+                case .answered(let response): return response
+                case .admitted(let context):
+                    do {
+                        return try handler(request, context)
+                    } catch is SignedOut {
+                        return self.signedOutAnswer(access: access, context: context)
+                    }
                 }
             } catch let error as StoreError where error.kind == .unavailable {
                 return self.storeFailureAnswer(request, access: access, error: error)
@@ -34,19 +41,30 @@ extension Web {
     func authenticated(_ access: Access, csrfProtected: Bool, _ handler: @escaping AsyncPageHandler) -> AsyncHandler {
         { request in
             do {
-                var context = try self.context(for: request)
-                if let refusal = self.refusal(request, &context, access: access, csrfProtected: csrfProtected) {
-                    return refusal
-                }
-                do {
-                    return try await handler(request, context)
-                } catch is SignedOut {
-                    return self.signedOutAnswer(access: access, context: context)
+                switch try self.admit(request, access: access, csrfProtected: csrfProtected) {
+                case .answered(let response): return response
+                case .admitted(let context):
+                    do {
+                        return try await handler(request, context)
+                    } catch is SignedOut {
+                        return self.signedOutAnswer(access: access, context: context)
+                    }
                 }
             } catch let error as StoreError where error.kind == .unavailable {
                 return self.storeFailureAnswer(request, access: access, error: error)
             }
         }
+    }
+
+    /// The checks every screen's route makes before its handler, sync or async alike (as `Kiosks.admit`
+    /// for a tablet's, `Review.admit` for a coordinator's): no live kiosk credential (KIO-02), signed in
+    /// unless `access` is `.anyone` (LOG-01), the CSRF token when `csrfProtected`.
+    func admit(_ request: Request, access: Access, csrfProtected: Bool) throws -> WebAdmission {
+        var context = try context(for: request)
+        if let refusal = refusal(request, &context, access: access, csrfProtected: csrfProtected) {
+            return .answered(refusal)
+        }
+        return .admitted(context)
     }
 
     /// The database is down (PostgreSQL stopped, a connection refused) or its disk is full: a page or

@@ -10,14 +10,6 @@ import PlatformClient
 
 /// What every screen needs, given once at start: the stores, the templates and messages, the platform
 /// client, and whether cookies must be `Secure` (TLS). See docs/WEB.md for how a screen uses it.
-/// Things the screens tell the upload worker, so it acts now rather than at its next poll.
-struct WebEvents: Sendable {
-    /// A user signed in: reports waiting for sign-in resume.
-    var userSignedIn: @Sendable (Int64) -> Void = { _ in }
-    /// A report in transfer was marked 'deleting': the worker stops it and deletes it on the platform.
-    var reportDeleting: @Sendable () -> Void = {}
-}
-
 final class Web: Sendable {
     let stores: Stores
     let sessions: WebSessions
@@ -34,7 +26,7 @@ final class Web: Sendable {
     /// Failed sign-ins slow the next attempts (per address, per e-mail, per both), counted in the store.
     let signInLimiter: SignInLimiter
     /// What the upload worker must hear of at once.
-    let events: WebEvents
+    let worker: WorkerSignals
     /// `?v=<version>` of the public folder's files, appended to asset URLs by templates as
     /// `{{{assetQuery}}}` (hex only: left unescaped): such URLs are cached for a year; empty when there is no version.
     let assetQuery: String
@@ -45,13 +37,13 @@ final class Web: Sendable {
 
     init(
         stores: Stores, templates: TemplateLibrary, catalog: MessageCatalog, platform: PlatformClient, log: Log,
-        secure: Bool, photosDirectory: String, handlerDeadline: Double = 30, events: WebEvents = WebEvents(),
+        secure: Bool, photosDirectory: String, handlerDeadline: Double = 30, worker: WorkerSignals = WorkerSignals(),
         assetVersion: String = "",
         sessionLimits: SessionLimits = SessionLimits(), keptListBytes: Int = 4 << 20, gzipLevel: Int32 = 4
     ) {
         self.keptListBytes = keptListBytes
         self.gzipLevel = gzipLevel
-        self.events = events
+        self.worker = worker
         self.assetQuery = assetVersion.isEmpty ? "" : "?v=" + assetVersion
         self.platformWait = max(1, min(handlerDeadline - 3, handlerDeadline * 0.9))
         self.stores = stores

@@ -9,7 +9,7 @@ import Testing
     private func askAbout(_ scene: StoreScene, userID: Int64, question: String) throws -> Int64 {
         let report = scene.stores.review
         let (id, _) = try scene.queuedReport(userID: userID, photos: 1)
-        let decision = try #require(ReviewActions.decision("needs_info", reason: nil, message: question))
+        let decision = try #require(ReviewAction.needsInfo.decision(reason: nil, message: question))
         #expect(try report.decide(decision, id: id, actor: "c@example.org", now: scene.now) == .done)
         return id
     }

@@ -69,7 +69,8 @@ import Testing
                 #expect(after.state == .withdrawing, "\(reached)")
                 #expect(try !due(scene.now + 1), "\(reached): not during the undo window")
                 #expect(
-                    try due(scene.now + ReviewDelivery.withdrawalDelaySeconds + 1), "\(reached): withdrawn after it")
+                    try due(scene.now + ReviewDeliveryRule.withdrawalDelaySeconds + 1), "\(reached): withdrawn after it"
+                )
                 #expect(try !outbox.beginCreate(id), "\(reached): never created")
                 if let photo = try outbox.photos(reportID: id).first(where: { $0.state == .pending }) {
                     #expect(try !outbox.beginPhoto(photo.id, reportID: id), "\(reached): no photo sent")
