@@ -91,7 +91,7 @@ enum SettingsScreen {
         }
         return try web.render(
             "settings", title: context.messages["settings.title"], values, context: context, status: status,
-            scripts: ["settings"], modules: ["held-photos"])
+            modules: ["settings"])
     }
 }
 
