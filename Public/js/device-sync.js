@@ -3,232 +3,203 @@
 // the device's outbox when the server answers (at load, on 'online', on returning to the page, and on
 // a timer that backs off from 15 s to 10 min), shows the waiting reports at the top of the list
 // (#device-list) with their photo count and a Delete that asks first, says when a session to renew
-// holds them, counts them for the sign-out's question (settings.js), and fills the settings panel's account of them.
-// An ES module (after outbox.js, in document order): the retry rhythm is the shared sender's.
+// holds them, and fills the settings panel's account of them. An ES module, the head's for a signed-in
+// user: the outbox (outbox.js) and whose it is (device-user.js) are imported; the retry rhythm is the
+// shared sender's. attempt() and render() are exported for the tests, which await a round.
 import { backoff } from './core/sender.js';
+import { discard, list, save, send } from './outbox.js';
+import { format, owner, remember, t } from './device-user.js';
 
-(function () {
-  'use strict';
+export { owner };
 
-  var USER_KEY = 'har-outbox-user';
-  var words = {};
-  var delay = backoff(15000, 600000);
-  var timer = null;
-  var sending = false;
+var delay = backoff(15000, 600000);
+var timer = null;
+var sending = false;
 
-  function t(key) { return words[key] || key; }
-  function format(text, values) {
-    return String(text).replace(/\{(\w+)\}/g, function (all, name) { return name in values ? values[name] : all; });
-  }
+// The user a page from the server was made for (<meta name="har-user">): the device's outbox is
+// shown and filed under them from the first moment, before `/api/device/session` answers, and when
+// it cannot (another user's session may have ended without a sign-out on this browser). Not on the
+// service worker's shell (main[data-mode]), which one cache keeps for every user of the device:
+// there, the last user the server named.
+function pageUser() {
+  var main = document.getElementById('main');
+  if (main && main.hasAttribute('data-mode')) return null;
+  var meta = document.querySelector('meta[name="har-user"]');
+  return meta ? meta.getAttribute('content') : null;
+}
 
-  function readWords() {
-    var block = document.getElementById('outbox-words');
-    if (block) Object.keys(block.dataset).forEach(function (key) { words[key] = block.dataset[key]; });
-  }
-
-  function owner() {
-    try { return localStorage.getItem(USER_KEY); } catch (e) { return null; }
-  }
-
-  // The user a page from the server was made for (<meta name="har-user">): the device's outbox is
-  // shown and filed under them from the first moment, before `/api/device/session` answers, and when
-  // it cannot (another user's session may have ended without a sign-out on this browser). Not on the
-  // service worker's shell (main[data-mode]), which one cache keeps for every user of the device:
-  // there, the last user the server named.
-  function pageUser() {
-    var main = document.getElementById('main');
-    if (main && main.hasAttribute('data-mode')) return null;
-    var meta = document.querySelector('meta[name="har-user"]');
-    return meta ? meta.getAttribute('content') : null;
-  }
-
-  function session() {
-    return fetch('/api/device/session', { credentials: 'same-origin', headers: { 'Accept': 'application/json' } })
-      .then(function (response) {
-        if (response.status === 401) return { signedOut: true };
-        if (response.status !== 200) throw new Error('unavailable');
-        return response.json();
-      }).then(function (answer) {
-        if (answer.user) {
-          try { localStorage.setItem(USER_KEY, answer.user); } catch (e) { /* private mode: this page only */ }
-          register();
-        }
-        return answer;
-      });
-  }
-
-  // An ES module (it imports the outbox and the shell cache); its imports are checked for a new version
-  // as the worker is, never from the HTTP cache.
-  var registered = false;
-  function register() {
-    if (registered || !('serviceWorker' in navigator)) return;
-    registered = true;
-    navigator.serviceWorker.register('/sw.js', { scope: '/', type: 'module', updateViaCache: 'none' }).catch(function () { registered = false; });
-  }
-
-  function schedule() {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(attempt, delay.next());
-  }
-
-  // One round of sending; a round already running is not doubled.
-  function attempt() {
-    if (sending || !window.HAROutbox) return Promise.resolve();
-    sending = true;
-    var user = owner();
-    return session().then(function (answer) {
-      if (answer.signedOut) return { signedOut: true, waiting: -1 };
-      user = answer.user;
-      return HAROutbox.send(answer.user, answer.csrf);
-    }).then(function (result) {
-      sending = false;
-      signInNotice(result.signedOut);
-      if (result.waiting > 0 && !result.signedOut) schedule(); else delay.reset();
-      return render(user);
-    }, function () {
-      sending = false;
-      schedule();
-      return render(user);
-    });
-  }
-
-  function signInNotice(signedOut) {
-    var box = document.getElementById('outbox-error');
-    if (!box || !owner()) return;
-    HAROutbox.list(owner()).then(function (records) {
-      var waiting = records.filter(function (r) { return r.status === 'waiting'; }).length;
-      if (signedOut && waiting) {
-        box.textContent = '';
-        var link = document.createElement('a');
-        link.href = '/signin';
-        link.textContent = t('signIn');
-        box.appendChild(link);
-        box.setAttribute('data-kind', 'signin');
-        box.hidden = false;
-      } else if (box.getAttribute('data-kind') !== 'storage') {
-        box.hidden = true;
+function session() {
+  return fetch('/api/device/session', { credentials: 'same-origin', headers: { 'Accept': 'application/json' } })
+    .then(function (response) {
+      if (response.status === 401) return { signedOut: true };
+      if (response.status !== 200) throw new Error('unavailable');
+      return response.json();
+    }).then(function (answer) {
+      if (answer.user) {
+        remember(answer.user);
+        register();
       }
-    }, function () {});
-  }
+      return answer;
+    });
+}
 
-  // The waiting reports of this user at the top of the list.
-  function render(user) {
-    var list = document.getElementById('device-list');
-    if (!list || !user || !window.HAROutbox) return Promise.resolve();
-    return HAROutbox.list(user).then(function (records) {
-      var waiting = records.filter(function (r) { return r.status === 'waiting'; });
-      list.textContent = '';
-      waiting.forEach(function (record) { list.appendChild(row(record)); });
-      list.hidden = waiting.length === 0;
-      var empty = document.getElementById('device-empty');
-      if (empty) empty.hidden = waiting.length > 0;
-      settingsPanel(records);
-    }, function () {});
-  }
+// An ES module (it imports the outbox and the shell cache); its imports are checked for a new version
+// as the worker is, never from the HTTP cache.
+var registered = false;
+function register() {
+  if (registered || !('serviceWorker' in navigator)) return;
+  registered = true;
+  navigator.serviceWorker.register('/sw.js', { scope: '/', type: 'module', updateViaCache: 'none' }).catch(function () { registered = false; });
+}
 
-  // The report's photos: those on the device, and those a report begun online had sent already.
-  function photoCount(record) { return record.photos.length + (record.serverPhotos || 0); }
+function schedule() {
+  if (timer) clearTimeout(timer);
+  timer = setTimeout(attempt, delay.next());
+}
 
-  function row(record) {
-    var item = document.createElement('li');
-    item.className = 'report-row device-row';
-    item.id = 'device-' + record.id;
-    item.setAttribute('data-device-id', record.id);
-    var main = document.createElement('div');
-    main.className = 'report-main';
-    var name = document.createElement('p');
-    name.className = 'report-name';
-    name.textContent = (record.fields && record.fields.name) || '—';
-    var state = document.createElement('p');
-    state.className = 'report-detail device-state';
-    state.textContent = t('waiting') + ' · ' + format(t('photoCount'), { n: photoCount(record) });
-    main.appendChild(name);
-    main.appendChild(state);
-    if (record.lastError) {
-      var error = document.createElement('p');
-      error.className = 'report-detail status-attention';
-      error.textContent = record.lastError;
-      main.appendChild(error);
+// One round of sending; a round already running is not doubled.
+export function attempt() {
+  if (sending) return Promise.resolve();
+  sending = true;
+  var user = owner();
+  return session().then(function (answer) {
+    if (answer.signedOut) return { signedOut: true, waiting: -1 };
+    user = answer.user;
+    return send(answer.user, answer.csrf);
+  }).then(function (result) {
+    sending = false;
+    signInNotice(result.signedOut);
+    if (result.waiting > 0 && !result.signedOut) schedule(); else delay.reset();
+    return show(user);
+  }, function () {
+    sending = false;
+    schedule();
+    return show(user);
+  });
+}
+
+function signInNotice(signedOut) {
+  var box = document.getElementById('outbox-error');
+  if (!box || !owner()) return;
+  list(owner()).then(function (records) {
+    var waiting = records.filter(function (r) { return r.status === 'waiting'; }).length;
+    if (signedOut && waiting) {
+      box.textContent = '';
+      var link = document.createElement('a');
+      link.href = '/signin';
+      link.textContent = t('signIn');
+      box.appendChild(link);
+      box.setAttribute('data-kind', 'signin');
+      box.hidden = false;
+    } else if (box.getAttribute('data-kind') !== 'storage') {
+      box.hidden = true;
     }
-    var side = document.createElement('div');
-    side.className = 'report-side';
-    var remove = document.createElement('button');
-    remove.type = 'button';
-    remove.className = 'delete-button device-delete';
-    remove.setAttribute('aria-label', t('delete') + ': ' + name.textContent);
-    remove.textContent = t('delete');
-    remove.addEventListener('click', function () {
-      if (!window.confirm(t('deleteAsk'))) return;
-      HAROutbox.discard(record.id).then(function () { render(owner()); });
-    });
-    side.appendChild(remove);
-    item.appendChild(main);
-    item.appendChild(side);
-    return item;
-  }
+  }, function () {});
+}
 
-  // The settings panel: what is kept on this device, Send now, Delete (asks first).
-  function settingsPanel(records) {
-    var box = document.getElementById('device-outbox-settings');
-    if (!box) return;
+// The waiting reports of this user at the top of the list.
+function show(user) {
+  var box = document.getElementById('device-list');
+  if (!box || !user) return Promise.resolve();
+  return list(user).then(function (records) {
     var waiting = records.filter(function (r) { return r.status === 'waiting'; });
-    var photos = waiting.reduce(function (sum, r) { return sum + photoCount(r); }, 0);
-    box.querySelector('.device-kept').textContent = waiting.length
-      ? format(t('kept'), { n: waiting.length, p: photos }) : t('keptNone');
-    box.querySelector('#device-send').hidden = !waiting.length;
-    box.querySelector('#device-delete-all').hidden = !waiting.length;
+    box.textContent = '';
+    waiting.forEach(function (record) { box.appendChild(row(record)); });
+    box.hidden = waiting.length === 0;
+    var empty = document.getElementById('device-empty');
+    if (empty) empty.hidden = waiting.length > 0;
+    settingsPanel(records);
+  }, function () {});
+}
+
+// The report's photos: those on the device, and those a report begun online had sent already.
+function photoCount(record) { return record.photos.length + (record.serverPhotos || 0); }
+
+function row(record) {
+  var item = document.createElement('li');
+  item.className = 'report-row device-row';
+  item.id = 'device-' + record.id;
+  item.setAttribute('data-device-id', record.id);
+  var main = document.createElement('div');
+  main.className = 'report-main';
+  var name = document.createElement('p');
+  name.className = 'report-name';
+  name.textContent = (record.fields && record.fields.name) || '—';
+  var state = document.createElement('p');
+  state.className = 'report-detail device-state';
+  state.textContent = t('waiting') + ' · ' + format(t('photoCount'), { n: photoCount(record) });
+  main.appendChild(name);
+  main.appendChild(state);
+  if (record.lastError) {
+    var error = document.createElement('p');
+    error.className = 'report-detail status-attention';
+    error.textContent = record.lastError;
+    main.appendChild(error);
   }
+  var side = document.createElement('div');
+  side.className = 'report-side';
+  var remove = document.createElement('button');
+  remove.type = 'button';
+  remove.className = 'delete-button device-delete';
+  remove.setAttribute('aria-label', t('delete') + ': ' + name.textContent);
+  remove.textContent = t('delete');
+  remove.addEventListener('click', function () {
+    if (!window.confirm(t('deleteAsk'))) return;
+    discard(record.id).then(function () { show(owner()); });
+  });
+  side.appendChild(remove);
+  item.appendChild(main);
+  item.appendChild(side);
+  return item;
+}
 
-  function wireSettings() {
-    var box = document.getElementById('device-outbox-settings');
-    if (!box) return;
-    box.querySelector('#device-send').addEventListener('click', function () {
-      HAROutbox.list(owner()).then(function (records) {
-        // A report the server refused is tried again when the user asks.
-        return Promise.all(records.filter(function (r) { return r.lastError; }).map(function (r) {
-          delete r.lastError;
-          return HAROutbox.save(r);
-        }));
-      }).then(function () { delay.reset(); attempt(); });
-    });
-    box.querySelector('#device-delete-all').addEventListener('click', function () {
-      if (!window.confirm(t('deleteAllAsk'))) return;
-      // The reports the question counted (waiting), not the photos a creation page keeps for its draft.
-      HAROutbox.list(owner()).then(function (records) {
-        return Promise.all(records.filter(function (r) { return r.status === 'waiting'; })
-          .map(function (r) { return HAROutbox.discard(r.id); }));
-      }).then(function () { render(owner()); });
-    });
-  }
+// The settings panel: what is kept on this device, Send now, Delete (asks first).
+function settingsPanel(records) {
+  var box = document.getElementById('device-outbox-settings');
+  if (!box) return;
+  var waiting = records.filter(function (r) { return r.status === 'waiting'; });
+  var photos = waiting.reduce(function (sum, r) { return sum + photoCount(r); }, 0);
+  box.querySelector('.device-kept').textContent = waiting.length
+    ? format(t('kept'), { n: waiting.length, p: photos }) : t('keptNone');
+  box.querySelector('#device-send').hidden = !waiting.length;
+  box.querySelector('#device-delete-all').hidden = !waiting.length;
+}
 
-  // How many of this user's reports wait on the device: settings.js asks before a sign-out leaves
-  // them (they stay, shown and sent only to this user when they sign in again).
-  function waitingCount() {
-    var user = owner();
-    if (!user || !window.HAROutbox) return Promise.resolve(0);
-    return HAROutbox.list(user).then(function (records) {
-      return records.filter(function (r) { return r.status === 'waiting'; }).length;
-    });
-  }
+function wireSettings() {
+  var box = document.getElementById('device-outbox-settings');
+  if (!box) return;
+  box.querySelector('#device-send').addEventListener('click', function () {
+    list(owner()).then(function (records) {
+      // A report the server refused is tried again when the user asks.
+      return Promise.all(records.filter(function (r) { return r.lastError; }).map(function (r) {
+        delete r.lastError;
+        return save(r);
+      }));
+    }).then(function () { delay.reset(); attempt(); });
+  });
+  box.querySelector('#device-delete-all').addEventListener('click', function () {
+    if (!window.confirm(t('deleteAllAsk'))) return;
+    // The reports the question counted (waiting), not the photos a creation page keeps for its draft.
+    list(owner()).then(function (records) {
+      return Promise.all(records.filter(function (r) { return r.status === 'waiting'; })
+        .map(function (r) { return discard(r.id); }));
+    }).then(function () { show(owner()); });
+  });
+}
 
-  function forget() { try { localStorage.removeItem(USER_KEY); } catch (e) { /* nothing kept */ } }
+function start() {
+  wireSettings();
+  var user = pageUser();
+  if (user) remember(user);
+  show(owner());
+  attempt();
+  window.addEventListener('online', function () { delay.reset(); attempt(); });
+  document.addEventListener('visibilitychange', function () {
+    if (document.visibilityState === 'visible') attempt();
+  });
+}
 
-  function start() {
-    readWords();
-    wireSettings();
-    var user = pageUser();
-    if (user) { try { localStorage.setItem(USER_KEY, user); } catch (e) { /* private mode: this page only */ } }
-    render(owner());
-    attempt();
-    window.addEventListener('online', function () { delay.reset(); attempt(); });
-    document.addEventListener('visibilitychange', function () {
-      if (document.visibilityState === 'visible') attempt();
-    });
-  }
+// The list again, for this browser's user (the tests, after writing to the outbox themselves).
+export function render() { return show(owner()); }
 
-  window.HARDevice = {
-    attempt: attempt, render: function () { return render(owner()); }, owner: owner, t: t, format: format,
-    waitingCount: waitingCount, forget: forget
-  };
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
-})();
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();

@@ -4,8 +4,7 @@
 // device are still found). Used by the creation and submission pages (photo-strip.js, create/), and by
 // sign-out (settings.js), which asks before leaving a user's unsent photos on a shared device.
 //
-// An ES module on the shared core (core/store.js), loaded before the page's classic scripts, which
-// find it as self.HARHeld.
+// An ES module on the shared core (core/store.js), imported by photo-strip.js, create/ and settings.js.
 import { openStore } from './core/store.js';
 
 const store = openStore({ name: 'har-held-photos', store: 'photos', indexes: ['draft'] });
@@ -60,5 +59,3 @@ export function clearOwner(owner) {
     if (record.owner === owner) cursor.delete();
   }), false);
 }
-
-self.HARHeld = { put, list, remove, clear, adopt, countOwner, clearOwner };

@@ -3,8 +3,8 @@
 // acknowledged the report and every photo. A record: {id (a UUID made here, the report's id on the
 // server too), owner (the user's id), status ('open' while being made, 'waiting' once submitted on the
 // device), createdAt, token (the submit token, 64 hex digits), fields {name, designation, …}, photos
-// [{id, blob, name, fix, takenAt}], lastError}. An ES module for pages (it also sets self.HAROutbox
-// for the classic scripts) and for the service worker (sw.js imports `send`).
+// [{id, blob, name, fix, takenAt}], lastError}. An ES module for pages (device-sync.js, device-shell.js,
+// submit.js, photo-strip.js, create/offline.js import it) and for the service worker (sw.js imports `send`).
 //
 // What it gives the shared core (core/): storage errors said as 'quota' or 'write' in the user's
 // words, the volunteer's URLs (the report under /api/device/reports, its photos into the draft under
@@ -83,7 +83,5 @@ export function send(owner, csrf) {
 // bring it back by saving a refusal.
 export function discard(id) { return exclusively(LOCK, function () { return remove(id); }); }
 
-self.HAROutbox = {
-  list: list, get: get, save: save, remove: remove, discard: discard, openReport: openReport, send: send,
-  uuid: uuid, token: token
-};
+// A record's ids are made with the shared core's.
+export { uuid, token };

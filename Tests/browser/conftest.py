@@ -100,6 +100,30 @@ SEEN_FIRST_USE = ("try { localStorage.setItem('har-welcome-seen', '1'); localSto
                   " catch (e) {}")
 
 
+# The page's modules under the tests' names (page_modules.js); a script that uses one waits for them.
+with open(os.path.join(os.path.dirname(__file__), "page_modules.js")) as _file:
+    PAGE_MODULES = _file.read()
+MODULE_NAME = re.compile(r"\bHAR(Outbox|Device|Held|Photos|Create|Shell|Welcome|Review|AddrSpec|KioskOutbox|Ids)\b")
+MODULES_SET = """var done = arguments[arguments.length - 1];
+function set() { Promise.resolve(window.__harModules).then(function () { done(); }, function () { done(); }); }
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', set); else set();"""
+
+
+class Chromium(webdriver.Chrome):
+    """Chromium whose scripts may name the page's modules (page_modules.js): such a script runs once
+    the page has them, as it ran once the page's classic scripts had set globals."""
+
+    def execute_script(self, script, *args):
+        if MODULE_NAME.search(script):
+            super().execute_async_script(MODULES_SET)
+        return super().execute_script(script, *args)
+
+    def execute_async_script(self, script, *args):
+        if MODULE_NAME.search(script):
+            super().execute_async_script(MODULES_SET)
+        return super().execute_async_script(script, *args)
+
+
 def make_driver(language="en-US", first_use=False):
     options = Options()
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -110,8 +134,9 @@ def make_driver(language="en-US", first_use=False):
     binary = shutil.which("chromium") or "/usr/bin/chromium"
     options.binary_location = binary
     service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
-    driver = webdriver.Chrome(service=service, options=options)
+    driver = Chromium(service=service, options=options)
     driver.set_page_load_timeout(30)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": PAGE_MODULES})
     if not first_use:
         driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": SEEN_FIRST_USE})
     return driver

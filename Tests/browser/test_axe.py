@@ -203,7 +203,8 @@ def test_axe_list_with_rows_and_dialog(driver, server, lang, width):
     assert_no_violations(driver, "the list with rows")
     # LST-08's dialog, as a refused delete shows it.
     driver.execute_script("var l = document.getElementById('report-list');"
-                          "HAR.showDialog(l.dataset.failureTitle, l.dataset.failureMessage)")
+                          "import('/static/js/core/dialog.js').then(function (m) {"
+                          " m.showDialog(l.dataset.failureTitle, l.dataset.failureMessage); })")
     wait_for(driver, lambda d: d.find_element(By.ID, "har-dialog").get_attribute("open") is not None)
     assert_no_violations(driver, "the list's delete-failure dialog")
 
@@ -393,12 +394,12 @@ def test_axe_offline_shell_list_with_a_waiting_report_and_a_storage_error(driver
 def test_axe_offline_shell_creation_and_submission(driver, server, lang, width):
     as_visitor(driver, server, lang, width, user="offline")
     open_page(driver, server, "/app-shell/new", lang)
-    wait_for(driver, lambda d: d.execute_script("return !!window.HARShell"))
+    wait_for(driver, lambda d: d.execute_script("return !!(window.HARShell && HARShell.current())"))
     wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#device-photos .photo-item") or
              d.find_element(By.ID, "capture").is_enabled(), 20)
     assert_no_violations(driver, "the creation page's shell")
     open_page(driver, server, "/app-shell/submit", lang)
-    wait_for(driver, lambda d: d.execute_script("return !!window.HARShell"))
+    wait_for(driver, lambda d: d.execute_script("return !!(window.HARShell && HARShell.current())"))
     driver.find_element(By.ID, "submit").click()
     assert_no_violations(driver, "the submission page's shell after Submit with nothing filled")
 

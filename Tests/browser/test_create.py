@@ -32,7 +32,7 @@ def upload_via_api(driver, count):
             var form = new FormData(); form.append('photo', blob, 'p.jpg');
             form.append('latitude', '51.5'); form.append('longitude', '-0.12'); form.append('accuracy', '3');
             return fetch('/api/drafts/' + draft + '/photos', {method: 'POST', body: form,
-              headers: {'X-CSRF-Token': HAR.csrf(), 'Accept': 'application/json'}});
+              headers: {'X-CSRF-Token': document.querySelector('meta[name="har-csrf"]').content, 'Accept': 'application/json'}});
           });
           chain.then(function () { done(true); });
         }, 'image/jpeg', 0.9);

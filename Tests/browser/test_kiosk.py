@@ -519,7 +519,8 @@ def test_KIO_05_refused_report_counted_for_staff_and_a_revoked_tablet_stops(driv
         driver.get(server.url + "/kiosk")
         wait_for(driver, lambda d: d.execute_script("return document.body.getAttribute('data-kiosk-step')")
                  == "offline", timeout=20)
-        assert driver.find_element(By.ID, "kiosk-refused").is_displayed(), "the count, off the network too"
+        # The count, off the network too: the shell reads it from the tablet's outbox once it has loaded.
+        wait_for(driver, lambda d: d.find_element(By.ID, "kiosk-refused").is_displayed())
         driver.find_element(By.ID, "kiosk-start").click()
         take_photos(driver, 1)
         driver.find_element(By.ID, "kiosk-next").click()

@@ -34,7 +34,7 @@ def save(browser, accuracy=None, alert=None, wireless=None):
 
 
 def saved_settings(browser):
-    return browser.execute_script("return window.HAR.settings()")
+    return browser.execute_script("return JSON.parse(document.getElementById('har-settings').textContent)")
 
 
 def test_SET_01_panel_slides_in_from_the_right_and_closes_three_ways(browser, server):
@@ -91,7 +91,7 @@ def test_SET_01_gps_accuracy_is_saved_bounded_and_follows_the_user(browser, serv
     other = make_driver()
     try:
         sign_in(other, server, email)
-        assert other.execute_script("return window.HAR.settings()")["gpsAccuracyMetres"] == 35
+        assert saved_settings(other)["gpsAccuracyMetres"] == 35
     finally:
         other.quit()
 

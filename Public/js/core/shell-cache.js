@@ -1,4 +1,4 @@
-// The asset strategy both service workers share (sw.js for the volunteer's app shell, kiosk-sw.js for
+// The asset strategy both service workers share (sw.js for the volunteer's app shell, kiosk/sw.js for
 // the kiosk's offline shell): one cache per version of the site, named `prefix` + the version the
 // server puts in the worker's first line (self.HAR_SHELL_VERSION, a hash of Public/), holding every
 // static file the server lists there (self.HAR_ASSETS: the files under Public/, as the server serves

@@ -4,6 +4,7 @@ import { state, t } from './page.js';
 import { isFull } from './limit.js';
 import { take } from './uploads.js';
 import { BACK_CAMERA, grabFrame, hasCamera, openCamera } from '../core/camera.js';
+import * as strip from '../photo-strip.js';
 
 export function startCamera() {
   const capture = document.getElementById('capture');
@@ -16,7 +17,7 @@ export function startCamera() {
     document.getElementById('camera').hidden = true;
     picker.hidden = false;
     cameraStatus.textContent = '';
-    HARPhotos.say(t('create.cameraUnavailable'));
+    strip.say(t('create.cameraUnavailable'));
     state.camera = 'unavailable';
   }
 
@@ -38,7 +39,7 @@ export function startCamera() {
   }
 
   capture.addEventListener('click', function () {
-    if (isFull()) { HARPhotos.say(t('photos.errors.full')); return; }
+    if (isFull()) { strip.say(t('photos.errors.full')); return; }
     // CRE-06: the stream is untouched: the preview stays live for the next picture.
     grabFrame(video, 0.9, function (blob) { take(blob, 'capture.jpg'); });
   });

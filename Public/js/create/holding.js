@@ -1,12 +1,13 @@
 // SET-03: wireless only, and the browser says cellular: transfers wait; say so. Where the browser
 // cannot tell (no navigator.connection, or no type), transfers go.
-// A waiting photo is kept on the device (HARPhotos.held, IndexedDB) until the server has it: a reload,
+// A waiting photo is kept on the device (held-photos.js, IndexedDB) until the server has it: a reload,
 // a tab the phone discarded, or a visit to the submission page does not lose it, and this page shows
 // it again, waiting, when it opens on the same draft.
 import { labels, page, settings, state, t } from './page.js';
 import { updateFull } from './limit.js';
+import * as strip from '../photo-strip.js';
+import * as held from '../held-photos.js';
 
-const held = HARPhotos.held;
 let waitingForWireless = [];
 let networkNotice = null;
 let send = null;   // uploads.js's queue(photo), given to startHolding
@@ -31,7 +32,7 @@ function checkNetwork() {
 // not take it now (uploads.js's notSent: its words are `message`). Resolves once it is written.
 export function hold(photo, message) {
   waitingForWireless.push(photo);
-  if (!photo.tile) photo.tile = HARPhotos.appendWaiting(photo, labels);
+  if (!photo.tile) photo.tile = strip.appendWaiting(photo, labels);
   photo.tile.querySelector('.photo-remove').disabled = false;
   let written = Promise.resolve();
   if (!photo.stored) {
@@ -43,10 +44,10 @@ export function hold(photo, message) {
       // The device refused (storage full, a private window): it waits in this page only. Say so.
       if (kept) return;
       photo.stored = false;
-      HARPhotos.say(t('create.heldNotKept'));
+      strip.say(t('create.heldNotKept'));
     });
   }
-  HARPhotos.say(message || t('create.cellularWaiting'));
+  strip.say(message || t('create.cellularWaiting'));
   return written;
 }
 
@@ -61,7 +62,7 @@ export function retryLater(seconds) {
 // The photo is done with (the server has it, or refused it for good): its waiting tile and its copy
 // on the device go.
 export function settle(photo) {
-  if (photo.tile) { HARPhotos.removeWaiting(photo.tile, labels); photo.tile = null; }
+  if (photo.tile) { strip.removeWaiting(photo.tile, labels); photo.tile = null; }
   if (photo.stored) { photo.stored = false; held.remove(photo.id); }
   updateFull();
 }
@@ -85,12 +86,12 @@ function restore() {
         id: record.id, blob: record.blob, name: record.name, fix: record.fix, order: record.order,
         heldAt: record.heldAt, stored: true
       };
-      photo.tile = HARPhotos.appendWaiting(photo, labels, before);
+      photo.tile = strip.appendWaiting(photo, labels, before);
       restored.push(photo);
     });
     waitingForWireless = restored.concat(waitingForWireless);
-    if (adopted) HARPhotos.say(HARPhotos.format(t(adopted === 1 ? 'create.heldAdoptedOne' : 'create.heldAdoptedMany'), { n: adopted }));
-    else if (restored.length) HARPhotos.say(t('create.cellularWaiting'));
+    if (adopted) strip.say(strip.format(t(adopted === 1 ? 'create.heldAdoptedOne' : 'create.heldAdoptedMany'), { n: adopted }));
+    else if (restored.length) strip.say(t('create.cellularWaiting'));
     state.restored = true;
     checkNetwork();
   });
@@ -114,14 +115,14 @@ export function startHolding(queue) {
     if (!photo) return;
     waitingForWireless.splice(waitingForWireless.indexOf(photo), 1);
     settle(photo);
-    HARPhotos.say(labels.removed);
+    strip.say(labels.removed);
   });
 
   // Continue with photos still waiting: they are not in the report yet. Say so and let the user stay.
   document.getElementById('continue').addEventListener('click', function (event) {
-    const waiting = HARPhotos.waitingCount();
+    const waiting = strip.waitingCount();
     if (!waiting) return;
     const words = { one: t('create.heldOne'), many: t('create.heldMany'), question: t('create.heldLeave') };
-    if (!window.confirm(HARPhotos.heldWarning(waiting, words))) event.preventDefault();
+    if (!window.confirm(strip.heldWarning(waiting, words))) event.preventDefault();
   });
 }

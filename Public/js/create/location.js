@@ -4,6 +4,7 @@ import { settings, state, t } from './page.js';
 import { showPosition } from './map.js';
 import { fixOf, watchFix } from '../core/location.js';
 import { keepAround } from '../core/sites.js';
+import * as strip from '../photo-strip.js';
 
 let mapStatus = null;
 let sitesAskedAt = 0;
@@ -68,8 +69,8 @@ function checkAlert() {
   if (alertBox) {
     const seconds = Math.round(since / 1000);
     alertBox.textContent = state.best === null
-      ? HARPhotos.format(t('create.gpsNone'), { seconds: seconds })
-      : HARPhotos.format(t('create.gpsAlert'), {
+      ? strip.format(t('create.gpsNone'), { seconds: seconds })
+      : strip.format(t('create.gpsAlert'), {
         seconds: seconds, accuracy: Math.round(state.best), since: Math.round((now - state.bestAt) / 1000)
       });
     alertBox.hidden = false;

@@ -1,8 +1,8 @@
-// Report creation (CRE-01..11, SET-01..03), loaded as an ES module (<script type="module">, after
-// app.js, held-photos.js, photo-strip.js and Leaflet, which it uses as globals): the camera preview and
+// Report creation (CRE-01..11, SET-01..03), the page's ES module (<script type="module">, after
+// Leaflet, the one global it uses; the photo row is photo-strip.js's, imported): the camera preview and
 // capture, the photo row, the map that follows the user, the GPS accuracy alert, photos held for a
 // wireless network, and the file-input fallback when there is no camera. One module each:
-//   page.js      the server's data for the page, the words, the shared state (window.HARCreate)
+//   page.js      the server's data for the page, the words, the shared state (`state`)
 //   map.js       the map, the user's position and a marker per photo
 //   location.js  the fixes kept or ignored (SET-01) and the GPS alert (SET-02)
 //   holding.js   photos waiting on the device for a wireless network (SET-03)
@@ -19,11 +19,12 @@ import { startHolding } from './holding.js';
 import { queue } from './uploads.js';
 import { startCamera } from './camera.js';
 import { startOffline } from './offline.js';
+import * as strip from '../photo-strip.js';
 
 function start() {
-  HARPhotos.wire(labels);
+  strip.wire(labels);
   startMap();
-  HARPhotos.onRemoved(function (id) {
+  strip.onRemoved(function (id) {
     removeMarker(id);
     updateFull();
   });

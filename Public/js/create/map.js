@@ -1,6 +1,7 @@
 // The map (CRE-02/03/04/07/09): the user's position, re-centred on each fix, and a marker per photo.
 // It works without tiles (offline): position and markers still show.
 import { page, state, t } from './page.js';
+import * as strip from '../photo-strip.js';
 
 export function startMap() {
   const mapNode = document.getElementById('map');
@@ -17,7 +18,7 @@ export function addMarker(photo, number) {
   const marker = L.circleMarker([photo.latitude, photo.longitude], {
     radius: 8, color: '#FFFFFF', weight: 2, fillColor: '#8F2227', fillOpacity: 1
   }).addTo(state.map);
-  marker.bindTooltip(HARPhotos.format(t('create.photoMarker'), { n: number }));
+  marker.bindTooltip(strip.format(t('create.photoMarker'), { n: number }));
   if (marker.getElement && marker.getElement()) marker.getElement().classList.add('photo-marker');
   state.markers[photo.id] = marker;
 }

@@ -9,6 +9,9 @@
 // (the service worker's shell), which finishes the same record; the outbox sends it when the server
 // answers again.
 import { labels, page, t } from './page.js';
+import * as strip from '../photo-strip.js';
+import * as outbox from '../outbox.js';
+import { t as deviceWord } from '../device-user.js';
 
 let kept = [];            // photos of this page kept on the device: {id, blob, name, fix, order, heldAt, tile}
 let send = null;          // uploads.js's queue(photo)
@@ -18,9 +21,10 @@ let recordWrites = Promise.resolve();
 // Whether a photo should go to the device rather than try the network.
 export function offline() { return navigator.onLine === false; }
 
-function outboxReady() { return !!(window.HAROutbox && page.owner); }
+function outboxReady() { return !!page.owner; }
 
-function word(key, fallback) { return window.HARDevice ? HARDevice.t(key) : fallback; }
+// The outbox's words (#outbox-words, a signed-in page's); `fallback` where the page has none.
+function word(key, fallback) { const said = deviceWord(key); return said === key ? fallback : said; }
 
 function fix(photo) {
   const f = photo.fix;
@@ -32,17 +36,17 @@ function fix(photo) {
 function changeRecord(change) {
   // A write that failed (storage full) fails its own caller, not every later one of this page.
   recordWrites = recordWrites.catch(function () {}).then(function () {
-    return HAROutbox.get(page.draft).then(function (record) {
+    return outbox.get(page.draft).then(function (record) {
       record = record || {
         id: page.draft, owner: String(page.owner), status: 'open', createdAt: Date.now(), fields: {}, photos: [],
         fromPage: true
       };
       change(record);
-      record.serverPhotos = HARPhotos.count();
+      record.serverPhotos = strip.count();
       // Nothing of this page's left on the device (sent since): the record goes, unless the device's
       // submission page is to finish the report (Continue with the network down).
-      if (!record.photos.length && record.status === 'open' && !record.continued) return HAROutbox.remove(record.id);
-      return HAROutbox.save(record);
+      if (!record.photos.length && record.status === 'open' && !record.continued) return outbox.remove(record.id);
+      return outbox.save(record);
     });
   });
   return recordWrites;
@@ -51,20 +55,20 @@ function changeRecord(change) {
 function storageError(error) {
   const box = document.getElementById('outbox-error');
   const text = error && error.kind === 'quota' ? word('quota', '') : word('writeFailed', '');
-  if (box && text) { box.textContent = text; box.hidden = false; } else HARPhotos.say(text || labels.failed);
+  if (box && text) { box.textContent = text; box.hidden = false; } else strip.say(text || labels.failed);
 }
 
 // Keeps a photo that could not be sent on the device. Resolves once it is written (or refused: then
 // the page says so, and the photo stays in the row, in this page only).
 export function keepOnDevice(photo) {
-  if (!outboxReady()) { HARPhotos.say(t('photos.errors.failed')); return Promise.resolve(); }
+  if (!outboxReady()) { strip.say(t('photos.errors.failed')); return Promise.resolve(); }
   if (kept.some(function (p) { return p.id === photo.id; })) return Promise.resolve();
   kept.push(photo);
-  if (!photo.tile) photo.tile = HARPhotos.appendWaiting(photo, labels);
+  if (!photo.tile) photo.tile = strip.appendWaiting(photo, labels);
   photo.tile.setAttribute('data-device', 'true');
   const removeButton = photo.tile.querySelector('.photo-remove');
   if (removeButton) removeButton.disabled = false;
-  HARPhotos.say(word('offlineNote', ''));
+  strip.say(word('offlineNote', ''));
   return changeRecord(function (record) {
     if (record.photos.some(function (p) { return p.id === photo.id; })) return;
     record.photos.push({
@@ -76,7 +80,7 @@ export function keepOnDevice(photo) {
 
 function forget(photo) {
   kept = kept.filter(function (p) { return p !== photo; });
-  if (photo.tile) { HARPhotos.removeWaiting(photo.tile, labels); photo.tile = null; }
+  if (photo.tile) { strip.removeWaiting(photo.tile, labels); photo.tile = null; }
   return changeRecord(function (record) {
     record.photos = record.photos.filter(function (p) { return p.id !== photo.id; });
   }).catch(function () {});
@@ -89,7 +93,7 @@ export function flush() {
   const photos = kept;
   kept = [];
   flushing = Promise.all(photos.map(function (photo) {
-    if (photo.tile) { HARPhotos.removeWaiting(photo.tile, labels); photo.tile = null; }
+    if (photo.tile) { strip.removeWaiting(photo.tile, labels); photo.tile = null; }
     return send(photo).then(function () {
       const onServer = document.querySelector('#photo-strip .photo-item[data-id="' + photo.id + '"]');
       if (onServer) return changeRecord(function (record) {
@@ -109,7 +113,7 @@ export function flush() {
 // photos would lose what was typed. Resolves to how many joined.
 function adoptOthers() {
   const owner = String(page.owner);
-  return HAROutbox.list(owner).then(function (records) {
+  return outbox.list(owner).then(function (records) {
     const typed = function (r) {
       return Object.keys(r.fields || {}).some(function (key) { return String(r.fields[key] || '').trim() !== ''; });
     };
@@ -127,7 +131,7 @@ function adoptOthers() {
         });
       });
     }).then(function () {
-      return Promise.all(others.map(function (other) { return HAROutbox.remove(other.id); }));
+      return Promise.all(others.map(function (other) { return outbox.remove(other.id); }));
     }).then(function () { return joined; });
   });
 }
@@ -138,19 +142,19 @@ function restore() {
   let joined = 0;
   return adoptOthers().catch(function () { return 0; }).then(function (count) {
     joined = count;
-    return HAROutbox.get(page.draft);
+    return outbox.get(page.draft);
   }).then(function (record) {
     if (!record || record.status !== 'open' || String(record.owner) !== String(page.owner)) return;
     record.photos.forEach(function (p) {
       if (document.querySelector('#photo-strip .photo-item[data-id="' + p.id + '"]')) return;
       const photo = { id: p.id, blob: p.blob, name: p.name, fix: p.fix ? Object.assign({ time: p.takenAt }, p.fix) : null,
         order: p.order || p.takenAt, heldAt: p.takenAt };
-      photo.tile = HARPhotos.appendWaiting(photo, labels);
+      photo.tile = strip.appendWaiting(photo, labels);
       photo.tile.setAttribute('data-device', 'true');
       kept.push(photo);
     });
-    if (joined) HARPhotos.say(HARPhotos.format(t(joined === 1 ? 'create.heldAdoptedOne' : 'create.heldAdoptedMany'), { n: joined }));
-    else if (kept.length) HARPhotos.say(word('offlineNote', ''));
+    if (joined) strip.say(strip.format(t(joined === 1 ? 'create.heldAdoptedOne' : 'create.heldAdoptedMany'), { n: joined }));
+    else if (kept.length) strip.say(word('offlineNote', ''));
     if (kept.length) flush();
   }, function () {});
 }
@@ -162,7 +166,7 @@ export function startOffline(queue) {
   if (!outboxReady()) return;
   restore();
   window.addEventListener('online', flush);
-  window.addEventListener('offline', function () { HARPhotos.say(word('offlineNote', '')); });
+  window.addEventListener('offline', function () { strip.say(word('offlineNote', '')); });
 
   // The X of a photo kept on the device: it leaves the row and the device.
   document.getElementById('photo-strip').addEventListener('click', function (event) {
@@ -170,7 +174,7 @@ export function startOffline(queue) {
     if (!item) return;
     const id = item.closest('.photo-waiting').getAttribute('data-held-id');
     const photo = kept.filter(function (p) { return p.id === id; })[0];
-    if (photo) forget(photo).then(function () { HARPhotos.say(labels.removed); });
+    if (photo) forget(photo).then(function () { strip.say(labels.removed); });
   });
 
   // Continue: with the network down, the device's submission page (the service worker's shell) takes
@@ -182,7 +186,7 @@ export function startOffline(queue) {
   document.getElementById('continue').addEventListener('click', function (event) {
     const down = offline();
     const mark = down || (!kept.length && !flushing);
-    if (mark && !down && (!HARPhotos.count() || HARPhotos.waitingCount())) return;   // as before (holding.js)
+    if (mark && !down && (!strip.count() || strip.waitingCount())) return;   // as before (holding.js)
     event.preventDefault();
     event.stopImmediatePropagation();
     const href = event.currentTarget.href;

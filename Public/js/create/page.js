@@ -1,6 +1,7 @@
 // Report creation: what the server gave the page (the draft, its photos, the words), the user's
-// settings, and the state shared by the other modules of Public/js/create/ (window.HARCreate, read by
-// tests and for debugging).
+// settings, and the state shared by the other modules of Public/js/create/ (the tests read it too, by
+// importing this module).
+import { settings as userSettings } from '../core/settings.js';
 
 function readDraftData() {
   const block = document.getElementById('draft-data');
@@ -8,7 +9,7 @@ function readDraftData() {
 }
 
 export const page = readDraftData();
-export const settings = HAR.settings();
+export const settings = userSettings();
 export function t(key) { return page.messages[key] || key; }
 export const labels = {
   alt: t('photos.photoAlt'), remove: t('photos.remove'), removed: t('photos.removed'), failed: t('photos.errors.failed'),
@@ -25,4 +26,3 @@ export const state = {
   alertShownAt: null,
   map: null, userMarker: null, markers: {}, uploads: Promise.resolve()
 };
-window.HARCreate = state;

@@ -9,14 +9,16 @@ import { addMarker } from './map.js';
 import { keepOnDevice, offline } from './offline.js';
 import { uuid } from '../core/ids.js';
 import { photoForm } from '../core/photo-form.js';
+import * as strip from '../photo-strip.js';
+import { csrf } from '../core/http.js';
 
 let taken = 0;
 
 // A photo just taken or picked, with the fix of that moment (CRE-05), not of when it is sent.
 export function take(blob, name) {
   // Refused here rather than after waiting on the device for a wireless network.
-  if (isFull()) { HARPhotos.say(t('photos.errors.full')); return Promise.resolve(); }
-  if (blob.size > page.maxFileBytes) { HARPhotos.say(t('photos.errors.tooLarge')); return Promise.resolve(); }
+  if (isFull()) { strip.say(t('photos.errors.full')); return Promise.resolve(); }
+  if (blob.size > page.maxFileBytes) { strip.say(t('photos.errors.tooLarge')); return Promise.resolve(); }
   const now = Date.now();
   // Its name, made now: a retry after a lost answer is then the same photo on the server, never a copy.
   const photo = { id: uuid(), blob: blob, name: name, fix: state.fix, order: now * 1000 + (taken++ % 1000), heldAt: now };
@@ -37,11 +39,11 @@ function upload(photo) {
   if (onCellularOnly()) { hold(photo); return Promise.resolve(); }
   // Full (photos added from another tab, or held ones joining this draft): a held photo stays held,
   // to go once the user removes one; one that was never held is refused, as capture would.
-  if (HARPhotos.count() >= page.maxPhotos) {
-    if (photo.stored) notSent(photo, t('photos.errors.full')); else { settle(photo); HARPhotos.say(t('photos.errors.full')); }
+  if (strip.count() >= page.maxPhotos) {
+    if (photo.stored) notSent(photo, t('photos.errors.full')); else { settle(photo); strip.say(t('photos.errors.full')); }
     return Promise.resolve();
   }
-  if (photo.blob.size > page.maxFileBytes) { settle(photo); HARPhotos.say(t('photos.errors.tooLarge')); return Promise.resolve(); }
+  if (photo.blob.size > page.maxFileBytes) { settle(photo); strip.say(t('photos.errors.tooLarge')); return Promise.resolve(); }
   if (!photo.stored && offline()) return keepOnDevice(photo);
   if (photo.tile) photo.tile.querySelector('.photo-remove').disabled = true;
   return send(photo, 0);
@@ -64,10 +66,10 @@ function retry(photo, attempt) {
 function send(photo, attempt) {
   const fix = photo.fix;
   const form = photoForm({ id: photo.id, blob: photo.blob, name: photo.name, fix: fix, time: fix ? fix.time : null });
-  HARPhotos.say(t('create.uploading'));
+  strip.say(t('create.uploading'));
   return fetch('/api/drafts/' + page.draft + '/photos', {
     method: 'POST', credentials: 'same-origin', body: form,
-    headers: { 'Accept': 'application/json', 'X-CSRF-Token': HAR.csrf() }
+    headers: { 'Accept': 'application/json', 'X-CSRF-Token': csrf() }
   }).then(function (response) {
     return response.text().then(function (text) {
       let body = null;
@@ -91,10 +93,10 @@ function answered(photo, attempt, status, body) {
     settle(photo);
     // A replay of a photo the row already shows (restored after its answer was lost) adds nothing.
     if (!document.querySelector('#photo-strip .photo-item[data-id="' + body.id + '"]')) {
-      HARPhotos.append(body, labels);
-      addMarker(body, HARPhotos.count());
+      strip.append(body, labels);
+      addMarker(body, strip.count());
     }
-    HARPhotos.say(HARPhotos.format(t('create.uploaded'), { n: HARPhotos.count() })
+    strip.say(strip.format(t('create.uploaded'), { n: strip.count() })
       + (body.locationSource === 'none' ? ' ' + t('photos.errors.noFix') : ''));
     return;
   }
@@ -117,11 +119,11 @@ function answered(photo, attempt, status, body) {
   // it is kept on the device and joins the next draft this user opens. The server's words say why.
   if (status === 404 || status === 410) {
     hold(photo);
-    HARPhotos.say((body && body.message ? body.message + ' ' : '') + t('create.heldForNext'));
+    strip.say((body && body.message ? body.message + ' ' : '') + t('create.heldForNext'));
     return;
   }
   // Refused for good (too large, not an image, the report full): the server's words say why.
   settle(photo);
-  if (status === 413) { HARPhotos.say(t('photos.errors.tooLarge')); return; }
-  HARPhotos.say(body && body.message ? body.message : t('photos.errors.failed'));
+  if (status === 413) { strip.say(t('photos.errors.tooLarge')); return; }
+  strip.say(body && body.message ? body.message : t('photos.errors.failed'));
 }

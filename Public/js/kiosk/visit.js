@@ -2,7 +2,7 @@
 // a step starts (undone when Submit's answer replaces the page in place), the camera, and the reset
 // that leaves nothing of the visitor behind (KIO-04): the server's draft, this page, the browser's
 // storage (all but the kiosk's outbox of finished reports, its service worker and its shell cache).
-import * as kioskOutbox from '../kiosk-outbox.js';
+import * as kioskOutbox from './outbox.js';
 import { openCamera, stopCamera } from '../core/camera.js';
 
 // body, step (its data-kiosk-step), csrf, submitting (the form's Submit under way: the idle watch

@@ -37,7 +37,7 @@ enum ServiceWorkerRoute {
     /// files under `publicDir` as `/static/` serves them (the list `StaticAssetVersion` versions), but
     /// the service workers themselves.
     static func prologue(publicDir: String) -> [UInt8] {
-        let workers: Set = ["js/sw.js", "js/kiosk-sw.js"]
+        let workers: Set = ["js/sw.js", "js/kiosk/sw.js"]
         let assets = StaticAssetVersion.files(under: publicDir).filter { !workers.contains($0) }
             .map { "\"/static/" + $0.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\"" }
         let text =

@@ -192,7 +192,7 @@ enum KioskEnrolment {
             let context = try kiosks.context(for: request)
             return try web.render(
                 "kiosk-enrol", title: context.messages["kiosk.enrol.title"], ["kioskPage": true], context: context,
-                scripts: ["kiosk-enrol"])
+                modules: ["kiosk/enrol"])
         }
         router.addInline(method: "POST", pattern: "/kiosk/enrol", options: Web.declared(.init())) { request in
             let context = try kiosks.context(for: request)

@@ -5,7 +5,7 @@ import Mustache
 
 /// The tablet off the network (docs/KIOSK.md): when the server cannot be reached, the kiosk's
 /// service worker (`/kiosk/sw.js`, scope `/kiosk`) answers the visitor's screens with the offline shell
-/// (`/kiosk/offline`), which keeps each finished report in the tablet's outbox (`kiosk-outbox.js`) and
+/// (`/kiosk/offline`), which keeps each finished report in the tablet's outbox (`kiosk/outbox.js`) and
 /// shows a "will be sent" receipt. When the server answers again the outbox sends each report here in
 /// the three steps of the volunteer's device outbox (`DeviceReportRoutes`), by the kiosk's credential
 /// instead of a user's session: open (`POST /kiosk/device/reports/{id}`, made once), its photos (the
@@ -20,7 +20,7 @@ enum KioskDevice {
         let prologue = ServiceWorkerRoute.prologue(publicDir: publicDir)
         router.getInline("/kiosk/sw.js") { request in
             try ServiceWorkerRoute.worker(
-                publicDir + "/js/kiosk-sw.js", prologue: prologue, allowed: "/kiosk", request: request)
+                publicDir + "/js/kiosk/sw.js", prologue: prologue, allowed: "/kiosk", request: request)
         }
         router.kiosk("GET", "/kiosk/offline", kiosks) { request, context, kiosk in
             // `?lang=` (one of the kiosk's languages): the shell in that language, which the service worker

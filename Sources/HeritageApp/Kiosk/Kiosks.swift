@@ -16,7 +16,7 @@ struct KioskSettings: Sendable {
     /// Seconds the receipt's QR code (its link carries the claim secret) stays up: long enough to scan,
     /// too short for the next visitor to find it there.
     var qrSeconds = 8
-    /// Where the kiosk's service worker (`Public/js/kiosk-sw.js`) is read from.
+    /// Where the kiosk's service worker (`Public/js/kiosk/sw.js`) is read from.
     var publicDir = "Public"
     /// An enrolment link works this long, once.
     static let enrolmentSeconds = 600.0

@@ -150,7 +150,7 @@ enum ReceiptScreen {
         ]
         return try web.render(
             "receipt", title: messages.format("receipt.title", ["code": receipt.code]), values, context: context,
-            status: status, scripts: ["receipt"])
+            status: status, modules: ["receipt"])
     }
 }
 

@@ -130,7 +130,7 @@ enum ReporterReply {
         }
         return try review.web.render(
             "reply", title: messages["review.reply.title"], values, context: context, status: status,
-            scripts: ["reply"])
+            modules: ["reply"])
     }
 }
 

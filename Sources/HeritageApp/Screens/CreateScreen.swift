@@ -38,9 +38,7 @@ enum CreateScreen {
         values["photoCount"] = .int(photos.count)
         values["full"] = .bool(photos.count >= Draft.maximumPhotos)
         values["expiryNotice"] = MustacheValue(expiryNotice)
-        return try web.render(
-            "create", title: context.messages["create.title"], values, context: context,
-            scripts: ["photo-strip"], modules: ["held-photos"])
+        return try web.render("create", title: context.messages["create.title"], values, context: context)
     }
 
     struct PageData: Encodable {

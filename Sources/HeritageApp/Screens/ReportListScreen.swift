@@ -327,7 +327,7 @@ enum ReportListScreen {
         ]
         return try web.render(
             "list", title: context.messages["list.title"], values, context: context,
-            scripts: ["list", "settings"], modules: ["held-photos"], csrf: csrf)
+            modules: ["list", "settings"], csrf: csrf)
     }
 
     /// The "Show more" line, or null when every report is shown.

@@ -6,7 +6,8 @@ import PlatformClient
 
 /// The settings (SET-01..03): a panel over the list (Public/js/settings.js saves it with JSON), and the
 /// same form as a page of its own for a browser without JavaScript. Kept per user on the server, so they
-/// apply on every device; other pages read them from `context.user?.settings` / `HAR.settings()`.
+/// apply on every device; other pages read them from `context.user?.settings` / `settings()` of
+/// `Public/js/core/settings.js`.
 enum SettingsScreen {
     static func register(on router: inout Router, web: Web) {
         router.web("GET", "/settings", web, access: .page) { request, context in
@@ -91,7 +92,7 @@ enum SettingsScreen {
         }
         return try web.render(
             "settings", title: context.messages["settings.title"], values, context: context, status: status,
-            scripts: ["settings"], modules: ["held-photos"])
+            modules: ["settings"])
     }
 }
 

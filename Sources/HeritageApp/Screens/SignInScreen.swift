@@ -149,7 +149,7 @@ enum SignInScreen {
         ]
         return try web.render(
             "signin", title: context.messages["signin.title"], values, context: context, status: status,
-            scripts: ["addr-spec", "signin"])
+            modules: ["signin"])
     }
 }
 

@@ -110,6 +110,6 @@ enum SubmitScreen {
             ]))
         return try web.render(
             "submit", title: context.messages["submit.title"], values, context: context, status: status,
-            scripts: ["photo-strip", "submit"], modules: ["held-photos", "site-choice"])
+            modules: ["submit", "site-choice"])
     }
 }

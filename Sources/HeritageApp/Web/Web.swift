@@ -134,11 +134,11 @@ final class Web: Sendable {
     // MARK: - Answers
 
     /// Renders `template` inside the common layout values: `lang`, `title`, `t` (messages), `csrf`,
-    /// `path`, `user`, `settings`, `settingsJSON`, `languages` (the switch), `scripts` (classic scripts),
-    /// `modules` (ES modules, run before them in that order: the scripts may use what they set), `header`.
+    /// `path`, `user`, `settings`, `settingsJSON`, `languages` (the switch), `modules` (the page's ES
+    /// modules under Public/js/, by path without `.js`, run in that order after the head's), `header`.
     func render(
         _ template: String, title: String, _ values: [String: MustacheValue] = [:], context: WebContext,
-        status: Int = 200, scripts: [String] = [], modules: [String] = [], csrf: String? = nil
+        status: Int = 200, modules: [String] = [], csrf: String? = nil
     ) throws -> Response {
         // Fields, not a Swift dictionary: every row's `{{csrf}}` and `{{t.…}}` is found here, and a
         // compare of short keys is cheaper than hashing them each time.
@@ -148,7 +148,7 @@ final class Web: Sendable {
             // `csrf` given: the place a kept page's token goes (`ReportListScreen.csrfPlace`).
             "csrf": .string(csrf ?? CSRFMask.mask(context.csrfToken)), "path": .string(context.path),
             "settings": context.settingsValue, "settingsJSON": .string(context.settingsJSON),
-            "scripts": .array(scripts.map { .string($0) }), "modules": .array(modules.map { .string($0) }),
+            "modules": .array(modules.map { .string($0) }),
             "assetQuery": .string(assetQuery),
             "languages": .array(
                 Language.allCases.map { language in

@@ -1,10 +1,10 @@
-// The kiosk's service worker (the tablet off the network), an ES module served as /kiosk/sw.js with
-// the scope /kiosk (KioskDevice puts the shell's version and the static files' list in its first
-// line). It keeps, in the cache core/shell-cache.js manages, the offline shell (/kiosk/offline: the
-// attract, photo and form screens run by the page alone) in each of the kiosk's languages, and every
-// static file. Kiosk pages go to the network first; when it cannot be reached, any kiosk screen gets
-// the shell. It keeps nothing of a visitor: pages are never stored, only the shell. The idle reset
-// spares this worker, its cache and the kiosk's outbox.
+// The kiosk's service worker (the tablet off the network), an ES module kept in Public/js/kiosk/ and
+// served as /kiosk/sw.js with the scope /kiosk (KioskDevice puts the shell's version and the static
+// files' list in its first line). It keeps, in the cache core/shell-cache.js manages, the offline shell
+// (/kiosk/offline: the attract, photo and form screens run by the page alone) in each of the kiosk's
+// languages, and every static file. Kiosk pages go to the network first; when it cannot be reached,
+// any kiosk screen gets the shell. It keeps nothing of a visitor: pages are never stored, only the
+// shell. The idle reset spares this worker, its cache and the kiosk's outbox.
 import { assetKey, cacheName, dropOlder, fetchKept, keepAssets, networkFirst } from '/static/js/core/shell-cache.js';
 
 const PREFIX = 'har-kiosk-shell-';

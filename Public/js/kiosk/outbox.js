@@ -8,12 +8,11 @@
 //
 // What it gives the shared core (core/): the kiosk's URLs (/kiosk/device/reports, by the kiosk's
 // credential instead of a user's session), any 403 as the credential refused (kept, tried again), a
-// refusal kept as a mark only, and one run at a time in this page too. Sets self.HARKioskOutbox (and
-// self.HARIds) for the kiosk's screens and the tests that look into the tablet.
-import { openStore } from './core/store.js';
-import { createSender, exclusively, RetryLater } from './core/sender.js';
-import { heldPhotoForm } from './core/photo-form.js';
-import { uuid, token } from './core/ids.js';
+// refusal kept as a mark only, and one run at a time in this page too. The kiosk's screens (visit.js)
+// import it; nothing is left on `self`.
+import { openStore } from '../core/store.js';
+import { createSender, exclusively, RetryLater } from '../core/sender.js';
+import { heldPhotoForm } from '../core/photo-form.js';
 
 export const DB_NAME = 'har-kiosk-outbox';
 const store = openStore({ name: DB_NAME, store: 'reports' });
@@ -150,9 +149,3 @@ export function send() {
 
 // The photo screen's Submit sends again the held photos the server may lack, as the outbox would.
 export const photoForm = heldPhotoForm;
-
-self.HARIds = { uuid: uuid, token: token };
-self.HARKioskOutbox = {
-  save: save, send: send, hold: hold, unhold: unhold, markSent: markSent, photoForm: photoForm, keepTyped: keepTyped,
-  openRecord: openRecord, dropOpen: dropOpen, finish: finish, counts: counts, retryRefused: retryRefused, DB_NAME: DB_NAME
-};
