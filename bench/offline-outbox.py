@@ -92,14 +92,14 @@ ONLINE = """
             form.append('latitude', '51.5'); form.append('longitude', '-0.12'); form.append('accuracy', '8');
             form.append('fix_time', String(Date.now()));
             return fetch('/api/drafts/' + draft + '/photos', { method: 'POST', credentials: 'same-origin', body: form,
-              headers: { 'Accept': 'application/json', 'X-CSRF-Token': HAR.csrf() } }).then(function (r) {
+              headers: { 'Accept': 'application/json', 'X-CSRF-Token': document.querySelector('meta[name="har-csrf"]').content } }).then(function (r) {
                 if (r.status !== 201 && r.status !== 200) throw new Error('photo: HTTP ' + r.status);
               });
           });
         });
         return chain.then(function () {
           var body = new URLSearchParams();
-          body.append('_csrf', HAR.csrf()); body.append('draft', draft); body.append('submit_token', hex());
+          body.append('_csrf', document.querySelector('meta[name="har-csrf"]').content); body.append('draft', draft); body.append('submit_token', hex());
           body.append('name', prefix + index);
           Object.keys(fields).forEach(function (k) { body.append(k, fields[k]); });
           return fetch('/reports/new/submit', { method: 'POST', credentials: 'same-origin', body: body, redirect: 'manual' });
@@ -198,6 +198,10 @@ def make_driver(profile):
                               options=options)
     driver.set_page_load_timeout(60)
     driver.set_script_timeout(600)
+    # The page's ES modules under the names this script uses (HAROutbox, HARDevice): no script of the site
+    # sets a global, so the tests' page_modules.js imports the instances the page loaded, as the browser tests do.
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "browser", "page_modules.js")) as f:
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": f.read()})
     # A returning user: no first-use welcome over the pages.
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {
         "source": "try { localStorage.setItem('har-welcome-seen', '1'); localStorage.setItem('har-guide-seen', '1'); }"
@@ -236,7 +240,10 @@ def main():
         deadline = time.time() + 60
         while not driver.current_url.endswith("/reports") and time.time() < deadline:
             time.sleep(0.05)
-        while not driver.execute_script("return !!(window.HARDevice && HARDevice.owner())"):
+        deadline = time.time() + 60
+        while not driver.execute_script("return !!(window.HARDevice && window.HAROutbox && HARDevice.owner())"):
+            if time.time() > deadline:
+                raise SystemExit("offline-outbox: the page's outbox modules never loaded (Tests/browser/page_modules.js)")
             time.sleep(0.05)
         sizes = driver.execute_async_script(MAKE_PHOTOS, PHOTO_BYTES)
         assert isinstance(sizes, list), sizes
