@@ -22,7 +22,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-HAR_PORT=$port HAR_DATA_DIR="$data" HAR_WORKER_ENABLED=false HAR_ACCESS_LOG=false HAR_COORDINATORS=$coordinators \
+HAR_PORT=$port HAR_DATA_DIR="$data" HAR_WORKER_ENABLED=false HAR_ACCESS_LOG=false HAR_COORDINATORS=$coordinators HAR_PLATFORM_VERIFIED=$coordinators \
     HAR_PHOTOS_PER_DAY=1000 HAR_HANDLER_DEADLINE_SECONDS=600 "$har" serve >"$data.out" 2>&1 &
 pid=$!
 for _ in $(seq 100); do curl -fs "$base/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
@@ -68,7 +68,9 @@ upload() {  # median of 5, ms
 }
 export_loop() {  # JAR: CSV exports of every report, one after another, until killed
     local token
-    token=$(curl -s -b "$1" "$base/review" | grep -o 'name="_csrf" value="[0-9a-f]*"' | head -1 | sed 's/.*value="//;s/"//')
+    token=$(curl -s -b "$1" "$base/review" | grep -o 'name="_csrf" value="[0-9a-f]*"' | head -1 | sed 's/.*value="//;s/"//' || true)
+    # A coordinator's grant binds only to an account the platform reports verified (HAR_PLATFORM_VERIFIED).
+    [ -n "$token" ] || { echo "exports: $1 is not a coordinator (no review page)" >&2; exit 1; }
     while true; do
         curl -s -o /dev/null -w '%{http_code} %{time_total}\n' -b "$1" --data-urlencode "_csrf=$token" \
             "$base/review/export.csv" >> "$1.exports"
