@@ -1,10 +1,10 @@
 // The register's pages on the review (docs/SITES.md): a site's point and outline on the map
-// (/review/sites/{id}), and the register's page of sites on a map, each dot coloured by its current
-// condition with the condition in words in its popup and in the table beside (/review/sites).
-// Everything here is an extra: the pages' tables and forms work without it. An ES module (after
-// Leaflet, the one global it uses).
+// (/review/sites/{id}), and the register's map of the sites that match in its area, each dot coloured by
+// its current condition with the condition in words in its popup and in the table beside (/review/sites,
+// review-sites-map.js). Everything here is an extra: the pages' tables and forms work without it. An ES
+// module (after Leaflet and, on the register, its cluster plug-in: the globals it uses).
 
-var COLOURS = { bad: '#C62828', poor: '#E65100', fair: '#F9A825', good: '#2E7D32', none: '#757575' };
+import { registerMap } from './review-sites-map.js';
 
 function parse(text) {
   if (!text) return null;
@@ -38,40 +38,7 @@ function siteMap() {
   L.marker([point[0], point[1]], { title: box.dataset.title, alt: box.dataset.title }).addTo(map);
 }
 
-// The register's page of sites.
-function registerMap() {
-  var box = document.getElementById('sites-map');
-  var data = document.getElementById('sites-map-data');
-  if (!box || !data || !window.L) return;
-  // Sites of no condition first, so that a coloured dot is drawn over a grey one at the same place.
-  var sites = (parse(data.textContent) || []).slice().sort(function (a, b) {
-    return (a.condition === 'none' ? 0 : 1) - (b.condition === 'none' ? 0 : 1);
-  });
-  var map = baseMap(box);
-  var bounds = [];
-  sites.forEach(function (site) {
-    var colour = COLOURS[site.condition] || COLOURS.none;
-    var dot = L.circleMarker([site.lat, site.lon], {
-      radius: 8, color: '#FFFFFF', weight: 2, fillColor: colour, fillOpacity: 0.95
-    });
-    dot.bindPopup(function () {
-      var box = document.createElement('div');
-      var link = document.createElement('a');
-      link.href = '/review/sites/' + site.id;
-      link.textContent = site.name;
-      box.appendChild(link);
-      box.appendChild(document.createTextNode(' · ' + site.label));
-      return box;
-    });
-    dot.addTo(map);
-    bounds.push([site.lat, site.lon]);
-  });
-  if (bounds.length) map.fitBounds(bounds, { maxZoom: 15, padding: [24, 24] });
-  else map.setView([52.5, -1.5], 5);
-  box.dataset.markers = String(bounds.length);
-}
-
-function setUp() { siteMap(); registerMap(); }
+function setUp() { siteMap(); registerMap(baseMap); }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', setUp);
 else setUp();

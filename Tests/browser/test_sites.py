@@ -231,3 +231,74 @@ def test_SITE_05_06_axe_site_page_register_and_report_site_section(driver, serve
         driver.get(server.url + path)
         assert driver.find_element(By.TAG_NAME, "html").get_attribute("lang") == lang
         assert_no_violations(driver, "%s (%s, %d px)" % (path, lang, width[0]))
+
+
+def seed_many(server, rows_of_sites):
+    connection = sqlite3.connect(os.path.join(server.data_dir, "har.sqlite"), timeout=10)
+    try:
+        now = time.time()
+        connection.executemany(
+            "INSERT INTO sites (reference, name, designation, lat, lon, source, created_at, updated_at) "
+            "VALUES (?, ?, 'LB', ?, ?, 'import', ?, ?)", [row + (now, now) for row in rows_of_sites])
+        connection.commit()
+    finally:
+        connection.close()
+
+
+def on_map(driver):
+    """The sites the map draws: each cluster's number plus each single dot (an SVG path)."""
+    return driver.execute_script("""
+        var box = document.getElementById('sites-map');
+        var clustered = Array.prototype.reduce.call(box.querySelectorAll('.sites-cluster span'),
+            function (sum, span) { return sum + parseInt(span.textContent, 10); }, 0);
+        return clustered + box.querySelectorAll('path.leaflet-interactive').length;""")
+
+
+def test_SITE_06_map_shows_the_filters_sites_beyond_the_tables_page(driver):
+    server = HarServer(env={"HAR_COORDINATORS": COORDINATOR, "HAR_PLATFORM_VERIFIED": COORDINATOR}).start()
+    try:
+        # 120 sites on a grid by Westminster; the table's page holds 50 of them (its four corners, named
+        # to come first, so that the first view takes in the whole grid).
+        grid = [("G-%d" % i, "Site %03d" % i, 51.49 + 0.002 * (i // 12), -0.14 + 0.002 * (i % 12)) for i in range(120)]
+        for corner in (0, 11, 108, 119):
+            grid[corner] = (grid[corner][0], "A corner %03d" % corner) + grid[corner][2:]
+        seed_many(server, grid)
+        driver.get(server.url + "/healthz")
+        driver.delete_all_cookies()
+        driver.set_window_size(1366, 900)
+        sign_in(driver, server, COORDINATOR)
+        driver.get(server.url + "/review/sites")
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#sites-table .review-link")) == 50
+        box = driver.find_element(By.ID, "sites-map")
+        wait_for(driver, lambda d: box.get_attribute("data-markers") == "120", 30)
+        assert box.get_attribute("data-truncated") == "false"
+        assert driver.find_element(By.ID, "sites-map-status").text == "120 sites that match in the map's area."
+        wait_for(driver, lambda d: on_map(d) == 120, 30)
+        assert driver.find_elements(By.CSS_SELECTOR, "#sites-map .sites-cluster")
+
+        # Zoomed in on a corner the table's page does not list: the map asks again for that area.
+        driver.find_element(By.CSS_SELECTOR, "#sites-map .leaflet-control-zoom-in").click()
+        wait_for(driver, lambda d: box.get_attribute("data-markers") not in (None, "120"), 30)
+        shown = int(box.get_attribute("data-markers"))
+        assert 0 < shown < 120
+        wait_for(driver, lambda d: on_map(d) == shown, 30)
+
+        # More sites of the filter in the area than the map takes at once: it says so.
+        seed_many(server, [("D-%d" % i, "Dense %04d" % i, 53.96 + 0.0001 * (i // 100), -1.08 + 0.0001 * (i % 100))
+                           for i in range(5100)])
+        driver.get(server.url + "/review/sites?q=dense")
+        wait_for(driver, lambda d: box_attribute(d, "data-truncated") == "true", 60)
+        status = driver.find_element(By.ID, "sites-map-status").text
+        assert status.startswith("The map shows 5000 of the 5100 sites that match"), status
+        shown = int(driver.find_element(By.ID, "sites-map").get_attribute("data-markers"))
+        assert shown == 5000
+        driver.add_cookie({"name": "har_lang", "value": "fr", "path": "/"})
+        driver.get(server.url + "/review/sites?q=dense")
+        wait_for(driver, lambda d: box_attribute(d, "data-truncated") == "true", 60)
+        assert "des 5100 sites correspondants" in driver.find_element(By.ID, "sites-map-status").text
+    finally:
+        server.remove()
+
+
+def box_attribute(driver, name):
+    return driver.find_element(By.ID, "sites-map").get_attribute(name)

@@ -27,7 +27,7 @@ enum ReviewRoutes {
         ("POST", "/review/reports/1/site", .coordinator), ("GET", "/review/sites", .coordinator),
         ("GET", "/review/sites/1", .coordinator), ("GET", "/review/sites/export.csv", .coordinator),
         ("GET", "/review/sites/export.geojson", .coordinator), ("POST", "/review/sites/export.csv", .coordinator),
-        ("POST", "/review/sites/export.geojson", .coordinator),
+        ("POST", "/review/sites/export.geojson", .coordinator), ("GET", "/review/sites/map.geojson", .coordinator),
     ]
 
     static func register(on router: inout Router, review: Review, drafts: Drafts) {

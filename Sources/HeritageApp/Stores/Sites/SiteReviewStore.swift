@@ -17,6 +17,10 @@ protocol SiteReviewStore: Sendable {
     func register(_ filter: SiteRegisterFilter, after cursor: SiteCursor?, limit: Int) throws -> [SiteRegisterRow]
     /// How many sites match, counting at most `atMost`.
     func registerCount(_ filter: SiteRegisterFilter, atMost: Int) throws -> Int
+    /// The sites of the filter in a box of the map (west ≤ east), at most `limit`, in no particular order.
+    func mapSites(_ filter: SiteRegisterFilter, in box: SiteSearchArea.Box, limit: Int) throws -> [SiteMapPoint]
+    /// How many sites of the filter lie in the box, counting at most `atMost`.
+    func mapCount(_ filter: SiteRegisterFilter, in box: SiteSearchArea.Box, atMost: Int) throws -> Int
     /// The report belongs to the site from now on; audited `site_attach` in the same transaction.
     func attach(reportID: Int64, siteID: Int64, actor: String, now: Double) throws -> ReviewOutcome
     /// The report belongs to no site; audited `site_detach`.
