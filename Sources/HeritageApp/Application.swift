@@ -184,16 +184,18 @@ public final class Application: Sendable {
                 maxSeconds: Double(configuration.sessionMaxSeconds)),
             keptListBytes: configuration.listKeptBytes, gzipLevel: Int32(configuration.gzipLevel))
         let drafts = Drafts(web: web, options: draftOptions)
-        WebRoutes.register(on: &router, web: web, drafts: drafts)
-        UnsubscribeRoutes.register(on: &router, web: web)
         var reviewSettings = ReviewSettings(configuration: configuration)
         reviewSettings.exports = parts.exports
         reviewSettings.backups = parts.metrics.backups
         let review = Review(web: web, store: web.stores.review, settings: reviewSettings)
-        ReviewRoutes.register(on: &router, review: review, drafts: drafts)
-        KioskRoutes.register(
-            on: &router, web: web, drafts: drafts, settings: KioskSettings(configuration: configuration),
-            review: review)
+        let kiosks = Kiosks(
+            web: web, store: web.stores.kiosks, drafts: drafts, settings: KioskSettings(configuration: configuration))
+        // The screens by group of path (docs/WEB.md "Routes"): the volunteer's at "/", the review's at
+        // "/review", the tablet's at "/kiosk" and the receipts at "/r"; each group's admission is its own.
+        WebRoutes.register(on: &router, web: web, drafts: drafts, review: review)
+        UnsubscribeRoutes.register(on: &router, web: web)
+        ReviewRoutes.register(on: &router, review: review, kiosks: kiosks)
+        KioskRoutes.register(on: &router, kiosks: kiosks)
         return (router, drafts, review)
     }
 
