@@ -10,6 +10,8 @@
 #                                    # `callgrind_annotate --inclusive=yes DIR/ROUTE.callgrind`
 #   Any HAR_ variable set outside (HAR_CONNECTION_MEMORY_BYTES=16384) reaches har serve.
 #
+# Routes: static, template, list-uncached, list-gzip, list-304, list-json, list-rendered,
+# list-gzip-rendered, list-json-rendered, list-miss, signin.
 # Prints "route instructions-per-request" lines. Used for the before/after figures in docs/BENCHMARKS.md.
 set -euo pipefail
 tree=$(cd "${1:-$(dirname "$0")/..}" && pwd)
@@ -51,7 +53,7 @@ count() {  # label, then curl arguments; the URL last
     echo "$label $((total / N))"
 }
 
-mkdir -p "$work/data" "$work/list"
+mkdir -p "$work/data" "$work/list" "$work/signin"
 start "$work/data" HAR_BENCHMARK_ROUTES=true
 count static "http://127.0.0.1:$port/static/css/app.css"
 count template "http://127.0.0.1:$port/bench/rows"
@@ -79,4 +81,13 @@ count list-json-rendered -H "Cookie: har_session=$token" -H "Accept: application
 stop
 start "$work/list" HAR_LIST_KEPT_BYTES=100000
 count list-miss -H "Cookie: har_session=$token" "http://127.0.0.1:$port/reports"
+stop
+# A sign-in: the form posted with the anonymous CSRF token (its cookie and its field), the password
+# checked by the embedded local platform (a child process: not counted), a new web session each time,
+# answered with the redirect to the list. The account is made by the first sign-in of the warm-up.
+start "$work/signin"
+csrf=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+count signin -H "Cookie: har_csrf=$csrf" \
+    --data "_csrf=$csrf&email=bench-signin%40example.org&password=correct+horse+battery+staple" \
+    "http://127.0.0.1:$port/signin"
 stop

@@ -41,12 +41,21 @@ public final class Application: Sendable {
     let routeTable: [(method: String, pattern: String)]
     /// The review's exports, off the poll threads (tests hold its jobs to see the server meanwhile).
     let exports: ExportRunner
+    /// The scheduled backups (`backup_dir`), started once the server listens; nil without a backup folder.
+    let backups: BackupSchedule?
+    /// systemd's notification socket when `har serve` runs under it (`serviceEnvironment`), else nil.
+    let serviceManager: ServiceManager?
 
     /// Opens the data folder and the database, compiles every template and builds the routes.
     /// Throws, with a message naming the file, when any of them cannot be used.
     /// `platformExecutable` is the `har` binary that runs the embedded platform (default: this process's
     /// own executable; tests that build the application in-process name the real `har`).
-    public init(configuration: Configuration, log: Log = Log(), platformExecutable: String? = nil) throws {
+    /// `serviceEnvironment` is where a service manager is found (`NOTIFY_SOCKET`, `WATCHDOG_USEC`): the
+    /// process's environment for `har serve`, none for tests that build the application in-process.
+    public init(
+        configuration: Configuration, log: Log = Log(), platformExecutable: String? = nil,
+        serviceEnvironment: [String: String] = [:]
+    ) throws {
         self.configuration = configuration
         self.log = log
         let dataDir = configuration.dataDir
@@ -96,6 +105,8 @@ public final class Application: Sendable {
         self.drafts = drafts
         self.review = review
         routeTable = router.routeTable
+        backups = BackupSchedule(configuration: configuration, metrics: metrics.backups, log: log, stores: stores)
+        serviceManager = ServiceManager(environment: serviceEnvironment)
 
         let (accessLog, metrics) = (configuration.accessLog, metrics)
         server = HTTPServer(
@@ -184,22 +195,26 @@ public final class Application: Sendable {
                 maxSeconds: Double(configuration.sessionMaxSeconds)),
             keptListBytes: configuration.listKeptBytes, gzipLevel: Int32(configuration.gzipLevel))
         let drafts = Drafts(web: web, options: draftOptions)
-        WebRoutes.register(on: &router, web: web, drafts: drafts)
-        UnsubscribeRoutes.register(on: &router, web: web)
         var reviewSettings = ReviewSettings(configuration: configuration)
         reviewSettings.exports = parts.exports
         reviewSettings.backups = parts.metrics.backups
         let review = Review(web: web, store: web.stores.review, settings: reviewSettings)
-        ReviewRoutes.register(on: &router, review: review, drafts: drafts)
-        KioskRoutes.register(
-            on: &router, web: web, drafts: drafts, settings: KioskSettings(configuration: configuration),
-            review: review)
+        let kiosks = Kiosks(
+            web: web, store: web.stores.kiosks, drafts: drafts, settings: KioskSettings(configuration: configuration))
+        // The screens by group of path (docs/WEB.md "Routes"): the volunteer's at "/", the review's at
+        // "/review", the tablet's at "/kiosk" and the receipts at "/r"; each group's admission is its own.
+        WebRoutes.register(on: &router, web: web, drafts: drafts, review: review)
+        UnsubscribeRoutes.register(on: &router, web: web)
+        ReviewRoutes.register(on: &router, review: review, kiosks: kiosks)
+        KioskRoutes.register(on: &router, kiosks: kiosks)
         return (router, drafts, review)
     }
 
     /// Every step of the start, in order: the drafts swept and the review's records written before
     /// the server answers; listening (throws with the address when it cannot), said in the log with
-    /// what an operator should know of its exposure; then the workers.
+    /// what an operator should know of its exposure; then the workers and the scheduled backups (whose
+    /// first run reads the data as it is once the server answers); last, systemd told the server is
+    /// ready and its watchdog started.
     public func start() throws {
         drafts.startUp(now: WallClock.now())
         ReviewRoutes.startUp(review)
@@ -210,13 +225,27 @@ public final class Application: Sendable {
         if configuration.workerEnabled { worker.start() }
         mailWorker?.start()
         mailDigests.start()
+        do {
+            try backups?.start()
+        } catch {
+            // A backup folder that cannot be made is no reason not to serve: the metrics and the
+            // administrators' notice say the backups are overdue.
+            log.error("scheduled backups are off: \(error)")
+        }
+        serviceManager?.ready(
+            port: port,
+            probe: ListenerProbe(host: configuration.host, port: port, speaksTLS: configuration.tlsCert != nil),
+            health: Health(store: stores.instance), log: log)
     }
 
     /// The port the server listens on (the configured one, or the one picked for port 0).
     public var port: Int { server.port }
 
-    /// Stops accepting, lets requests in flight finish (at most `gracePeriod` seconds), closes the store.
+    /// Tells systemd it stops and ends the scheduled backups; stops accepting, lets requests in flight
+    /// finish (at most `gracePeriod` seconds), closes the store.
     public func stop(gracePeriod: Double = 10) {
+        serviceManager?.stopping()
+        backups?.stop()
         worker.stop(timeout: min(gracePeriod, 5))
         mailWorker?.stop(timeout: min(gracePeriod, 5))
         mailDigests.stop(timeout: min(gracePeriod, 5))
@@ -231,10 +260,13 @@ public final class Application: Sendable {
 /// The application as `har serve` runs it and as tests build it in-process: one entry for both.
 /// `platformExecutable` is the `har` binary that runs the embedded platform (default: this process's own
 /// executable; a test process names the built `har`).
-public func buildApplication(configuration: Configuration, log: Log = Log(), platformExecutable: String? = nil)
-    throws -> Application
-{
-    try Application(configuration: configuration, log: log, platformExecutable: platformExecutable)
+public func buildApplication(
+    configuration: Configuration, log: Log = Log(), platformExecutable: String? = nil,
+    serviceEnvironment: [String: String] = [:]
+) throws -> Application {
+    try Application(
+        configuration: configuration, log: log, platformExecutable: platformExecutable,
+        serviceEnvironment: serviceEnvironment)
 }
 
 /// The application's two clients of the platform, the upstream one configured or the embedded local

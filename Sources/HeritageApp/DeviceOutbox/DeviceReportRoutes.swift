@@ -15,8 +15,9 @@ enum DeviceReportRoutes {
         var photos: [String]
     }
 
-    static func register(on router: inout Router, web: Web, drafts: Drafts) {
-        router.web("POST", "/api/device/reports/:id", web, access: .api) { request, context in
+    static func register(on group: inout RouteGroup<Web>, drafts: Drafts) {
+        let web = group.gate
+        group.route("POST", "/api/device/reports/:id", access: .api) { request, context in
             let user = try context.requireUser()
             guard let id = request.parameters["id"], PhotoFiles.isValidID(id) else {
                 return web.jsonError("bad_id", context.messages["photos.errors.badID"], status: 400, context: context)
@@ -31,7 +32,7 @@ enum DeviceReportRoutes {
                 return web.jsonError("bad_id", context.messages["photos.errors.badID"], status: 409, context: context)
             }
         }
-        router.web("POST", "/api/device/reports/:id/submit", web, access: .api) { request, context in
+        group.route("POST", "/api/device/reports/:id/submit", access: .api) { request, context in
             try submit(request, context, web: web, drafts: drafts)
         }
     }

@@ -14,8 +14,9 @@ enum DeviceShellScreen {
     /// `maxFileBytes`: the drafts' photo size limit, which the shell applies when a photo is taken, as
     /// the creation page does (with the 20 photos of a report), so that a report made offline is never
     /// one the server will refuse for good.
-    static func register(on router: inout Router, web: Web, maxFileBytes: Int) {
-        router.web("GET", "/app-shell/:mode", web, access: .page) { request, context in
+    static func register(on group: inout RouteGroup<Web>, maxFileBytes: Int) {
+        let web = group.gate
+        group.route("GET", "/app-shell/:mode", access: .page) { request, context in
             guard let mode = request.parameters["mode"], let titleKey = modes[mode] else {
                 return web.errorPage(
                     status: 404, titleKey: "photos.notFoundTitle", messageKey: "errors.notFound", context: context)
@@ -37,7 +38,7 @@ enum DeviceShellScreen {
             return try web.render(
                 "device", title: context.messages[titleKey], values, context: context, modules: ["device-shell"])
         }
-        router.web("GET", "/api/device/session", web, access: .api) { _, context in
+        group.route("GET", "/api/device/session", access: .api) { _, context in
             let user = try context.requireUser()
             return web.json(Session(user: String(user.id), csrf: context.csrfToken), context: context)
         }

@@ -8,9 +8,9 @@ import PlatformClient
 /// them at once and keeps only the platform's session (`KioskStatements+Account.swift`). The password is
 /// in the request's body only: never in a URL, a log line, a page or the database.
 enum KioskAccountScreen {
-    static func register(on router: inout Router, kiosks: Kiosks, review: Review) {
+    static func register(on group: inout RouteGroup<Review>, kiosks: Kiosks) {
         let options = RouteOptions(maxBodyBytes: 4_096)
-        router.reviewAsync("POST", "/review/kiosks/:id/dedicated", review, role: .admin, options: options) {
+        group.routeAsync("POST", "/kiosks/:id/dedicated", role: .admin, options: options) {
             request, context, user, _ in
             guard let id = request.parameters["id"].flatMap({ Int64($0) }) else { throw HTTPError(404) }
             return try await configure(kiosks, request, context, kioskID: id, actor: user.email)

@@ -8,12 +8,12 @@ import PlatformClient
 /// QR code, list the kiosks with their health, send a kiosk's reports with one's own platform account,
 /// revoke one at once. Every step is audited by the store.
 enum KioskAdminScreen {
-    static func register(on router: inout Router, kiosks: Kiosks, review: Review) {
-        router.review("GET", "/review/kiosks", review) { request, context, _, _ in
+    static func register(on group: inout RouteGroup<Review>, kiosks: Kiosks) {
+        group.route("GET", "/kiosks") { request, context, _, _ in
             try page(
                 kiosks, context, notice: request.queryValue("done").map { _ in context.messages["kiosk.admin.done"] })
         }
-        router.review("POST", "/review/kiosks", review, options: RouteOptions(maxBodyBytes: 16_384)) {
+        group.route("POST", "/kiosks", options: RouteOptions(maxBodyBytes: 16_384)) {
             request, context, user, _ in
             let messages = context.messages
             let site = Text.trimmed(String((request.formValue("site") ?? "").prefix(200)))
@@ -44,16 +44,16 @@ enum KioskAdminScreen {
             if let siteID = register.siteID { try kiosks.web.stores.siteReview.linkKiosk(id, toSite: siteID) }
             return try enrolmentPage(kiosks, request, context, kioskID: id, actor: user.email)
         }
-        router.review("POST", "/review/kiosks/:id/link", review) { request, context, user, _ in
+        group.route("POST", "/kiosks/:id/link") { request, context, user, _ in
             guard let id = request.parameters["id"].flatMap({ Int64($0) }) else { throw HTTPError(404) }
             return try enrolmentPage(kiosks, request, context, kioskID: id, actor: user.email)
         }
-        router.review("POST", "/review/kiosks/:id/revoke", review) { request, context, user, _ in
+        group.route("POST", "/kiosks/:id/revoke") { request, context, user, _ in
             guard let id = request.parameters["id"].flatMap({ Int64($0) }) else { throw HTTPError(404) }
             _ = try kiosks.store.revoke(id: id, actor: user.email, now: WallClock.now())
             return kiosks.web.redirect("/review/kiosks?done=1", context: context)
         }
-        router.review("POST", "/review/kiosks/:id/account", review) { request, context, user, role in
+        group.route("POST", "/kiosks/:id/account") { request, context, user, role in
             guard let id = request.parameters["id"].flatMap({ Int64($0) }) else { throw HTTPError(404) }
             // An administrator's dedicated account is an administrator's to replace: a coordinator's
             // own would put the kiosk's reports in that person's hands (REV-12).
@@ -186,15 +186,15 @@ extension KioskAdminScreen {
 /// `/kiosk/enrol` (KIO-01): the tablet opens the one-time link; the page posts the token from the link's
 /// fragment; the answer sets the device credential and sends the tablet to its attract screen.
 enum KioskEnrolment {
-    static func register(on router: inout Router, kiosks: Kiosks) {
-        let web = kiosks.web
-        router.addInline(method: "GET", pattern: "/kiosk/enrol", options: Web.declared(.init())) { request in
+    static func register(on group: inout RouteGroup<Kiosks>) {
+        let (kiosks, web) = (group.gate, group.gate.web)
+        group.open("GET", "/enrol") { request in
             let context = try kiosks.context(for: request)
             return try web.render(
                 "kiosk-enrol", title: context.messages["kiosk.enrol.title"], ["kioskPage": true], context: context,
                 modules: ["kiosk/enrol"])
         }
-        router.addInline(method: "POST", pattern: "/kiosk/enrol", options: Web.declared(.init())) { request in
+        group.open("POST", "/enrol") { request in
             let context = try kiosks.context(for: request)
             if let refusal = kiosks.csrfRefusal(request, context) { return refusal }
             let now = WallClock.now()

@@ -13,16 +13,16 @@ import Mustache
 /// waits for review). Every repeat gets the first answer; the tablet forgets a report only after the
 /// submit's answer.
 enum KioskDevice {
-    static func register(on router: inout Router, kiosks: Kiosks, publicDir: String) {
-        let web = kiosks.web
+    static func register(on group: inout RouteGroup<Kiosks>, publicDir: String) {
+        let (kiosks, web) = (group.gate, group.gate.web)
         // Open as `/sw.js` is: a module worker's script is fetched without cookies (the tablet's credential
         // would not come with it), and it holds nothing but the site's public code and static files' list.
         let prologue = ServiceWorkerRoute.prologue(publicDir: publicDir)
-        router.getInline("/kiosk/sw.js") { request in
+        group.open("GET", "/sw.js") { request in
             try ServiceWorkerRoute.worker(
                 publicDir + "/js/kiosk/sw.js", prologue: prologue, allowed: "/kiosk", request: request)
         }
-        router.kiosk("GET", "/kiosk/offline", kiosks) { request, context, kiosk in
+        group.route("GET", "/offline") { request, context, kiosk in
             // `?lang=` (one of the kiosk's languages): the shell in that language, which the service worker
             // keeps beside the default one so that the language buttons work off the network (kiosk/offline.js sets
             // the language cookie through /kiosk/lang once the server answers again).
@@ -43,10 +43,10 @@ enum KioskDevice {
                 "kiosk-offline", title: kiosk.siteName, values, context: context,
                 modules: ["kiosk/main"])
         }
-        router.kiosk("GET", "/kiosk/device/session", kiosks) { _, context, _ in
+        group.route("GET", "/device/session") { _, context, _ in
             web.json(["csrf": context.csrfToken], context: context)
         }
-        router.kiosk("POST", "/kiosk/device/reports/:id", kiosks) { request, context, kiosk in
+        group.route("POST", "/device/reports/:id") { request, context, kiosk in
             guard let id = request.parameters["id"], PhotoFiles.isValidID(id) else {
                 return web.jsonError("bad_id", context.messages["photos.errors.badID"], status: 400, context: context)
             }
@@ -65,7 +65,7 @@ enum KioskDevice {
         }
         let upload = kiosks.photoUploadOptions()
         let work = kiosks.drafts.photoWork  // the process's photo threads (Drafts.photoWork)
-        router.kioskAsync("POST", "/kiosk/device/reports/:id/photos", kiosks, options: upload) {
+        group.routeAsync("POST", "/device/reports/:id/photos", options: upload) {
             request, context, kiosk in
             guard let id = request.parameters["id"], PhotoFiles.isValidID(id),
                 case .draft(let draft) = try kiosks.store.openDeviceReport(
@@ -80,7 +80,7 @@ enum KioskDevice {
                 platformSessionExpiresAt: nil)
             return try await DraftPhotoUpload(web: web, drafts: kiosks.drafts, work: work).answer(request, context)
         }
-        router.kiosk("POST", "/kiosk/device/reports/:id/submit", kiosks, options: RouteOptions(maxBodyBytes: 16_384)) {
+        group.route("POST", "/device/reports/:id/submit", options: RouteOptions(maxBodyBytes: 16_384)) {
             request, context, kiosk in
             try submit(kiosks, kiosk, request, context)
         }

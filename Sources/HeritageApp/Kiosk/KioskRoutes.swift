@@ -1,21 +1,21 @@
-import Basics
-import FoundationEssentials
 import HTTPServer
-import Mustache
-import PlatformClient
 
-/// Every kiosk route, registered once from `Application`.
+/// The kiosk's routes, registered once from `Application`: the "/kiosk" group, the tablet's screens let
+/// in by its live credential (`Kiosks.admit`; its service worker's script and the enrolment answer
+/// without one), and the "/r" group, the receipts a visitor opens on their own device (`Web.admit`).
+/// The coordinators' kiosk screens are in the "/review" group (`ReviewRoutes`).
 enum KioskRoutes {
     /// The visitor's routes a kiosk credential reaches (the sweep of the tests skips them).
     static let kioskPaths = ["/kiosk"]
 
-    static func register(on router: inout Router, web: Web, drafts: Drafts, settings: KioskSettings, review: Review) {
-        let kiosks = Kiosks(web: web, store: web.stores.kiosks, drafts: drafts, settings: settings)
-        KioskEnrolment.register(on: &router, kiosks: kiosks)
-        KioskAdminScreen.register(on: &router, kiosks: kiosks, review: review)
-        KioskAccountScreen.register(on: &router, kiosks: kiosks, review: review)
-        KioskVisitor.register(on: &router, kiosks: kiosks)
-        KioskDevice.register(on: &router, kiosks: kiosks, publicDir: settings.publicDir)
-        ReceiptScreen.register(on: &router, kiosks: kiosks)
+    static func register(on router: inout Router, kiosks: Kiosks) {
+        router.group("/kiosk", kiosks) { tablet in
+            KioskEnrolment.register(on: &tablet)
+            KioskVisitor.register(on: &tablet)
+            KioskDevice.register(on: &tablet, publicDir: kiosks.settings.publicDir)
+        }
+        router.group("/r", kiosks.web) { receipts in
+            ReceiptScreen.register(on: &receipts, kiosks: kiosks)
+        }
     }
 }

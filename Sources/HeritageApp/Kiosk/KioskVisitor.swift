@@ -8,16 +8,16 @@ import PlatformClient
 /// screen, each with the language buttons. The visitor's unfinished report is the kiosk's visit; the
 /// attract screen, Start and the idle reset (KIO-04) discard it, photos and all. Every page is `no-store`.
 enum KioskVisitor {
-    static func register(on router: inout Router, kiosks: Kiosks) {
-        let web = kiosks.web
-        router.kiosk("GET", "/kiosk", kiosks) { request, context, kiosk in
+    static func register(on group: inout RouteGroup<Kiosks>) {
+        let (kiosks, web) = (group.gate, group.gate.web)
+        group.route("GET", "") { request, context, kiosk in
             // The attract screen means nobody is in the middle of a report: whatever was left goes.
             discard(kiosks, kiosk)
             return try web.render(
                 "kiosk-attract", title: kiosk.siteName, values(kiosks, kiosk, context, step: "attract"),
                 context: context, modules: ["kiosk/main"])
         }
-        router.kiosk("POST", "/kiosk/start", kiosks) { request, context, kiosk in
+        group.route("POST", "/start") { request, context, kiosk in
             let version = request.formValue("app_version").map { String($0.prefix(40)) }
             kiosks.seen(kiosk, appVersion: version.flatMap { Text.hasControlCharacters($0) ? nil : $0 })
             let started = try kiosks.store.startVisit(
@@ -29,7 +29,7 @@ enum KioskVisitor {
             }
             return web.redirect("/kiosk/photos", context: context)
         }
-        router.kiosk("GET", "/kiosk/photos", kiosks) { request, context, kiosk in
+        group.route("GET", "/photos") { request, context, kiosk in
             guard let visit = try kiosks.store.visit(kioskID: kiosk.id) else {
                 return web.redirect("/kiosk", context: context)
             }
@@ -44,7 +44,7 @@ enum KioskVisitor {
         }
         let upload = kiosks.photoUploadOptions()
         let work = kiosks.drafts.photoWork  // the process's photo threads (Drafts.photoWork)
-        router.kioskAsync("POST", "/kiosk/photos", kiosks, options: upload) { request, context, kiosk in
+        group.routeAsync("POST", "/photos", options: upload) { request, context, kiosk in
             guard let visit = try kiosks.store.visit(kioskID: kiosk.id) else {
                 return web.jsonError(
                     "not_found", context.messages["photos.errors.draftNotFound"], status: 404, context: context)
@@ -58,7 +58,7 @@ enum KioskVisitor {
                 platformSessionExpiresAt: nil)
             return try await DraftPhotoUpload(web: web, drafts: kiosks.drafts, work: work).answer(request, context)
         }
-        router.kiosk("GET", "/kiosk/form", kiosks) { request, context, kiosk in
+        group.route("GET", "/form") { request, context, kiosk in
             guard let visit = try kiosks.store.visit(kioskID: kiosk.id) else {
                 return web.redirect("/kiosk", context: context)
             }
@@ -66,18 +66,18 @@ enum KioskVisitor {
             form.name = kiosk.siteName
             return try formPage(kiosks, kiosk, visit, form, context)
         }
-        router.kiosk("POST", "/kiosk/submit", kiosks, options: RouteOptions(maxBodyBytes: 16_384)) {
+        group.route("POST", "/submit", options: RouteOptions(maxBodyBytes: 16_384)) {
             request, context, kiosk in
             try submit(kiosks, kiosk, request, context)
         }
-        router.kiosk("POST", "/kiosk/reset", kiosks) { request, context, kiosk in
+        group.route("POST", "/reset") { request, context, kiosk in
             discard(kiosks, kiosk)
             if context.wantsJSON || request.headers["X-CSRF-Token"] != nil {
                 return web.json(["reset": "ok"], context: context)
             }
             return web.redirect("/kiosk", context: context)
         }
-        router.kiosk("POST", "/kiosk/lang", kiosks) { request, context, kiosk in
+        group.route("POST", "/lang") { request, context, kiosk in
             guard let code = request.formValue("lang"), let language = Language(rawValue: code),
                 kiosk.languages.split(separator: ",").contains(Substring(code))
             else {

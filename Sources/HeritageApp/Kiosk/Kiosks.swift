@@ -128,14 +128,15 @@ extension Web {
     }
 }
 
-extension Router {
-    /// A kiosk route: the tablet's live credential (else the not-enrolled page), the anonymous CSRF token
-    /// on changes, never a volunteer's session; the tablet is seen now.
-    mutating func kiosk(
-        _ method: String, _ pattern: String, _ kiosks: Kiosks, options: RouteOptions = .init(),
+extension RouteGroup where Gate == Kiosks {
+    /// A route of the "/kiosk" group: the tablet's live credential (else the not-enrolled page), the
+    /// anonymous CSRF token on changes, never a volunteer's session; the tablet is seen now (`Kiosks.admit`).
+    mutating func route(
+        _ method: String, _ path: String, options: RouteOptions = .init(),
         _ handler: @escaping @Sendable (Request, WebContext, Kiosk) throws -> Response
     ) {
-        addInline(method: method, pattern: pattern, options: Web.declared(options)) { request in
+        let kiosks = gate
+        addInline(method, path, options: Web.declared(options)) { request in
             do {
                 switch try kiosks.admit(request) {
                 case .answered(let response): return response
@@ -147,11 +148,12 @@ extension Router {
         }
     }
 
-    mutating func kioskAsync(
-        _ method: String, _ pattern: String, _ kiosks: Kiosks, options: RouteOptions = .init(),
+    mutating func routeAsync(
+        _ method: String, _ path: String, options: RouteOptions = .init(),
         _ handler: @escaping @Sendable (Request, WebContext, Kiosk) async throws -> Response
     ) {
-        add(method: method, pattern: pattern, options: Web.declared(options)) { request in
+        let kiosks = gate
+        add(method, path, options: Web.declared(options)) { request in
             do {
                 switch try kiosks.admit(request) {
                 case .answered(let response): return response

@@ -24,9 +24,9 @@ enum ReceiptScreen {
         SignInLimiter.Rule(prefix: "receipt-net:", freeFailures: 50, firstDelay: 15, maximumDelay: 900),
     ]
 
-    static func register(on router: inout Router, kiosks: Kiosks) {
-        let web = kiosks.web
-        router.web("GET", "/r/:code", web, access: .anyone) { request, context in
+    static func register(on group: inout RouteGroup<Web>, kiosks: Kiosks) {
+        let web = group.gate
+        group.route("GET", "/:code", access: .anyone) { request, context in
             if let wait = try limited(web, request, context) { return wait }
             guard let code = Kiosks.normalizedCode(request.parameters["code"] ?? ""),
                 let status = try kiosks.store.receipt(code: code)
@@ -37,7 +37,7 @@ enum ReceiptScreen {
             }
             return try page(web, context, status, notice: request.queryValue("claimed").map { _ in "receipt.claimed" })
         }
-        router.web("POST", "/r/:code/claim", web, access: .page, options: RouteOptions(maxBodyBytes: 4096)) {
+        group.route("POST", "/:code/claim", access: .page, options: RouteOptions(maxBodyBytes: 4096)) {
             request, context in
             let user = try context.requireUser()
             if let wait = try limited(web, request, context) { return wait }

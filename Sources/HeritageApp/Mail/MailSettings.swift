@@ -4,8 +4,9 @@ import Mustache
 /// The volunteer's mail choices on the settings page: a plain form (no JavaScript needed), saved per
 /// user, so the mail worker's queueing (in the decision's transaction) reads them where it runs.
 enum MailSettings {
-    static func register(on router: inout Router, web: Web) {
-        router.web("POST", "/settings/mail", web, access: .page, options: RouteOptions(maxBodyBytes: 4096)) {
+    static func register(on group: inout RouteGroup<Web>) {
+        let web = group.gate
+        group.route("POST", "/settings/mail", access: .page, options: RouteOptions(maxBodyBytes: 4096)) {
             request, context in
             let user = try context.requireUser()
             // An unticked checkbox is not sent at all: absence means off.

@@ -10,9 +10,9 @@ import Mustache
 /// upload checks, up to `Draft.maximumPhotos`); the worker sends them with the report, once, when it is
 /// approved. After that, only the note.
 enum ReporterReply {
-    static func register(on router: inout Router, review: Review, drafts: Drafts) {
+    static func register(on group: inout RouteGroup<Web>, review: Review, drafts: Drafts) {
         let web = review.web
-        router.web("GET", "/reports/:id/reply", web, access: .page) { request, context in
+        group.route("GET", "/reports/:id/reply", access: .page) { request, context in
             let user = try context.requireUser()
             guard let localID = request.parameters["id"],
                 let found = try review.store.reporterView(localID: localID, userID: user.id),
@@ -24,7 +24,7 @@ enum ReporterReply {
             }
             return try page(review, localID: localID, found: found, userID: user.id, form: nil, context: context)
         }
-        router.web("POST", "/reports/:id/reply", web, access: .page, options: RouteOptions(maxBodyBytes: 16_384)) {
+        group.route("POST", "/reports/:id/reply", access: .page, options: RouteOptions(maxBodyBytes: 16_384)) {
             request, context in
             let user = try context.requireUser()
             guard let localID = request.parameters["id"] else { throw HTTPError(404) }
@@ -59,7 +59,7 @@ enum ReporterReply {
             maxBodyBytes: maxBody, maxFiles: 1, maxFileBytes: drafts.options.maxFileBytes,
             beforeBody: { request in PhotoRoutes.uploadGate(request, web: web, drafts: drafts, maxBody: maxBody) })
         let work = drafts.photoWork  // the process's photo threads (Drafts.photoWork)
-        router.webAsync("POST", "/api/reports/:id/reply/photos", web, access: .api, options: upload) {
+        group.routeAsync("POST", "/api/reports/:id/reply/photos", access: .api, options: upload) {
             request, context in
             try await ReplyPhotoUpload(review: review, drafts: drafts, work: work).answer(request, context)
         }

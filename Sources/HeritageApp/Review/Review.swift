@@ -98,69 +98,79 @@ struct Review: Sendable {
     }
 }
 
-extension Router {
-    /// A review route: signed in (else to /signin), at least `role` (else 403), CSRF-checked when it
-    /// changes state (`Review.admit`). The handler gets the user and their role.
-    mutating func review(
-        _ method: String, _ pattern: String, _ review: Review, role: Role = .coordinator,
-        options: RouteOptions = .init(),
+extension RouteGroup where Gate == Review {
+    /// A route of the "/review" group: signed in (else to /signin), at least `role` (else 403), CSRF-checked
+    /// when it changes state (`Web.admit`, then `Review.admit`). The handler gets the user and their role.
+    mutating func route(
+        _ method: String, _ path: String, role: Role = .coordinator, options: RouteOptions = .init(),
         _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
     ) {
-        web(method, pattern, review.web, access: .page, options: Self.reviewOptions(options, review, role: role)) {
-            request, context in
+        let review = gate
+        let wrapped = review.web.authenticated(.page, csrfProtected: Web.changesState(method)) { request, context in
             switch try review.admit(request, context, atLeast: role) {
             case .refused(let page): return page
             case .admitted(let user, let held): return try handler(request, context, user, held)
             }
         }
+        addInline(method, path, options: Self.reviewOptions(options, review, role: role), wrapped)
     }
 
     /// The same for an async handler (one that calls the platform, or runs its work on a pool).
-    mutating func reviewAsync(
-        _ method: String, _ pattern: String, _ review: Review, role: Role = .coordinator,
-        options: RouteOptions = .init(),
+    mutating func routeAsync(
+        _ method: String, _ path: String, role: Role = .coordinator, options: RouteOptions = .init(),
         _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) async throws -> Response
     ) {
-        webAsync(method, pattern, review.web, access: .page, options: Self.reviewOptions(options, review, role: role)) {
-            request, context in
+        let review = gate
+        let wrapped = review.web.authenticated(.page, csrfProtected: Web.changesState(method)) { request, context in
             switch try review.admit(request, context, atLeast: role) {
             case .refused(let page): return page
             case .admitted(let user, let held): return try await handler(request, context, user, held)
             }
         }
+        add(method, path, options: Self.reviewOptions(options, review, role: role), wrapped)
     }
 
-    /// A review route whose work is long (a bulk action over thousands of reports): as `review`, but
-    /// the handler runs on the exports' threads, never on a poll thread.
-    mutating func reviewOnPool(
-        _ method: String, _ pattern: String, _ review: Review, role: Role = .coordinator,
-        options: RouteOptions = .init(),
+    /// A route whose work is long (a bulk action over thousands of reports): as `route`, but the
+    /// handler runs on the exports' threads, never on a poll thread.
+    mutating func routeOnPool(
+        _ method: String, _ path: String, role: Role = .coordinator, options: RouteOptions = .init(),
         _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
     ) {
-        reviewAsync(method, pattern, review, role: role, options: options) { request, context, user, held in
+        let review = gate
+        routeAsync(method, path, role: role, options: options) { request, context, user, held in
             try await review.settings.exports.work.run { try handler(request, context, user, held) }
         }
     }
 
-    /// A large body (a bulk action's ids) is read only for a coordinator: anyone else is answered on
-    /// the head, before a byte of it arrives.
+    /// Last in the group: any other GET or POST under "/review" is let in as the group's routes are, and
+    /// only then not found. A volunteer is refused on every review path alike (403), learning nothing
+    /// of which pages there are; a coordinator gets the 404 page.
+    mutating func unknownPathsAfterAdmission() {
+        let review = gate
+        for method in ["GET", "POST"] {
+            route(method, "/*unknown") { _, context, _, _ in ReviewReportScreen.notFound(review, context) }
+        }
+    }
+
+    /// The review's body limits (`Web.headGated`), and a large body (a bulk action's ids) read only for a
+    /// coordinator: anyone else is answered on the head, before a byte of it arrives.
     private static func reviewOptions(_ options: RouteOptions, _ review: Review, role: Role) -> RouteOptions {
         var options = options
         if options.beforeBody == nil, Web.takesLargeBody(options) {
             options.beforeBody = { request in review.headRefusal(request, role: role) }
         }
-        return options
+        return Web.headGated(options, review.web, .page)
     }
 
     /// An export: a review route that writes a file and an audit row. Asked for by POST with the CSRF
     /// token (the dashboard's buttons); by GET only when the browser vouches it comes from this origin
     /// or the user (`ReviewExports.crossSiteRefusal`). Both read the filter from the query string.
-    mutating func reviewExport(
-        _ pattern: String, _ review: Review,
-        _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
+    mutating func export(
+        _ path: String, _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
     ) {
+        let review = gate
         for method in ["GET", "POST"] {
-            reviewAsync(method, pattern, review) { request, context, user, held in
+            routeAsync(method, path) { request, context, user, held in
                 if method == "GET", let refused = ReviewExports.crossSiteRefusal(request, context, review) {
                     return refused
                 }

@@ -32,8 +32,9 @@ enum ReviewAuditScreen {
             "site_attach", "site_detach", "site_create", "export_sites_csv", "export_sites_geojson",
         ]
 
-    static func register(on router: inout Router, review: Review) {
-        router.review("GET", "/review/audit", review) { request, context, _, _ in
+    static func register(on group: inout RouteGroup<Review>) {
+        let review = group.gate
+        group.route("GET", "/audit") { request, context, _, _ in
             let filter = filter(request)
             let before = request.queryValue("before").flatMap { Int64($0) }
             let entries = try review.store.audit(filter, beforeID: before, limit: pageSize + 1)
@@ -63,7 +64,7 @@ enum ReviewAuditScreen {
             return try review.web.render(
                 "review-audit", title: messages["review.audit.title"], values, context: context)
         }
-        router.reviewExport("/review/audit.csv", review) { request, context, user, _ in
+        group.export("/audit.csv") { request, context, user, _ in
             let filter = filter(request)
             let file = try ExportFile(directory: review.settings.exportsDirectory, suffix: "csv")
             try file.write(

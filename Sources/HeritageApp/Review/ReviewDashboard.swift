@@ -15,15 +15,16 @@ enum ReviewDashboard {
     /// Up to `bulkLimit` ticked ids besides the filter's and the form's own fields.
     static let bulkOptions = RouteOptions(maxBodyBytes: 4 * 1024 * 1024, maxFields: bulkLimit + 100)
 
-    static func register(on router: inout Router, review: Review) {
-        router.review("GET", "/review", review) { request, context, _, role in
+    static func register(on group: inout RouteGroup<Review>) {
+        let review = group.gate
+        group.route("GET", "") { request, context, _, role in
             try page(review, context, query: ReviewQuery(request.query), role: role)
         }
-        router.reviewOnPool("POST", "/review/bulk", review, options: bulkOptions) {
+        group.routeOnPool("POST", "/bulk", options: bulkOptions) {
             request, context, user, _ in
             try bulk(review, request, context, user: user)
         }
-        router.reviewOnPool("POST", "/review/bulk/undo", review, options: bulkOptions) {
+        group.routeOnPool("POST", "/bulk/undo", options: bulkOptions) {
             request, context, user, _ in
             try undo(review, request, context, user: user)
         }

@@ -14,8 +14,9 @@ import PlatformClient
 enum ReviewExports {
     static let batch = 1000
 
-    static func register(on router: inout Router, review: Review) {
-        router.reviewExport("/review/export.csv", review) { request, context, user, _ in
+    static func register(on group: inout RouteGroup<Review>) {
+        let review = group.gate
+        group.export("/export.csv") { request, context, user, _ in
             let query = ReviewQuery(request.query)
             let file = try ExportFile(directory: review.settings.exportsDirectory, suffix: "csv")
             try file.write(CSV.byteOrderMark + CSV.line(csvHeader))
@@ -25,12 +26,12 @@ enum ReviewExports {
             return try file.response(
                 request, context, type: "text/csv; charset=utf-8", name: "reports.csv")
         }
-        router.reviewExport("/review/export.geojson", review) { request, context, user, _ in
+        group.export("/export.geojson") { request, context, user, _ in
             try geoJSON(review, request, context, user: user, audited: true)
         }
         // The dashboard's map: the same features (at most `mapLimit`), a view rather than an export, so
         // without the reporters' e-mails (nor an audit row).
-        router.review("GET", "/review/map.geojson", review) { request, context, user, _ in
+        group.route("GET", "/map.geojson") { request, context, user, _ in
             try geoJSON(review, request, context, user: user, audited: false)
         }
     }

@@ -6,13 +6,14 @@ import Mustache
 /// them by mail (NOT-02), and `/review/mail` (administrators), the messages the mail server refused for
 /// good, each with a retry button (NOT-04). Plain forms, no JavaScript.
 enum ReviewMailScreens {
-    static func register(on router: inout Router, review: Review) {
-        router.review("GET", "/review/settings", review) { request, context, user, role in
+    static func register(on group: inout RouteGroup<Review>) {
+        let review = group.gate
+        group.route("GET", "/settings") { request, context, user, role in
             let saved = request.queryValue("saved").map { _ in context.messages["coordinatorMail.saved"] }
             let choice = try review.web.stores.coordinatorMail.coordinatorChoice(userID: user.id)
             return try settingsPage(review, context, choice, isAdmin: role == .admin, notice: saved)
         }
-        router.review("POST", "/review/settings", review, options: RouteOptions(maxBodyBytes: 4096)) {
+        group.route("POST", "/settings", options: RouteOptions(maxBodyBytes: 4096)) {
             request, context, user, role in
             let messages = context.messages
             let mode = CoordinatorChoice.Mode(rawValue: request.formValue("mode") ?? "")
@@ -39,12 +40,11 @@ enum ReviewMailScreens {
             }
             return review.web.redirect("/review/settings?saved=1", context: context)
         }
-        router.review("GET", "/review/mail", review, role: .admin) { request, context, _, _ in
+        group.route("GET", "/mail", role: .admin) { request, context, _, _ in
             let notice = request.queryValue("retried").map { _ in context.messages["failedMail.retried"] }
             return try failedPage(review, context, notice: notice)
         }
-        router.review("POST", "/review/mail/:id/retry", review, role: .admin, options: RouteOptions(maxBodyBytes: 1024))
-        {
+        group.route("POST", "/mail/:id/retry", role: .admin, options: RouteOptions(maxBodyBytes: 1024)) {
             request, context, _, _ in
             guard let id = request.parameters["id"].flatMap({ Int64($0) }) else { throw HTTPError(404) }
             guard try review.web.stores.coordinatorMail.retryFailed(id: id, now: WallClock.now()) else {

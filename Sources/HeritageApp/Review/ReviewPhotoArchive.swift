@@ -16,8 +16,9 @@ enum ReviewPhotoArchive {
     /// ZIP without its ZIP64 extension: at most 65,535 entries and 4 GiB.
     static let maxEntries = 65_000
 
-    static func register(on router: inout Router, review: Review) {
-        router.reviewExport("/review/export.zip", review) { request, context, user, _ in
+    static func register(on group: inout RouteGroup<Review>) {
+        let review = group.gate
+        group.export("/export.zip") { request, context, user, _ in
             let query = ReviewQuery(request.query)
             let file = try ExportFile(directory: review.settings.exportsDirectory, suffix: "zip")
             let zip = ZipWriter(file: file, now: WallClock.now())

@@ -9,8 +9,9 @@ import Mustache
 /// `/review/reports/{id}` (REV-06): the photos large with each one's location, accuracy and time, the
 /// fields, the reports within 250 m, the history (audit rows, delivery attempts); and its actions.
 enum ReviewReportScreen {
-    static func register(on router: inout Router, review: Review) {
-        router.review("GET", "/review/reports/:id", review) { request, context, user, _ in
+    static func register(on group: inout RouteGroup<Review>) {
+        let review = group.gate
+        group.route("GET", "/reports/:id") { request, context, user, _ in
             guard let id = request.parameters["id"].flatMap({ Int64($0) }), let row = try review.store.row(id: id)
             else { return notFound(review, context) }
             let notice = request.queryValue("done").map { _ in context.messages["review.outcome.done"] }
@@ -18,7 +19,7 @@ enum ReviewReportScreen {
                 review, context, row: row, user: user, notice: notice, status: 200, query: ReviewQuery(request.query),
                 triage: request.queryValue("triage") == "1", undo: ReviewTriage.UndoMark(request.query))
         }
-        router.review("POST", "/review/reports/:id/action", review, options: RouteOptions(maxBodyBytes: 65_536)) {
+        group.route("POST", "/reports/:id/action", options: RouteOptions(maxBodyBytes: 65_536)) {
             request, context, user, _ in
             guard let id = request.parameters["id"].flatMap({ Int64($0) }) else { return notFound(review, context) }
             let posted = request.formValue("action") ?? ""
@@ -60,10 +61,10 @@ enum ReviewReportScreen {
                 notice: ReviewPresentation.outcome(outcome, messages: context.messages), status: 409, isError: true,
                 query: query, triage: triage)
         }
-        router.review("GET", "/review/photos/:photo/thumb", review) { request, context, _, _ in
+        group.route("GET", "/photos/:photo/thumb") { request, context, _, _ in
             photo(review, request, context, thumbnail: true)
         }
-        router.review("GET", "/review/photos/:photo", review) { request, context, _, _ in
+        group.route("GET", "/photos/:photo") { request, context, _, _ in
             photo(review, request, context, thumbnail: false)
         }
     }

@@ -7,8 +7,9 @@ import Mustache
 /// order of the dashboard's filter carried in the address, with an Undo of the decision for
 /// `ReviewAction.undoWindowSeconds`; `/review/triage` finds that next report, or says that nothing waits.
 enum ReviewTriage {
-    static func register(on router: inout Router, review: Review) {
-        router.review("GET", "/review/triage", review) { request, context, user, _ in
+    static func register(on group: inout RouteGroup<Review>) {
+        let review = group.gate
+        group.route("GET", "/triage") { request, context, user, _ in
             let query = ReviewQuery(request.query)
             let from = try request.queryValue("from").flatMap { Int64($0) }.flatMap { try review.store.row(id: $0) }
             let undo = UndoMark(request.query)

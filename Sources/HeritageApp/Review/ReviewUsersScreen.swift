@@ -5,13 +5,14 @@ import Mustache
 /// `/review/users` (admins only): who has which role, and grant, confirm or revoke by form. A pending
 /// grant (no account bound yet) is shown so, with the first sign-in waiting for confirmation (REV-10).
 enum ReviewUsersScreen {
-    static func register(on router: inout Router, review: Review) {
-        router.review("GET", "/review/users", review, role: .admin) { request, context, _, _ in
+    static func register(on group: inout RouteGroup<Review>) {
+        let review = group.gate
+        group.route("GET", "/users", role: .admin) { request, context, _, _ in
             try page(
                 review, context, notice: request.queryValue("done").map { _ in context.messages["review.outcome.done"] }
             )
         }
-        router.review("POST", "/review/users", review, role: .admin, options: RouteOptions(maxBodyBytes: 16_384)) {
+        group.route("POST", "/users", role: .admin, options: RouteOptions(maxBodyBytes: 16_384)) {
             request, context, user, _ in
             let email = GrantEmail.normalized(String((request.formValue("email") ?? "").prefix(320)))
             guard email.contains("@"), !Text.hasControlCharacters(email) else {

@@ -6,8 +6,9 @@ import Mustache
 /// Report creation (CRE-01..11): camera preview, photo strip, map, Continue. The page resumes the
 /// user's open draft or starts one; its photos go to the server as they are taken (`PhotoRoutes`).
 enum CreateScreen {
-    static func register(on router: inout Router, web: Web, drafts: Drafts) {
-        router.web("GET", "/reports/new", web, access: .page) { request, context in
+    static func register(on group: inout RouteGroup<Web>, drafts: Drafts) {
+        let web = group.gate
+        group.route("GET", "/reports/new", access: .page) { request, context in
             let user = try context.requireUser()
             let now = WallClock.now()
             let (draft, isNew) = try drafts.open(userID: user.id, now: now)
@@ -16,7 +17,7 @@ enum CreateScreen {
             return try page(web, context, drafts: drafts, draft: draft, expiryNotice: notice)
         }
         // Cancel (CRE-01): the draft and every photo file go; back to the list.
-        router.web("POST", "/reports/new/cancel", web, access: .page) { _, context in
+        group.route("POST", "/reports/new/cancel", access: .page) { _, context in
             try drafts.cancel(userID: try context.requireUser().id)
             return web.redirect("/reports", context: context)
         }

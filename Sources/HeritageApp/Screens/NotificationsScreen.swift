@@ -6,8 +6,9 @@ import Mustache
 /// first, unread ones marked: the same events mail would carry, whether mail is configured or not.
 /// Plain links, no JavaScript: opening one marks it read and goes to what it is about.
 enum NotificationsScreen {
-    static func register(on router: inout Router, web: Web) {
-        router.web("GET", "/notifications", web, access: .page) { _, context in
+    static func register(on group: inout RouteGroup<Web>) {
+        let web = group.gate
+        group.route("GET", "/notifications", access: .page) { _, context in
             let user = try context.requireUser()
             let rows = try web.stores.notifications.notifications(userID: user.id, limit: 100)
             let items: [MustacheValue] = rows.map { row in
@@ -24,7 +25,7 @@ enum NotificationsScreen {
                 ["items": .array(items), "hasItems": .bool(!items.isEmpty)],
                 context: context)
         }
-        router.web("GET", "/notifications/:id", web, access: .page) { request, context in
+        group.route("GET", "/notifications/:id", access: .page) { request, context in
             let user = try context.requireUser()
             guard let id = request.parameters["id"].flatMap({ Int64($0) }),
                 let row = try web.stores.notifications.markRead(id: id, userID: user.id, now: WallClock.now())

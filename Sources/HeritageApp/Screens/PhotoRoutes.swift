@@ -8,7 +8,8 @@ import PlatformClient
 /// their owner only. Nothing uploaded is ever served as HTML or script: the type is the one libvips
 /// recognised, with nosniff and a CSP that allows nothing.
 enum PhotoRoutes {
-    static func register(on router: inout Router, web: Web, drafts: Drafts) {
+    static func register(on group: inout RouteGroup<Web>, drafts: Drafts) {
+        let web = group.gate
         // The body limit of this route is one photo plus its few text fields; the session, the CSRF
         // header, the size and the room for it are checked on the head, before a byte of body is read.
         let maxBody = drafts.options.maxFileBytes + 64 * 1024
@@ -17,20 +18,20 @@ enum PhotoRoutes {
             beforeBody: { request in uploadGate(request, web: web, drafts: drafts, maxBody: maxBody) })
         // Decoding and fsync block: on the process's photo threads (`Drafts.photoWork`).
         let work = drafts.photoWork
-        router.webAsync("POST", "/api/drafts/:id/photos", web, access: .api, options: upload) { request, context in
+        group.routeAsync("POST", "/api/drafts/:id/photos", access: .api, options: upload) { request, context in
             try await DraftPhotoUpload(web: web, drafts: drafts, work: work).answer(request, context)
         }
-        router.web("DELETE", "/api/drafts/:id/photos/:photo", web, access: .api) { request, context in
+        group.route("DELETE", "/api/drafts/:id/photos/:photo", access: .api) { request, context in
             try remove(request, context, web: web, drafts: drafts)
         }
         // The same by form (SUB-04 without JavaScript): back to the page it came from.
-        router.web("POST", "/api/drafts/:id/photos/:photo/delete", web, access: .page) { request, context in
+        group.route("POST", "/api/drafts/:id/photos/:photo/delete", access: .page) { request, context in
             try remove(request, context, web: web, drafts: drafts)
         }
-        router.web("GET", "/photos/:photo/thumb", web, access: .page) { request, context in
+        group.route("GET", "/photos/:photo/thumb", access: .page) { request, context in
             try serve(request, context, web: web, drafts: drafts, thumbnail: true)
         }
-        router.web("GET", "/photos/:photo", web, access: .page) { request, context in
+        group.route("GET", "/photos/:photo", access: .page) { request, context in
             try serve(request, context, web: web, drafts: drafts, thumbnail: false)
         }
     }

@@ -18,11 +18,12 @@ enum ReportListScreen {
     /// The most rows one page renders, whatever `show` asks.
     static let maximumShown = 5_000
 
-    static func register(on router: inout Router, web: Web) {
+    static func register(on group: inout RouteGroup<Web>) {
+        let web = group.gate
         let reports = ReportList(store: web.stores.reports, files: PhotoFiles(directory: web.photosDirectory))
         let rendered = RenderedRows()
         let kept = KeptPages(maximumBytes: web.keptListBytes)
-        router.web("GET", "/reports", web, access: .page) { request, context in
+        group.route("GET", "/reports", access: .page) { request, context in
             let user = try context.requireUser()
             let tag = try listTag(.page, request, context, version: context.listVersion)
             if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
@@ -57,7 +58,7 @@ enum ReportListScreen {
             kept.keep(tag, parts)
             return deliver(response, parts, token: token, gzip: gzip, tag)
         }
-        router.web("GET", "/api/reports", web, access: .api) { request, context in
+        group.route("GET", "/api/reports", access: .api) { request, context in
             let user = try context.requireUser()
             let tag = try listTag(.rows, request, context, version: context.listVersion)
             if let unchanged = request.notModified(tag: tag, headers: revalidated) { return context.finish(unchanged) }
@@ -78,7 +79,7 @@ enum ReportListScreen {
             kept.keep(tag, parts)
             return deliver(response, parts, token: "", gzip: gzip, tag)
         }
-        router.webAsync("POST", "/api/reports/refresh", web, access: .api) { request, context in
+        group.routeAsync("POST", "/api/reports/refresh", access: .api) { request, context in
             let user = try context.requireUser()
             let limit = shown(request)
             do {
@@ -97,7 +98,7 @@ enum ReportListScreen {
             }
             return try rowsAnswer(web, context, reports.page(userID: user.id, limit: limit), rendered: rendered)
         }
-        router.webAsync("POST", "/reports/:id/delete", web, access: .page) { request, context in
+        group.routeAsync("POST", "/reports/:id/delete", access: .page) { request, context in
             // The page's delete form carries how many rows it showed, so that the list comes back as long.
             let shown = shownCount(request.formValue("show"))
             return try await delete(request.parameters["id"] ?? "", context, web: web, reports: reports, shown: shown)

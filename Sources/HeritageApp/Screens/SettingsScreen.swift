@@ -9,8 +9,9 @@ import PlatformClient
 /// apply on every device; other pages read them from `context.user?.settings` / `settings()` of
 /// `Public/js/core/settings.js`.
 enum SettingsScreen {
-    static func register(on router: inout Router, web: Web) {
-        router.web("GET", "/settings", web, access: .page) { request, context in
+    static func register(on group: inout RouteGroup<Web>) {
+        let web = group.gate
+        group.route("GET", "/settings", access: .page) { request, context in
             let saved = request.queryValue("saved") == "1" ? context.messages["settings.saved"] : nil
             let ended = request.queryValue("ended").flatMap { Int($0) }.map {
                 context.messages.format("settings.sessions.ended", ["n": String($0)])
@@ -18,14 +19,14 @@ enum SettingsScreen {
             return try page(web, context, errors: [:], saved: saved, ended: ended)
         }
         // "Sign out of every other device": every session of the user but this one ends.
-        router.web("POST", "/settings/sessions/end-others", web, access: .page) { _, context in
+        group.route("POST", "/settings/sessions/end-others", access: .page) { _, context in
             guard let session = context.session else { throw HTTPError(401) }
             let count = try web.sessions.endOthers(of: session)
             web.log.security("session.endOthers", ["user": String(session.userID), "ended": String(count)])
             return web.redirect("/settings?ended=\(count)", context: context)
         }
-        MailSettings.register(on: &router, web: web)
-        router.web("POST", "/settings", web, access: .page, options: RouteOptions(maxBodyBytes: 16_384)) {
+        MailSettings.register(on: &group)
+        group.route("POST", "/settings", access: .page, options: RouteOptions(maxBodyBytes: 16_384)) {
             request, context in
             try save(request, context, web: web)
         }

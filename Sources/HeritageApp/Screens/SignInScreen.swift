@@ -7,22 +7,23 @@ import PlatformClient
 /// The page works without JavaScript: the form posts, the server checks exactly what the browser
 /// checks (`SignInForm`) and re-shows the page with the same messages.
 enum SignInScreen {
-    static func register(on router: inout Router, web: Web) {
-        router.web("GET", "/signin", web, access: .anyone) { request, context in
+    static func register(on group: inout RouteGroup<Web>) {
+        let web = group.gate
+        group.route("GET", "/signin", access: .anyone) { request, context in
             if context.user != nil { return web.redirect("/reports", context: context) }
             let notice = request.queryValue("notice").flatMap { ["expired", "signedOut"].contains($0) ? $0 : nil }
             return try page(
                 web, context, form: SignInForm(), notice: notice.map { context.messages["signin.notice.\($0)"] })
         }
         // A sign-in form is a few hundred bytes: anything near 64 KB is not one (413 before parsing).
-        router.webAsync("POST", "/signin", web, access: .anyone, options: RouteOptions(maxBodyBytes: 65_536)) {
+        group.routeAsync("POST", "/signin", access: .anyone, options: RouteOptions(maxBodyBytes: 65_536)) {
             request, context in
             try await signIn(request, context, web: web)
         }
-        router.web("GET", "/forgot-password", web, access: .anyone) { _, context in
+        group.route("GET", "/forgot-password", access: .anyone) { _, context in
             try web.render("forgot", title: context.messages["forgot.title"], context: context)
         }
-        router.web("POST", "/signout", web, access: .page) { _, context in
+        group.route("POST", "/signout", access: .page) { _, context in
             var context = context
             if let session = context.session { try web.sessions.delete(session: session) }
             context.cookies.append(web.expiredCookie(web.sessionCookieName))

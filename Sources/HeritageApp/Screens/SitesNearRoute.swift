@@ -24,8 +24,9 @@ enum SitesNearRoute {
         var sites: [NearSite]
     }
 
-    static func register(on router: inout Router, web: Web) {
-        router.web("GET", "/api/sites/near", web, access: .api) { request, context in
+    static func register(on group: inout RouteGroup<Web>) {
+        let web = group.gate
+        group.route("GET", "/api/sites/near", access: .api) { request, context in
             _ = try context.requireUser()
             guard let latitude = request.queryValue("lat").flatMap({ Double(String($0.prefix(32))) }),
                 let longitude = request.queryValue("lon").flatMap({ Double(String($0.prefix(32))) }),

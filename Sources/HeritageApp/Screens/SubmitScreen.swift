@@ -7,8 +7,9 @@ import PlatformClient
 /// Report submission (SUB-01..06): the fields, the photo row with its X and a camera tile, Submit.
 /// Submit validates, queues the report at once and lands on the list; the transfer is the worker's.
 enum SubmitScreen {
-    static func register(on router: inout Router, web: Web, drafts: Drafts) {
-        router.web("GET", "/reports/new/submit", web, access: .page) { request, context in
+    static func register(on group: inout RouteGroup<Web>, drafts: Drafts) {
+        let web = group.gate
+        group.route("GET", "/reports/new/submit", access: .page) { request, context in
             let user = try context.requireUser()
             let now = WallClock.now()
             let (draft, isNew) = try drafts.open(userID: user.id, now: now)
@@ -17,11 +18,11 @@ enum SubmitScreen {
             return try page(
                 web, context, drafts: drafts, draft: draft, form: SubmitForm(), token: newToken(), expiryNotice: notice)
         }
-        router.web("POST", "/reports/new/submit", web, access: .page) { request, context in
+        group.route("POST", "/reports/new/submit", access: .page) { request, context in
             try submit(request, context, web: web, drafts: drafts)
         }
-        SitesNearRoute.register(on: &router, web: web)
-        router.web("GET", "/api/drafts/:id/suggestions", web, access: .api) { request, context in
+        SitesNearRoute.register(on: &group)
+        group.route("GET", "/api/drafts/:id/suggestions", access: .api) { request, context in
             let user = try context.requireUser()
             guard let id = request.parameters["id"],
                 let draft = try drafts.current(localID: id, userID: user.id, now: WallClock.now())

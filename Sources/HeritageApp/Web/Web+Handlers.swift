@@ -157,22 +157,23 @@ extension Web {
     }
 }
 
-extension Router {
-    /// Registers a web route: `access` says who may call it; every method but GET/HEAD is CSRF-checked.
-    mutating func web(
-        _ method: String, _ pattern: String, _ web: Web, access: Access, options: RouteOptions = .init(),
+extension RouteGroup where Gate == Web {
+    /// A route of the volunteer's screens (or the receipts'): `access` says who may call it; every method
+    /// but GET/HEAD is CSRF-checked (`Web.admit`).
+    mutating func route(
+        _ method: String, _ path: String, access: Access, options: RouteOptions = .init(),
         _ handler: @escaping Web.PageHandler
     ) {
-        let wrapped = web.authenticated(access, csrfProtected: Web.changesState(method), handler)
-        addInline(method: method, pattern: pattern, options: Web.headGated(options, web, access), handler: wrapped)
+        let wrapped = gate.authenticated(access, csrfProtected: Web.changesState(method), handler)
+        addInline(method, path, options: Web.headGated(options, gate, access), wrapped)
     }
 
     /// The same for an async handler (one that calls the platform).
-    mutating func webAsync(
-        _ method: String, _ pattern: String, _ web: Web, access: Access, options: RouteOptions = .init(),
+    mutating func routeAsync(
+        _ method: String, _ path: String, access: Access, options: RouteOptions = .init(),
         _ handler: @escaping Web.AsyncPageHandler
     ) {
-        let wrapped = web.authenticated(access, csrfProtected: Web.changesState(method), handler)
-        add(method: method, pattern: pattern, options: Web.headGated(options, web, access), handler: wrapped)
+        let wrapped = gate.authenticated(access, csrfProtected: Web.changesState(method), handler)
+        add(method, path, options: Web.headGated(options, gate, access), wrapped)
     }
 }

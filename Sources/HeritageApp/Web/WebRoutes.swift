@@ -1,21 +1,25 @@
 import HTTPServer
 
-/// Every route of the screens, registered once from `Application`. A new screen adds one line here
-/// (its own `register`), see docs/WEB.md.
+/// The volunteer's routes: the group at the root ("/", "/reports", "/api/…", "/settings", …), each let
+/// in by `Web.admit` with the access it names (`.anyone`, `.page`, `.api`). Registered once from
+/// `Application`; a new screen adds one line here (its own `register`), see docs/WEB.md.
 enum WebRoutes {
-    static func register(on router: inout Router, web: Web, drafts: Drafts) {
-        // "/" is the door: signed-out visitors see sign-in (LOG-01), signed-in ones their list.
-        router.web("GET", "/", web, access: .anyone) { _, context in
-            web.redirect(context.user == nil ? "/signin" : "/reports", context: context)
+    static func register(on router: inout Router, web: Web, drafts: Drafts, review: Review) {
+        router.group("", web) { volunteer in
+            // "/" is the door: signed-out visitors see sign-in (LOG-01), signed-in ones their list.
+            volunteer.route("GET", "/", access: .anyone) { _, context in
+                web.redirect(context.user == nil ? "/signin" : "/reports", context: context)
+            }
+            volunteer.route("POST", "/lang", access: .anyone) { request, context in
+                LanguageSwitch.answer(request, context, web: web)
+            }
+            SignInScreen.register(on: &volunteer)
+            ReportListScreen.register(on: &volunteer)
+            SettingsScreen.register(on: &volunteer)
+            NotificationsScreen.register(on: &volunteer)
+            DraftRoutes.register(on: &volunteer, drafts: drafts)
+            ReporterReply.register(on: &volunteer, review: review, drafts: drafts)
         }
-        router.web("POST", "/lang", web, access: .anyone) { request, context in
-            LanguageSwitch.answer(request, context, web: web)
-        }
-        SignInScreen.register(on: &router, web: web)
-        ReportListScreen.register(on: &router, web: web)
-        SettingsScreen.register(on: &router, web: web)
-        NotificationsScreen.register(on: &router, web: web)
-        DraftRoutes.register(on: &router, web: web, drafts: drafts)
     }
 }
 

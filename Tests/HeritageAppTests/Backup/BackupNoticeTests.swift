@@ -5,34 +5,50 @@ import Testing
 @testable import HeritageApp
 
 /// `/review` tells administrators, and only them, when the last successful scheduled backup is
-/// older than two intervals (OPS-03), with the real server and the real backup schedule of `har serve`.
+/// older than two intervals (OPS-03), with the real server and the backup schedule it starts itself
+/// (`Application.start`, as `har serve` does).
 @Suite(.serialized) struct BackupNoticeTests {
-    /// The schedule `har serve` starts, on the in-process server's metrics.
-    static func schedule(_ server: RunningServer) throws -> BackupSchedule {
-        let schedule = try #require(
-            BackupSchedule(
-                configuration: server.application.configuration, metrics: server.application.metrics.backups,
-                log: Log()))
-        try schedule.start()
-        return schedule
+    /// A report of another volunteer with one photo whose file is damaged on disk (2 bytes where its row
+    /// says 10), written into the data folder before the server starts: every backup of it fails.
+    static func seedDamagedPhoto(_ dataDir: String) throws {
+        let now = Date().timeIntervalSince1970
+        try sqlite(
+            dataDir,
+            "INSERT INTO users (email, created_at, updated_at) VALUES ('owner@example.org', \(now), \(now))")
+        try sqlite(
+            dataDir,
+            """
+            INSERT INTO reports (user_id, local_id, state, name, designation, condition, grade, latitude, longitude,
+                accuracy, creation_time, submitted_at, submit_token, updated_at)
+            SELECT id, lower(hex(randomblob(16))), 'queued', 'Damaged photo 1', 'LB', 'poor', 'II', 48.85, 2.35, 8,
+                \(now), \(now), lower(hex(randomblob(16))), \(now) FROM users WHERE email = 'owner@example.org'
+            """)
+        try sqlite(
+            dataDir,
+            """
+            INSERT INTO photos (report_id, local_id, position, content_type, size, sha256, latitude, longitude,
+                accuracy, captured_at, created_at)
+            SELECT id, lower(hex(randomblob(16))), 0, 'image/jpeg', 10, 'x', latitude, longitude, 8,
+                '2026-05-01T10:00:00Z', \(now) FROM reports WHERE name = 'Damaged photo 1'
+            """)
+        let localID = try sqlite(dataDir, "SELECT local_id FROM photos").trimmingCharacters(in: .newlines)
+        try FileManager.default.createDirectory(atPath: dataDir + "/photos", withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: dataDir + "/photos/" + localID, contents: Data([1, 2])))
     }
 
     /// OPS-03: the newest backup in `backup_dir` is three days old with a daily interval, and every
-    /// new backup fails (a photo file damaged on disk): an administrator's dashboard says so, in
-    /// English and in French; a coordinator's does not.
+    /// new backup fails (a photo file damaged on disk before the server starts, so that the schedule
+    /// the server starts finds it at its first run, due at once): an administrator's dashboard says
+    /// so, in English and in French; a coordinator's does not.
     @Test func ops03ReviewTellsAdminsWhenTheLastBackupIsOlderThanTwoIntervals() async throws {
         let backups = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: backups) }
         let old = Date().timeIntervalSince1970 - 3 * 86_400
         let oldName = BackupCommand.defaultPath(in: backups, now: old)
         #expect(FileManager.default.createFile(atPath: oldName, contents: Data()))
-        let server = try ReviewTests.server(["HAR_BACKUP_DIR": backups, "HAR_BACKUP_INTERVAL": "86400"])
+        let server = try ReviewTests.server(
+            ["HAR_BACKUP_DIR": backups, "HAR_BACKUP_INTERVAL": "86400"], beforeStart: Self.seedDamagedPhoto)
         let coordinator = try await SignedInClient(server, email: ReviewTests.coordinator)
-        try ReviewTests.insertReports(server, email: coordinator.email, count: 1, prefix: "Damaged photo")
-        let localID = try sqlite(server.dataDir, "SELECT local_id FROM photos").trimmingCharacters(in: .newlines)
-        #expect(FileManager.default.createFile(atPath: server.dataDir + "/photos/" + localID, contents: Data([1, 2])))
-        let schedule = try Self.schedule(server)
-        defer { schedule.stop() }
         try await waitUntil("a scheduled backup has failed", timeout: 60) {
             server.application.metrics.backups.text.contains("har_backup_failures_total 1")
         }
@@ -60,8 +76,6 @@ import Testing
         let recent = BackupCommand.defaultPath(in: backups, now: Date().timeIntervalSince1970 - 3600)
         #expect(FileManager.default.createFile(atPath: recent, contents: Data()))
         let server = try ReviewTests.server(["HAR_BACKUP_DIR": backups, "HAR_BACKUP_INTERVAL": "86400"])
-        let schedule = try Self.schedule(server)
-        defer { schedule.stop() }
         let admin = try await SignedInClient(server, email: ReviewTests.coordinator)
         try server.application.stores.review.grant(
             email: ReviewTests.coordinator, role: .admin, actor: "test", now: Date().timeIntervalSince1970)

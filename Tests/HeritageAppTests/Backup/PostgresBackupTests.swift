@@ -193,14 +193,8 @@ struct PostgresScheduledBackupTests {
         let nodes = try ["node-a", "node-b"].map {
             try RunningServer(environment: environment.merging(["HAR_NODE_ID": $0]) { $1 })
         }
-        let schedules = try nodes.map { node in
-            try #require(
-                BackupSchedule(
-                    configuration: node.application.configuration, metrics: node.application.metrics.backups,
-                    log: Log(), stores: node.application.stores))
-        }
-        for schedule in schedules { try schedule.start() }
-        defer { for schedule in schedules { schedule.stop() } }
+        // Each node's schedule started with it (`Application.start`), as `har serve`'s does.
+        #expect(nodes.allSatisfy { $0.application.backups != nil })
         let metrics = nodes.map { $0.application.metrics.backups }
         try await waitUntil("one node has made the backup and the other passed its turn", timeout: 60) {
             metrics.map(\.text).contains { $0.contains("har_backup_turns_passed_total 1") }

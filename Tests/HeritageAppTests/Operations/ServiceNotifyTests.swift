@@ -23,6 +23,20 @@ import Testing
         _ = try await socket.waitFor("STOPPING=1")
     }
 
+    /// The start-up is one place, `Application.start`: the application built in-process (as tests build
+    /// it, with a service manager's environment given) says it is ready, pings the watchdog, and says it
+    /// stops from `stop`, with no step of `har serve`'s own.
+    @Test func applicationStartSaysReadyAndStopSaysStopping() async throws {
+        let folder = TemporaryDirectory(prefix: "har-notify")
+        let socket = try NotifySocket(path: folder.file("notify"))
+        let server = try RunningServer(serviceEnvironment: ["NOTIFY_SOCKET": socket.path, "WATCHDOG_USEC": "200000"])
+        let ready = try await socket.waitFor("READY=1")
+        #expect(ready.contains("STATUS=serving on port \(server.port)"))
+        _ = try await socket.waitFor("WATCHDOG=1")
+        await server.stop()
+        _ = try await socket.waitFor("STOPPING=1")
+    }
+
     @Test func nothingIsSentWithoutNotifySocketAndStartIsUnchanged() async throws {
         let server = try await ServeProcess()
         #expect(try await curl(server.baseURL + "/healthz").status == 200)

@@ -11,7 +11,9 @@ import Testing
     static let coordinator = "coord.\(UUID().uuidString.prefix(6).lowercased())@example.org"
 
     /// A server with `coordinator` named by `HAR_COORDINATORS` and the worker off unless asked.
-    static func server(_ extra: [String: String] = [:]) throws -> RunningServer {
+    static func server(
+        _ extra: [String: String] = [:], beforeStart: (_ dataDir: String) throws -> Void = { _ in }
+    ) throws -> RunningServer {
         var environment = [
             // The domain's case does not count; the local part's does (REV-10, `GrantEmail`).
             "HAR_COORDINATORS": "someone@example.org, \(coordinator.replacing("@example.org", with: "@EXAMPLE.org"))",
@@ -19,7 +21,7 @@ import Testing
         ]
         environment["HAR_WORKER_ENABLED"] = "false"
         environment.merge(extra) { $1 }
-        return try RunningServer(environment: environment)
+        return try RunningServer(environment: environment, beforeStart: beforeStart)
     }
 
     /// What a browser says of a request made from one of the site's own pages (Fetch Metadata).

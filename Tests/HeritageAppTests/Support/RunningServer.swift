@@ -23,8 +23,13 @@ final class RunningServer: ServerUnderTest, @unchecked Sendable {
     private let lock = NSLock()
     private var stopped = false
 
-    /// Builds and starts the application; `environment` holds `HAR_` variables as `har serve` reads them.
-    init(environment extra: [String: String] = [:], dataDir: String? = nil) throws {
+    /// Builds and starts the application; `environment` holds `HAR_` variables as `har serve` reads them,
+    /// `serviceEnvironment` what a service manager sets (`NOTIFY_SOCKET`). `beforeStart` is given the
+    /// data folder of the built application before it starts (data a start-up step must find there).
+    init(
+        environment extra: [String: String] = [:], dataDir: String? = nil, serviceEnvironment: [String: String] = [:],
+        beforeStart: (_ dataDir: String) throws -> Void = { _ in }
+    ) throws {
         let folder = try dataDir ?? TestPaths.temporaryDirectory()
         var environment = [
             "HAR_PORT": "0", "HAR_DATA_DIR": folder, "HAR_ACCESS_LOG": "false",
@@ -36,8 +41,11 @@ final class RunningServer: ServerUnderTest, @unchecked Sendable {
         environment.merge(extra) { $1 }
         self.dataDir = environment["HAR_DATA_DIR"] ?? folder
         let configuration = try Configuration.load(file: nil, environment: environment)
-        application = try buildApplication(configuration: configuration, platformExecutable: TestPaths.harExecutable)
+        application = try buildApplication(
+            configuration: configuration, platformExecutable: TestPaths.harExecutable,
+            serviceEnvironment: serviceEnvironment)
         do {
+            try beforeStart(self.dataDir)
             try application.start()
         } catch {
             application.stop(gracePeriod: 0)

@@ -46,8 +46,9 @@ enum ReportSiteSection {
             : ReviewPresentation.decimal(metres / 1000, digits: 1) + " km"
     }
 
-    static func register(on router: inout Router, review: Review) {
-        router.review("POST", "/review/reports/:id/site", review, options: RouteOptions(maxBodyBytes: 16_384)) {
+    static func register(on group: inout RouteGroup<Review>) {
+        let review = group.gate
+        group.route("POST", "/reports/:id/site", options: RouteOptions(maxBodyBytes: 16_384)) {
             request, context, user, _ in
             guard let id = request.parameters["id"].flatMap({ Int64($0) }), try review.store.row(id: id) != nil else {
                 return ReviewReportScreen.notFound(review, context)

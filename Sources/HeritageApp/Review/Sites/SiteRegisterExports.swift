@@ -9,8 +9,9 @@ import HTTPServer
 enum SiteRegisterExports {
     static let batch = 1000
 
-    static func register(on router: inout Router, review: Review) {
-        router.reviewExport("/review/sites/export.csv", review) { request, context, user, _ in
+    static func register(on group: inout RouteGroup<Review>) {
+        let review = group.gate
+        group.export("/sites/export.csv") { request, context, user, _ in
             let query = SiteRegisterQuery(request.query, now: WallClock.now())
             let file = try ExportFile(directory: review.settings.exportsDirectory, suffix: "csv")
             try file.write(CSV.byteOrderMark + CSV.line(csvHeader))
@@ -19,7 +20,7 @@ enum SiteRegisterExports {
             try audit(review, user: user, action: "export_sites_csv", query: query)
             return try file.response(request, context, type: "text/csv; charset=utf-8", name: "sites.csv")
         }
-        router.reviewExport("/review/sites/export.geojson", review) { request, context, user, _ in
+        group.export("/sites/export.geojson") { request, context, user, _ in
             let query = SiteRegisterQuery(request.query, now: WallClock.now())
             let file = try ExportFile(directory: review.settings.exportsDirectory, suffix: "geojson")
             try file.write("{\"type\":\"FeatureCollection\",\"features\":[")

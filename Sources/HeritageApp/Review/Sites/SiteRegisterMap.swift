@@ -21,8 +21,9 @@ enum SiteRegisterMap {
     /// rather than whichever corner the index happens to read first.
     static let gridSide = 4
 
-    static func register(on router: inout Router, review: Review) {
-        router.review("GET", "/review/sites/map.geojson", review) { request, context, _, _ in
+    static func register(on group: inout RouteGroup<Review>) {
+        let review = group.gate
+        group.route("GET", "/sites/map.geojson") { request, context, _, _ in
             guard let boxes = area(request.queryValue("bbox")) else {
                 return review.web.jsonError(
                     "bad_bbox", context.messages["siteReview.mapArea.badBox"], status: 400, context: context)

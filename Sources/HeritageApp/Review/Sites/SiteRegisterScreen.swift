@@ -10,8 +10,9 @@ enum SiteRegisterScreen {
     static let pageSize = 50
     static let countLimit = 10_000
 
-    static func register(on router: inout Router, review: Review) {
-        router.review("GET", "/review/sites", review) { request, context, _, _ in
+    static func register(on group: inout RouteGroup<Review>) {
+        let review = group.gate
+        group.route("GET", "/sites") { request, context, _, _ in
             try page(review, context, query: SiteRegisterQuery(request.query, now: WallClock.now()))
         }
     }

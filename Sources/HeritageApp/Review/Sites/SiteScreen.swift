@@ -11,8 +11,9 @@ enum SiteScreen {
     static let timelineLimit = 200
     static let photosEach = 4
 
-    static func register(on router: inout Router, review: Review) {
-        router.review("GET", "/review/sites/:id", review) { request, context, _, _ in
+    static func register(on group: inout RouteGroup<Review>) {
+        let review = group.gate
+        group.route("GET", "/sites/:id") { request, context, _, _ in
             guard let id = request.parameters["id"].flatMap({ Int64($0) }),
                 let site = try review.web.stores.siteReview.registerSite(id: id)
             else { return ReviewReportScreen.notFound(review, context) }
