@@ -3,9 +3,16 @@
 /// nil for NULL (or a stored type that does not convert; see `SQLValue`); a column the query does not
 /// return throws, so a typo fails loudly instead of reading as NULL. Inlinable: the list's page reads
 /// every column of a statement this way, and the call stays as direct as a method of its own.
+///
+/// The reads by position of an integer, a real and a text are requirements with these defaults, so
+/// that a driver can read a cell straight into the type asked for (SQLite's `Statement` does: no
+/// `SQLValue` is made on the way), giving exactly what the default gives.
 public protocol ValueReading {
     func value(at index: Int) throws -> SQLValue
     func value(named name: String) throws -> SQLValue
+    func int(_ index: Int) throws -> Int64?
+    func double(_ index: Int) throws -> Double?
+    func string(_ index: Int) throws -> String?
 }
 
 extension ValueReading {

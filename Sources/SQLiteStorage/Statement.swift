@@ -74,7 +74,7 @@ public final class Statement: ValueReading {
         return true
     }
 
-    private func liveHandle() throws -> OpaquePointer {
+    func liveHandle() throws -> OpaquePointer {
         guard let handle, database.isOpen else {
             throw SQLiteError.misuse("statement used after its database was closed", sql: sql)
         }
@@ -310,7 +310,8 @@ public final class Statement: ValueReading {
     public func value(named name: String) throws -> SQLValue {
         try value(at: try columnIndex(named: name))
     }
-    // The typed reads of the current row (`int`, `string`, `isNull`, …) are `ValueReading`'s.
+    // The typed reads of the current row (`int`, `string`, `isNull`, …) are `ValueReading`'s; those by
+    // position are read straight from the statement (Statement+TypedReads.swift).
 }
 
 @available(*, unavailable)
