@@ -11,8 +11,9 @@ enum SiteReviewSQL {
         "s.cur_condition, s.cur_priority, s.cur_at, s.prev_condition, s.report_count, s.last_at"
 
     /// One page of the register in name order after `cursor`: by `sites_name` (migration 26), or by the
-    /// standing filter's index in name order (`sites_condition`, `sites_priority`, `sites_reported`), so
-    /// the page stops at its last match instead of sorting the register.
+    /// standing filter's index in name order (`sites_condition`, `sites_priority`, `sites_worsened`,
+    /// `sites_reported`), so the page stops at its last match instead of sorting the register; by the
+    /// trigram index for a text, whose few matches are sorted.
     static func registerPage(_ filter: SiteRegisterFilter, after cursor: SiteCursor?, limit: Int, dialect: SQLDialect)
         -> (String, [SQLValue])
     {
