@@ -50,6 +50,8 @@ enum AppMigrations {
         Migration24EmailIndexes.self,
         Migration25SitesRegister.self,
         Migration26SitesRegisterViewIndexes.self,
+        Migration27SiteStanding.self,
+        Migration28SiteNameTrigrams.self,
     ]
 
     /// The registry in SQLite's dialect, as `Migrator` applies it.

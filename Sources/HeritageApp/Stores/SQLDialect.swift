@@ -26,8 +26,8 @@ struct SQLDialect: Sendable {
 
     let spatialIndex: SpatialIndex
     /// Whether a substring search asks a trigram table of its own (SQLite's FTS5 `trigram` tokenizer,
-    /// `reports_text`, a `MATCH` of three characters or more); otherwise the `LIKE` itself is answered
-    /// from trigram indexes on the expressions (PostgreSQL's pg_trgm, when installed).
+    /// `reports_text` and `sites_text`, a `MATCH` of three characters or more); otherwise the `LIKE`
+    /// itself is answered from trigram indexes on the expressions (PostgreSQL's pg_trgm, when installed).
     let hasTrigramTable: Bool
     let caseFolding: CaseFolding
     /// Whether a connection's page cache can be resized for one transaction (SQLite's `PRAGMA cache_size`).

@@ -22,6 +22,11 @@ import Testing
         #expect(filed.status == 200, "the receipt: \(filed.status) \(filed.body.prefix(300))")
         let row = try #require(try queryRows(server, "SELECT name, site_id FROM reports WHERE origin = 'kiosk'").first)
         #expect(row[0].string == "The visitor's own words" && row[1].int == abbey)
+        // The site's standing, kept on its row in the report's transaction (SITE-05): one report, waiting
+        // for a coordinator, so no condition yet.
+        let standing = try #require(
+            try queryRows(server, "SELECT report_count, last_at, cur_condition FROM sites WHERE id = \(abbey)").first)
+        #expect(standing[0].int == 1 && standing[1].double != nil && standing[2].isNull, "\(standing)")
         // The site's page shows the kiosk's report.
         let page = try await coordinator.get("/review/sites/\(abbey)")
         #expect(page.body.contains("The visitor&#39;s own words"))

@@ -2,7 +2,8 @@ import SQLiteStorage
 
 /// `SiteReviewStore`, once for both databases (`SQLBackend`). Attach, detach and a site made from a
 /// report are each one write transaction with their audit row (`review_audit`, the report's id, the
-/// site's before and after), so a site change is never without its record.
+/// site's before and after), so a site change is never without its record. A site's standing is kept on
+/// its row by migration 27's triggers, in the same transaction as whatever changes a report of it.
 struct SQLSiteReviewStore<Backend: SQLBackend>: SiteReviewStore {
     let database: Backend
 
@@ -52,26 +53,15 @@ struct SQLSiteReviewStore<Backend: SQLBackend>: SiteReviewStore {
     }
 
     func register(_ filter: SiteRegisterFilter, after cursor: SiteCursor?, limit: Int) throws -> [SiteRegisterRow] {
-        let (sql, values) = SQL.registerPage(filter, after: cursor, limit: limit)
+        let (sql, values) = SQL.registerPage(filter, after: cursor, limit: limit, dialect: Backend.dialect)
         return try database.read { db in
             try db.query(sql, values).map { SiteRegisterRow(site: try SQL.site($0), standing: try SQL.standing($0)) }
         }
     }
 
     func registerCount(_ filter: SiteRegisterFilter, atMost: Int) throws -> Int {
-        var (siteClause, values) = SQL.siteClause(filter)
-        let (clause, more) = SQL.whereClause(filter)
-        values += more
-        values.append(.integer(Int64(max(0, atMost))))
-        return try database.read { db in
-            Int(
-                try db.scalar(
-                    """
-                    SELECT count(*) FROM (SELECT 1 FROM (SELECT s.id\(SQL.standingColumns(for: filter)) FROM sites s
-                        WHERE \(siteClause)) AS x WHERE \(clause) LIMIT ?) AS matched
-                    """, values
-                ).int ?? 0)
-        }
+        let (sql, values) = SQL.registerCount(filter, atMost: atMost, dialect: Backend.dialect)
+        return try database.read { db in Int(try db.scalar(sql, values).int ?? 0) }
     }
 
     func attach(reportID: Int64, siteID: Int64, actor: String, now: Double) throws -> ReviewOutcome {
