@@ -3,20 +3,18 @@ import SQLiteStorage
 /// The register's map (`/review/sites/map.geojson`): the sites of the register's filter inside a box of
 /// longitudes and latitudes, asked of the engine's spatial index (SQLite's R*Tree `sites_rtree`,
 /// PostgreSQL's GiST over `point(lon, lat)`, migration 25) before the filter and the standing are read,
-/// so a town's view reads the town's sites, not the register. The standing's columns are the table's
-/// (`SiteReviewSQL.standing`), read for the sites answered and no others.
+/// so a town's view reads the town's sites, not the register. The filter is the table's
+/// (`SiteReviewSQL.whereClause`), on the standing kept on each site's row.
 extension SiteReviewSQL {
     /// The sites of `filter` in `box` (west ≤ east), at most `limit`, in no particular order: the id,
     /// name, point and current condition (`cur_condition`) of each.
     static func mapSites(_ filter: SiteRegisterFilter, in box: SiteSearchArea.Box, limit: Int, dialect: SQLDialect)
         -> (String, [SQLValue])
     {
-        let (inner, values) = boxed(
-            filter, box, columns: "s.id, s.name, s.lat, s.lon" + mapColumns(for: filter), dialect)
-        let (clause, more) = whereClause(filter)
+        let (clause, values) = boxed(filter, box, dialect)
         return (
-            "SELECT x.id, x.name, x.lat, x.lon, x.cur_condition FROM (\(inner)) AS x WHERE \(clause) LIMIT ?",
-            values + more + [.integer(Int64(max(0, limit)))]
+            "SELECT s.id, s.name, s.lat, s.lon, s.cur_condition FROM sites s WHERE \(clause) LIMIT ?",
+            values + [.integer(Int64(max(0, limit)))]
         )
     }
 
@@ -24,28 +22,19 @@ extension SiteReviewSQL {
     static func mapCount(_ filter: SiteRegisterFilter, in box: SiteSearchArea.Box, atMost: Int, dialect: SQLDialect)
         -> (String, [SQLValue])
     {
-        let (inner, values) = boxed(filter, box, columns: "s.id" + standingColumns(for: filter), dialect)
-        let (clause, more) = whereClause(filter)
+        let (clause, values) = boxed(filter, box, dialect)
         return (
-            "SELECT count(*) FROM (SELECT 1 FROM (\(inner)) AS x WHERE \(clause) LIMIT ?) AS matched",
-            values + more + [.integer(Int64(max(0, atMost)))]
+            "SELECT count(*) FROM (SELECT 1 FROM sites s WHERE \(clause) LIMIT ?) AS matched",
+            values + [.integer(Int64(max(0, atMost)))]
         )
     }
 
-    /// The filter's standing columns and the current condition (the map's colour), each once.
-    static func mapColumns(for filter: SiteRegisterFilter) -> String {
-        let columns = standingColumns(for: filter)
-        guard !columns.contains(" AS cur_condition"),
-            let condition = standing.first(where: { $0.name == "cur_condition" })
-        else { return columns }
-        return columns + ", \(condition.sql) AS cur_condition"
-    }
-
-    /// The sites of `box` that pass the filter's clause on the sites' own columns, with `columns`.
-    private static func boxed(
-        _ filter: SiteRegisterFilter, _ box: SiteSearchArea.Box, columns: String, _ dialect: SQLDialect
-    ) -> (String, [SQLValue]) {
-        let (siteClause, siteValues) = self.siteClause(filter)
+    /// The WHERE clause of the sites in `box` that pass the register's filter (the standing as kept on
+    /// the site's row, migration 27), and its values.
+    private static func boxed(_ filter: SiteRegisterFilter, _ box: SiteSearchArea.Box, _ dialect: SQLDialect)
+        -> (String, [SQLValue])
+    {
+        let (filterClause, filterValues) = whereClause(filter, dialect: dialect)
         let index: String
         var values: [SQLValue]
         switch dialect.spatialIndex {
@@ -63,9 +52,8 @@ extension SiteReviewSQL {
         }
         values += [.real(box.minLatitude), .real(box.maxLatitude), .real(box.minLongitude), .real(box.maxLongitude)]
         return (
-            "SELECT \(columns) FROM sites s WHERE \(index) AND s.lat BETWEEN ? AND ? AND s.lon BETWEEN ? AND ? "
-                + "AND \(siteClause)",
-            values + siteValues
+            "\(index) AND s.lat BETWEEN ? AND ? AND s.lon BETWEEN ? AND ? AND \(filterClause)",
+            values + filterValues
         )
     }
 }
