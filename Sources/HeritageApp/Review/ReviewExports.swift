@@ -142,10 +142,7 @@ enum ReviewExports {
 
     /// An RFC 7946 Feature: a Point in [longitude, latitude] order (null geometry without a location).
     struct Feature: Encodable {
-        struct Point: Encodable {
-            var type = "Point"
-            var coordinates: [Double]
-        }
+        typealias Point = GeoJSONPoint
         struct Properties: Encodable {
             var id: Int64
             var localID: String

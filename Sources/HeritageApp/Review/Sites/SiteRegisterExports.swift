@@ -78,10 +78,7 @@ enum SiteRegisterExports {
 
     /// An RFC 7946 Feature: the site's point in [longitude, latitude] order (null without one).
     struct Feature: Encodable {
-        struct Point: Encodable {
-            var type = "Point"
-            var coordinates: [Double]
-        }
+        typealias Point = GeoJSONPoint
         struct Properties: Encodable {
             var id: Int64
             var reference: String?

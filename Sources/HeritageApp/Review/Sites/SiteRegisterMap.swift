@@ -131,10 +131,7 @@ enum SiteRegisterMap {
 
     /// The answer: a GeoJSON FeatureCollection and how much of the area it holds.
     struct Answer: Encodable {
-        struct Point: Encodable {
-            var type = "Point"
-            var coordinates: [Double]
-        }
+        typealias Point = GeoJSONPoint
         struct Properties: Encodable {
             var name: String
             /// The current condition's code (`none`: no approved report yet), for the dot's colour.
