@@ -1,10 +1,14 @@
-// Stores: every SQL statement of the application lives in this folder, and nowhere else. Each
-// aggregate has one store behind a protocol (`UserStore`, `SettingsStore`, `DraftStore`,
-// `ReportStore` with `OutboxStore`, `InstanceStore`, and `BenchmarkStore` for bench/run's fixtures);
-// the `SQLite…` types implement them on the data folder's database (`SQLiteDatabase`, migrations in
-// `AppMigrations`). Screens, routes, the worker and the commands get the protocols, never a SQLite
-// type or error: a failure leaves a store as a `StoreError`. A second backend (PostgreSQL) implements
-// the same protocols and runs the same tests (Tests/HeritageAppTests/Stores/StoreConformanceTests.swift).
+// Stores: every SQL statement of the application lives in this folder, and nowhere else. A folder per
+// aggregate holds its protocol, its SQL and its store: Users/ (`UserStore`, `SettingsStore`,
+// `InstanceStore`, sign-in limits), Drafts/, Reports/ (`ReportStore`, `OutboxStore`, the worker's leases,
+// delivery attempts, photo quotas, each engine's tuned list page), Review/, Kiosks/, Mail/ (the mail
+// outbox, notifications, coordinators' choices), Sites/, Backup/ (the rows a backup reads and a restore
+// rewrites) and Migrations/ (one file per version, listed in `AppMigrations.registry`). Engines/ is the
+// drivers' glue: `SQLBackend` over SQLite and PostgreSQL, the dialect's named capabilities, the copy from
+// one engine to the other, and `BenchmarkStore` for bench/run's fixtures. Screens, routes, the worker and
+// the commands get the protocols, never a driver's type or error: a failure leaves a store as a
+// `StoreError`. Each store is written once over `SQLBackend` and runs the same tests on both engines
+// (Tests/HeritageAppTests/Stores/StoreConformanceTests.swift).
 
 /// The application's stores, opened once and handed to whatever needs them.
 struct Stores: Sendable {
