@@ -66,6 +66,11 @@ enum Migration27SiteStanding: AppMigration {
     /// with `enable_seqscan = off`, so the subquery is the `reports_site_time` look-up.
     static let siteReports = "(SELECT * FROM reports WHERE site_id = sites.id OFFSET 0)"
 
+    /// What PostgreSQL's trigger function runs: the standing of the site before and the site after (its
+    /// PL/pgSQL variables), read through `siteReports`. One text for the function and for
+    /// `SiteStandingPlanTests`, which plans it.
+    static let triggerRefresh = refresh("id IN (site_before, site_after)", reports: siteReports)
+
     /// The columns a report's standing reads: an update that changes none of them changes no standing.
     static let read = [
         "site_id", "state", "review_state", "discarded_at", "submitted_at", "condition", "priority_category",
@@ -121,7 +126,7 @@ enum Migration27SiteStanding: AppMigration {
         BEGIN
             IF TG_OP <> 'INSERT' THEN site_before := OLD.site_id; END IF;
             IF TG_OP <> 'DELETE' THEN site_after := NEW.site_id; END IF;
-            \(refresh("id IN (site_before, site_after)", reports: siteReports))
+            \(triggerRefresh)
             RETURN NULL;
         END
         $$;
