@@ -54,7 +54,7 @@ import Testing
             environment: environment)
         #expect(terminal.status == 0, "\(terminal.stdout) \(terminal.stderr)")
         // The first batch's count is always shown (the line is rewritten at most a few times a second).
-        #expect(terminal.stdout.contains("\r500 features read, "), "\(terminal.stdout)")
+        #expect(terminal.stdout.contains("\r\(SiteImport.batchSize) features read, "), "\(terminal.stdout)")
         #expect(terminal.stdout.contains("% of the file"))
         #expect(terminal.stdout.contains("3000 added, 0 updated, 0 unchanged"))
 
