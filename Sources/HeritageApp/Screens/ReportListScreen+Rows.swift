@@ -3,9 +3,8 @@ import FoundationEssentials
 import HTTPServer
 import Mustache
 import PlatformClient
-import Synchronization
 
-/// The list's rows: their rendering (HTML and JSON), their status words, kept rendered rows.
+/// The list's rows: their rendering (HTML and JSON), their status words (kept rendered rows: `RenderedRows`).
 extension ReportListScreen {
     /// `{"rows": [...], "html": "...", "moreHTML": "...", "shown": n, "total": n, "refreshed": true}`: the
     /// rows as data, and as the page renders them (rows, then the "Show more" line).
@@ -44,8 +43,7 @@ extension ReportListScreen {
         // A loop rather than a closure per row: the closure copied the request's context for every
         // row (callgrind), and a kept row is taken as the value the page renders.
         for row in rows {
-            let key = RenderedRows.Key(row: row, language: language)
-            if let kept = rendered.value(key) {
+            if let kept = rendered.value(row, language: language) {
                 values.append(kept)
                 continue
             }
@@ -56,89 +54,9 @@ extension ReportListScreen {
                 fields["t"] = context.messages.tree
                 html = try web.templates.render("partials/report-row", .fields(fields))
             }
-            values.append(rendered.keep(key, html: html))
+            values.append(rendered.keep(row, language: language, html: html))
         }
         return .array(values)
-    }
-
-    /// Each row's HTML as the list shows it, kept by everything it is made from: the row as read
-    /// (state, name, address, time, last error, photo counts, ids) and the language. A
-    /// change to any of it is another key, so a kept row can never show a stale status; what the
-    /// key does not hold (templates, messages) does not change while the process runs. Rendering
-    /// a row was a third of the list page's instructions (bench/instructions.sh, docs/BENCHMARKS.md);
-    /// looking one up is a hash of its fields. At most `capacity` rows (about 1.1 KB each) are
-    /// kept; when full, all are dropped and the next pages render them again.
-    final class RenderedRows: Sendable {
-        /// Hashed by a 64-bit FNV-1a of the fields, computed once: Swift's String hashing (SipHash, field
-        /// by field) was a tenth of the page's instructions. Equality still compares every field.
-        struct Key: Hashable, Sendable {
-            var row: ListedReport
-            var language: String
-            let fingerprint: UInt64
-
-            init(row: ListedReport, language: String) {
-                self.row = row
-                self.language = language
-                var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-                func mix(_ text: String?) {
-                    // Over the contiguous UTF-8 (iterating `.utf8` byte by byte cost more than SipHash).
-                    var text = text ?? ""
-                    text.withUTF8 { bytes in
-                        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-                    }
-                    hash = (hash ^ (text.isEmpty ? 0xfe : 0xff)) &* 0x100_0000_01b3
-                }
-                mix(row.localID)
-                mix(row.platformReportID)
-                mix(row.state.rawValue)
-                mix(row.name)
-                mix(row.formattedAddress)
-                mix(row.lastError)
-                mix(language)
-                for number in [
-                    row.creationTime.bitPattern, UInt64(bitPattern: Int64(row.photoCount)),
-                    UInt64(bitPattern: Int64(row.photosStored)),
-                ] {
-                    hash = (hash ^ number) &* 0x100_0000_01b3
-                }
-                fingerprint = hash
-            }
-
-            func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
-
-            static func == (lhs: Key, rhs: Key) -> Bool {
-                lhs.fingerprint == rhs.fingerprint && lhs.row == rhs.row && lhs.language == rhs.language
-            }
-        }
-
-        static let capacity = 4_096
-        /// Each row as `partials/report-rows` renders it, `{"html": …}`: made once when kept, not
-        /// per page (a field list per row per page was ~700 instructions).
-        private let kept = Mutex<[Key: MustacheValue]>([:])
-
-        init() {}
-
-        func html(_ row: ListedReport, language: String, render: () throws -> String) throws -> String {
-            let key = Key(row: row, language: language)
-            let value = try self.value(key) ?? keep(key, html: render())
-            guard case .fields(let fields) = value, case .string(let html)? = fields["html"] else { return "" }
-            return html
-        }
-
-        /// The kept row for `key`, if any.
-        func value(_ key: Key) -> MustacheValue? { kept.withLock { $0[key] } }
-
-        /// Keeps a row's HTML under `key`; returns it as the page renders it.
-        func keep(_ key: Key, html: String) -> MustacheValue {
-            let value: MustacheValue = ["html": .string(html)]
-            kept.withLock { kept in
-                if kept.count >= Self.capacity { kept.removeAll(keepingCapacity: true) }
-                kept[key] = value
-            }
-            return value
-        }
-
-        var count: Int { kept.withLock { $0.count } }
     }
 
     static func rowValue(_ row: ListedReport, _ words: RowWords) -> MustacheValue {

@@ -15,6 +15,27 @@ enum ReportState: String, Sendable, CaseIterable {
 
     /// States the worker drives forward by itself (retry_wait once its time has come).
     static let active: [ReportState] = [.queued, .creating, .created, .uploading, .retryWait]
+
+    /// The state named `text`, as `init(rawValue:)` answers, found by its length first and then one
+    /// to three comparisons of short strings: `init(rawValue:)` goes through the generic string
+    /// switch, about 600 instructions a row of the list (callgrind, docs/BENCHMARKS.md).
+    /// `ReportStateParseTests` compares the two on every state and on near misses.
+    static func parse(_ text: String) -> ReportState? {
+        func named(_ state: ReportState) -> ReportState? { state.rawValue == text ? state : nil }
+        switch text.utf8.count {
+        case 4: return named(.held)
+        case 5: return named(.draft)
+        case 6: return named(.queued) ?? named(.stored)
+        case 7: return named(.created) ?? named(.deleted)
+        case 8: return named(.creating) ?? named(.deleting)
+        case 9: return named(.uploading) ?? named(.cancelled) ?? named(.withdrawn)
+        case 10: return named(.retryWait)
+        case 11: return named(.withdrawing)
+        case 14: return named(.waitingSignIn)
+        case 15: return named(.needsAttention)
+        default: return nil
+        }
+    }
 }
 
 /// One report of the outbox with what the worker needs to send it.

@@ -42,6 +42,61 @@ import Testing
         #expect(renders == 6)
     }
 
+    /// LST-03: the key is one byte string per row; a change to any field the page shows (or reads
+    /// to show: ids, state, name, address, time, error, photo counts, nil against empty, the language)
+    /// is another key, so it is rendered anew and never served stale; the unchanged row is found again.
+    @Test func everyShownFieldChangesTheKeyAndIsRenderedAnew() throws {
+        var named = row
+        named.platformReportID = "P-1"
+        named.lastError = "too large"
+        var variants: [(String, ListedReport, String)] = [("row", row, "en"), ("fr", row, "fr"), ("named", named, "en")]
+        func variant(_ label: String, _ change: (inout ListedReport) -> Void) {
+            var changed = row
+            change(&changed)
+            variants.append((label, changed, "en"))
+        }
+        variant("localID") { $0.localID = "local-2" }
+        variant("platformReportID") { $0.platformReportID = "P-1" }
+        variant("platformReportID empty") { $0.platformReportID = "" }
+        variant("state") { $0.state = .stored }
+        variant("name") { $0.name = "Chapel of St Ninian" }
+        variant("name nil") { $0.name = nil }
+        variant("name empty") { $0.name = "" }
+        variant("address") { $0.formattedAddress = "2 Lane" }
+        variant("address nil") { $0.formattedAddress = nil }
+        variant("time") { $0.creationTime += 1 }
+        variant("lastError") { $0.lastError = "too large" }
+        variant("photoCount") { $0.photoCount = 3 }
+        variant("photosStored") { $0.photosStored = 1 }
+        // Bytes moved from one field into the next make other bytes (each field carries its length).
+        variant("name/address shifted") {
+            $0.name = "Chapel1"
+            $0.formattedAddress = " Lane"
+        }
+        let rows = ReportListScreen.RenderedRows()
+        var renders = 0
+        for (label, changed, language) in variants {
+            let html = try rows.html(changed, language: language) {
+                renders += 1
+                return label
+            }
+            #expect(html == label, "\(label) is rendered anew, not served as another row")
+        }
+        #expect(renders == variants.count)
+        #expect(Set(variants.map { ReportListScreen.RenderedRows.bytes($0.1, language: $0.2) }).count == variants.count)
+        for (label, changed, language) in variants {
+            let html = try rows.html(changed, language: language) {
+                renders += 1
+                return "again"
+            }
+            #expect(html == label, "\(label) is kept")
+            let bytes = ReportListScreen.RenderedRows.bytes(changed, language: language)
+            #expect(ReportListScreen.RenderedRows.matches(bytes, changed, language: language))
+            #expect(!ReportListScreen.RenderedRows.matches(bytes, changed, language: language + "x"))
+        }
+        #expect(renders == variants.count, "every unchanged row is found again")
+    }
+
     @Test func theKeptRowsStayBounded() throws {
         let rows = ReportListScreen.RenderedRows()
         for index in 0..<(ReportListScreen.RenderedRows.capacity + 10) {

@@ -49,7 +49,7 @@ enum ReportSQL {
     @inline(__always)
     static func listedReport(_ row: some ValueReading) throws -> ListedReport? {
         guard let localID = try row.string(0), let stateName = try row.string(2),
-            let state = ReportState(rawValue: stateName)
+            let state = ReportState.parse(stateName)
         else { return nil }
         return ListedReport(
             localID: localID, platformReportID: try row.string(1), state: state, name: try row.string(3),

@@ -1,0 +1,213 @@
+import Glibc
+import Mustache
+import Synchronization
+
+extension ReportListScreen {
+    /// Each row's HTML as the list shows it, kept by everything it is made from: the row as read
+    /// (state, name, address, time, last error, photo counts, ids) and the language. A change to any
+    /// of it is another key, so a kept row can never show a stale status; what the key does not hold
+    /// (templates, messages) does not change while the process runs. Rendering a row was a third of
+    /// the list page's instructions (bench/instructions.sh, docs/BENCHMARKS.md). At most `capacity`
+    /// rows (about 1.1 KB each) are kept; when full, all are dropped and the next pages render them again.
+    ///
+    /// The key of a kept row is one byte string (`bytes(_:language:)`): each text field as its UTF-8
+    /// length in 4 bytes (nil is 0xFFFF_FFFF; a field never reaches 4 GiB) and its bytes, in a fixed
+    /// order, then the time's and the two counts' 8 bytes each, so that no two different rows (or
+    /// languages) make the same bytes. A look-up makes no key: it hashes the row's fields where they
+    /// lie, 8 bytes at a time, into the same fingerprint as the kept bytes', and compares the kept
+    /// bytes with the fields (`memcmp`). A key that held the row itself cost about a fifth of the
+    /// page's instructions (callgrind): hashing field by field, copying and destroying six Strings per
+    /// row, comparing them field by field.
+    final class RenderedRows: Sendable {
+        static let capacity = 4_096
+
+        /// A kept row: its key's bytes, and the row as `partials/report-rows` renders it,
+        /// `{"html": …}`, made once when kept, not per page (a field list per row per page was ~700
+        /// instructions).
+        private struct Kept: Sendable {
+            let bytes: [UInt8]
+            let value: MustacheValue
+        }
+
+        /// By fingerprint; two rows of the same fingerprint (never seen) take turns: the bytes decide.
+        private let kept = Mutex<[UInt64: Kept]>([:])
+
+        init() {}
+
+        func html(_ row: ListedReport, language: String, render: () throws -> String) throws -> String {
+            let value = try self.value(row, language: language) ?? keep(row, language: language, html: render())
+            guard case .fields(let fields) = value, case .string(let html)? = fields["html"] else { return "" }
+            return html
+        }
+
+        /// The kept row for `row` in `language`, if any: only one kept from the very same bytes.
+        func value(_ row: ListedReport, language: String) -> MustacheValue? {
+            let fingerprint = Self.fingerprint(row, language: language)
+            // Compared outside the lock (a kept entry never changes): a closure that held the row
+            // copied it (callgrind).
+            guard let entry = kept.withLock({ $0[fingerprint] }), Self.matches(entry.bytes, row, language: language)
+            else { return nil }
+            return entry.value
+        }
+
+        /// Keeps a row's HTML under the row's bytes; returns it as the page renders it.
+        func keep(_ row: ListedReport, language: String, html: String) -> MustacheValue {
+            let value: MustacheValue = ["html": .string(html)]
+            let entry = Kept(bytes: Self.bytes(row, language: language), value: value)
+            let fingerprint = Self.fingerprint(row, language: language)
+            kept.withLock { kept in
+                if kept.count >= Self.capacity { kept.removeAll(keepingCapacity: true) }
+                kept[fingerprint] = entry
+            }
+            return value
+        }
+
+        var count: Int { kept.withLock { $0.count } }
+
+        /// The key's bytes of `row` in `language`, written in place into one allocation.
+        static func bytes(_ row: ListedReport, language: String) -> [UInt8] {
+            let state = row.state.rawValue
+            let size =
+                52 + row.localID.utf8.count + (row.platformReportID?.utf8.count ?? 0) + state.utf8.count
+                + (row.name?.utf8.count ?? 0) + (row.formattedAddress?.utf8.count ?? 0)
+                + (row.lastError?.utf8.count ?? 0) + language.utf8.count
+            return [UInt8](unsafeUninitializedCapacity: size) { buffer, written in
+                var writer = KeyWriter(out: UnsafeMutableRawBufferPointer(buffer))
+                writer.put(row.localID)
+                writer.put(row.platformReportID)
+                writer.put(state)
+                writer.put(row.name)
+                writer.put(row.formattedAddress)
+                writer.put(row.lastError)
+                writer.put(language)
+                writer.put(row.creationTime.bitPattern)
+                writer.put(UInt64(bitPattern: Int64(row.photoCount)))
+                writer.put(UInt64(bitPattern: Int64(row.photosStored)))
+                written = writer.offset
+            }
+        }
+
+        /// The fingerprint of the key's bytes of `row` in `language`, from the fields where they lie.
+        static func fingerprint(_ row: ListedReport, language: String) -> UInt64 {
+            var mixer = KeyMixer()
+            mixer.mix(row.localID)
+            mixer.mix(row.platformReportID)
+            mixer.mix(row.state.rawValue)
+            mixer.mix(row.name)
+            mixer.mix(row.formattedAddress)
+            mixer.mix(row.lastError)
+            mixer.mix(language)
+            mixer.mix(row.creationTime.bitPattern)
+            mixer.mix(UInt64(bitPattern: Int64(row.photoCount)))
+            mixer.mix(UInt64(bitPattern: Int64(row.photosStored)))
+            return mixer.hash
+        }
+
+        /// Whether `bytes` are the key's bytes of `row` in `language`: compared field by field where
+        /// the fields lie, without making the row's bytes.
+        static func matches(_ bytes: [UInt8], _ row: ListedReport, language: String) -> Bool {
+            bytes.withUnsafeBytes { raw in
+                var reader = KeyReader(raw: raw)
+                return reader.same(row.localID) && reader.same(row.platformReportID)
+                    && reader.same(row.state.rawValue) && reader.same(row.name)
+                    && reader.same(row.formattedAddress) && reader.same(row.lastError) && reader.same(language)
+                    && reader.same(row.creationTime.bitPattern)
+                    && reader.same(UInt64(bitPattern: Int64(row.photoCount)))
+                    && reader.same(UInt64(bitPattern: Int64(row.photosStored))) && reader.offset == raw.count
+            }
+        }
+    }
+}
+
+/// Writes a key's fields (`ReportListScreen.RenderedRows`): a text as its UTF-8 length in 4 bytes
+/// (nil: 0xFFFF_FFFF) and its bytes, a number as its 8 bytes. Structs with mutating methods rather
+/// than nested functions over a captured variable: those paid a dynamic exclusivity check
+/// (`swift_beginAccess`) on every use.
+private struct KeyWriter {
+    let out: UnsafeMutableRawBufferPointer
+    var offset = 0
+
+    mutating func put(_ text: String?) {
+        guard let text else { return put32(UInt32.max) }
+        let count = text.utf8.count
+        put32(UInt32(truncatingIfNeeded: count))
+        for (index, byte) in text.utf8.enumerated() { out[offset + index] = byte }
+        offset += count
+    }
+
+    mutating func put(_ number: UInt64) {
+        out.storeBytes(of: number, toByteOffset: offset, as: UInt64.self)
+        offset += 8
+    }
+
+    private mutating func put32(_ number: UInt32) {
+        out.storeBytes(of: number, toByteOffset: offset, as: UInt32.self)
+        offset += 4
+    }
+}
+
+/// The fingerprint of a key's bytes as `KeyWriter` lays them out, mixed field by field: each length,
+/// then its text 8 bytes at a time (the last word padded with zeros), then the numbers. Only a quick
+/// filter: a fingerprint found still has its bytes compared.
+private struct KeyMixer {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    @inline(__always)
+    mutating func mix(_ word: UInt64) {
+        hash = (hash ^ word) &* 0x9e37_79b9_7f4a_7c15
+        hash ^= hash >> 29
+    }
+
+    mutating func mix(_ text: String?) {
+        guard let text else { return mix(UInt64(UInt32.max)) }
+        mix(UInt64(text.utf8.count))
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in mix(UnsafeRawBufferPointer(utf8)) }
+        if done == nil { Array(text.utf8).withUnsafeBytes { mix($0) } }
+    }
+
+    private mutating func mix(_ raw: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset + 8 <= raw.count {
+            mix(raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            offset += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < raw.count {
+            tail |= UInt64(raw[offset]) << shift
+            shift += 8
+            offset += 1
+        }
+        mix(tail)
+    }
+}
+
+/// Compares a kept key's bytes with a row's fields in `KeyWriter`'s order, without writing them.
+private struct KeyReader {
+    let raw: UnsafeRawBufferPointer
+    var offset = 0
+
+    mutating func same(_ text: String?) -> Bool {
+        guard offset + 4 <= raw.count else { return false }
+        let length = raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+        offset += 4
+        guard let text else { return length == UInt32.max }
+        let count = text.utf8.count
+        guard length == UInt32(truncatingIfNeeded: count), offset + count <= raw.count else { return false }
+        let start = offset
+        offset += count
+        let kept = raw
+        let equal = text.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard let keptBase = kept.baseAddress, let base = utf8.baseAddress, count > 0 else { return true }
+            return memcmp(keptBase + start, base, count) == 0
+        }
+        return equal ?? text.utf8.elementsEqual(raw[start..<start + count])
+    }
+
+    mutating func same(_ number: UInt64) -> Bool {
+        guard offset + 8 <= raw.count else { return false }
+        let kept = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        offset += 8
+        return kept == number
+    }
+}
