@@ -57,19 +57,6 @@ final class Web: Sendable {
         self.photosDirectory = photosDirectory
     }
 
-    // MARK: - Cookies
-
-    var sessionCookieName: String { secure ? "__Host-har_session" : "har_session" }
-    var csrfCookieName: String { secure ? "__Host-har_csrf" : "har_csrf" }
-    static let languageCookieName = "har_lang"
-
-    func cookie(_ name: String, _ value: String, maxAge: Int?) -> SetCookie {
-        SetCookie(name: name, value: value, path: "/", maxAge: maxAge, httpOnly: true, secure: secure, sameSite: .lax)
-    }
-
-    /// A cookie that tells the browser to forget `name`.
-    func expiredCookie(_ name: String) -> SetCookie { cookie(name, "", maxAge: 0) }
-
     // MARK: - Context
 
     /// The language and the kind of answer a request wants, with no session: what needs no store.

@@ -92,11 +92,14 @@ import Testing
         let tag = try #require(try await client.get("/reports").headers["etag"])
         #expect(try await client.get("/reports", ["-H", "If-None-Match: \(tag)"]).status == 304)
 
-        // Two seconds left, written from another connection (a commit: the next read reads again).
-        try sqlite(server.dataDir, "UPDATE web_sessions SET expires_at = (julianday('now') - 2440587.5) * 86400.0 + 2")
+        // Three seconds left, written from another connection (a commit: the next read reads again).
+        try sqlite(server.dataDir, "UPDATE web_sessions SET expires_at = (julianday('now') - 2440587.5) * 86400.0 + 3")
         let expires = try #require(Double(try sqlite(server.dataDir, "SELECT expires_at FROM web_sessions")))
         for _ in 0..<3 {
-            #expect(try await client.get("/reports", ["-H", "If-None-Match: \(tag)"]).status == 304)
+            let status = try await client.get("/reports", ["-H", "If-None-Match: \(tag)"]).status
+            // An answer back before the expiry was decided before it: the session still held. One back
+            // later (a machine too busy to send three requests in three seconds) may be either.
+            if Date().timeIntervalSince1970 < expires { #expect(status == 304) }
         }
         while Date().timeIntervalSince1970 <= expires + 0.05 { try await Task.sleep(for: .milliseconds(100)) }
         let ended = try await client.get("/reports", ["-H", "If-None-Match: \(tag)"])

@@ -49,7 +49,9 @@ import Testing
         var named = row
         named.platformReportID = "P-1"
         named.lastError = "too large"
-        var variants: [(String, ListedReport, String)] = [("row", row, "en"), ("fr", row, "fr"), ("named", named, "en")]
+        var variants: [(String, ListedReport, String)] = [
+            ("row", row, "en"), ("fr", row, "fr"), ("named", named, "en"),
+        ]
         func variant(_ label: String, _ change: (inout ListedReport) -> Void) {
             var changed = row
             change(&changed)

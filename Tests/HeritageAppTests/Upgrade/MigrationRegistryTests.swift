@@ -32,7 +32,9 @@ struct MigrationRegistryTests {
 
     @Test func everyMigrationFileIsNamedByItsVersionAndListed() throws {
         let folder = TestPaths.packageRoot + "/Sources/HeritageApp/Stores/Migrations"
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".swift") && $0 != "AppMigrations.swift" }  // the registry beside them
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter {
+            $0.hasSuffix(".swift") && $0 != "AppMigrations.swift"
+        }  // the registry beside them
         let listed = AppMigrations.registry.map { String(describing: $0) + ".swift" }
         #expect(files.sorted() == listed.sorted(), "each file under Migrations/ is one line of the registry")
         for migration in AppMigrations.registry {
