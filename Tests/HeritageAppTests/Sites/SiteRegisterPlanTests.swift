@@ -68,14 +68,7 @@ import Testing
     }
 
     @Test func site07RegisterPageUsesTheStandingAndTextIndexesOnPostgreSQL() throws {
-        guard PostgresCluster.isInstalled else {
-            print("SiteRegisterPlanTests: \(PostgresCluster.skipMessage)")
-            return
-        }
-        let url = try PostgresCluster.shared().makeDatabase()
-        let stores = try Stores.postgres(url: url, poolSize: 1)
-        stores.close()
-        let connection = try PostgresConnection(url)
+        guard let connection = try PostgresCluster.migratedConnection("SiteRegisterPlanTests") else { return }
         defer { connection.close() }
         // A register of 20,000 sites, one in ten with a standing, analysed, so the planner weighs what it
         // would at a nation's size rather than an empty table it would rather read whole.

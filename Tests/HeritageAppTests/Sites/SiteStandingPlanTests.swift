@@ -81,14 +81,7 @@ import Testing
     }
 
     @Test func site07TriggerReadsASitesReportsBySiteOnPostgreSQL() throws {
-        guard PostgresCluster.isInstalled else {
-            print("SiteStandingPlanTests: \(PostgresCluster.skipMessage)")
-            return
-        }
-        let url = try PostgresCluster.shared().makeDatabase()
-        let stores = try Stores.postgres(url: url, poolSize: 1)
-        stores.close()
-        let connection = try PostgresConnection(url)
+        guard let connection = try PostgresCluster.migratedConnection("SiteStandingPlanTests") else { return }
         defer { connection.close() }
 
         // The function in the database holds the statements planned below, with the settings applied below.

@@ -40,14 +40,7 @@ import Testing
     }
 
     @Test func postgresScansAnIndexOnLowerEmail() throws {
-        guard PostgresCluster.isInstalled else {
-            print("EmailLookupPlanTests: \(PostgresCluster.skipMessage)")
-            return
-        }
-        let url = try PostgresCluster.shared().makeDatabase()
-        let stores = try Stores.postgres(url: url, poolSize: 1)
-        stores.close()
-        let connection = try PostgresConnection(url)
+        guard let connection = try PostgresCluster.migratedConnection("EmailLookupPlanTests") else { return }
         defer { connection.close() }
         try connection.execute("SET enable_seqscan = off")
         for sql in Self.lookups {
