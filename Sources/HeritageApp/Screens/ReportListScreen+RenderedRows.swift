@@ -64,25 +64,26 @@ extension ReportListScreen {
 
         var count: Int { kept.withLock { $0.count } }
 
+        /// The fields of the key of `row` in `language`, in their order: the one list that the key's
+        /// size, its bytes, its fingerprint and the comparison all walk, so they cannot disagree.
+        @inline(__always)
+        fileprivate static func fields<Visitor: KeyFields>(
+            _ row: ListedReport, language: String, _ visitor: inout Visitor
+        ) -> Bool {
+            visitor.field(row.localID) && visitor.field(row.platformReportID) && visitor.field(row.state.rawValue)
+                && visitor.field(row.name) && visitor.field(row.formattedAddress) && visitor.field(row.lastError)
+                && visitor.field(language) && visitor.field(row.creationTime.bitPattern)
+                && visitor.field(UInt64(bitPattern: Int64(row.photoCount)))
+                && visitor.field(UInt64(bitPattern: Int64(row.photosStored)))
+        }
+
         /// The key's bytes of `row` in `language`, written in place into one allocation.
         static func bytes(_ row: ListedReport, language: String) -> [UInt8] {
-            let state = row.state.rawValue
-            let size =
-                52 + row.localID.utf8.count + (row.platformReportID?.utf8.count ?? 0) + state.utf8.count
-                + (row.name?.utf8.count ?? 0) + (row.formattedAddress?.utf8.count ?? 0)
-                + (row.lastError?.utf8.count ?? 0) + language.utf8.count
-            return [UInt8](unsafeUninitializedCapacity: size) { buffer, written in
+            var sizer = KeySizer()
+            _ = fields(row, language: language, &sizer)
+            return [UInt8](unsafeUninitializedCapacity: sizer.size) { buffer, written in
                 var writer = KeyWriter(out: UnsafeMutableRawBufferPointer(buffer))
-                writer.put(row.localID)
-                writer.put(row.platformReportID)
-                writer.put(state)
-                writer.put(row.name)
-                writer.put(row.formattedAddress)
-                writer.put(row.lastError)
-                writer.put(language)
-                writer.put(row.creationTime.bitPattern)
-                writer.put(UInt64(bitPattern: Int64(row.photoCount)))
-                writer.put(UInt64(bitPattern: Int64(row.photosStored)))
+                _ = fields(row, language: language, &writer)
                 written = writer.offset
             }
         }
@@ -90,16 +91,7 @@ extension ReportListScreen {
         /// The fingerprint of the key's bytes of `row` in `language`, from the fields where they lie.
         static func fingerprint(_ row: ListedReport, language: String) -> UInt64 {
             var mixer = KeyMixer()
-            mixer.mix(row.localID)
-            mixer.mix(row.platformReportID)
-            mixer.mix(row.state.rawValue)
-            mixer.mix(row.name)
-            mixer.mix(row.formattedAddress)
-            mixer.mix(row.lastError)
-            mixer.mix(language)
-            mixer.mix(row.creationTime.bitPattern)
-            mixer.mix(UInt64(bitPattern: Int64(row.photoCount)))
-            mixer.mix(UInt64(bitPattern: Int64(row.photosStored)))
+            _ = fields(row, language: language, &mixer)
             return mixer.hash
         }
 
@@ -108,14 +100,31 @@ extension ReportListScreen {
         static func matches(_ bytes: [UInt8], _ row: ListedReport, language: String) -> Bool {
             bytes.withUnsafeBytes { raw in
                 var reader = KeyReader(raw: raw)
-                return reader.same(row.localID) && reader.same(row.platformReportID)
-                    && reader.same(row.state.rawValue) && reader.same(row.name)
-                    && reader.same(row.formattedAddress) && reader.same(row.lastError) && reader.same(language)
-                    && reader.same(row.creationTime.bitPattern)
-                    && reader.same(UInt64(bitPattern: Int64(row.photoCount)))
-                    && reader.same(UInt64(bitPattern: Int64(row.photosStored))) && reader.offset == raw.count
+                return fields(row, language: language, &reader) && reader.offset == raw.count
             }
         }
+    }
+}
+
+/// What walks a key's fields (`ReportListScreen.RenderedRows.fields`): a text, or nil, and a number;
+/// `false` stops the walk (a comparison that found a difference).
+private protocol KeyFields {
+    mutating func field(_ text: String?) -> Bool
+    mutating func field(_ number: UInt64) -> Bool
+}
+
+/// A key's size in bytes: 4 for each text's length, its UTF-8 bytes, 8 for each number.
+private struct KeySizer: KeyFields {
+    var size = 0
+
+    mutating func field(_ text: String?) -> Bool {
+        size += 4 + (text?.utf8.count ?? 0)
+        return true
+    }
+
+    mutating func field(_ number: UInt64) -> Bool {
+        size += 8
+        return true
     }
 }
 
@@ -123,21 +132,26 @@ extension ReportListScreen {
 /// (nil: 0xFFFF_FFFF) and its bytes, a number as its 8 bytes. Structs with mutating methods rather
 /// than nested functions over a captured variable: those paid a dynamic exclusivity check
 /// (`swift_beginAccess`) on every use.
-private struct KeyWriter {
+private struct KeyWriter: KeyFields {
     let out: UnsafeMutableRawBufferPointer
     var offset = 0
 
-    mutating func put(_ text: String?) {
-        guard let text else { return put32(UInt32.max) }
+    mutating func field(_ text: String?) -> Bool {
+        guard let text else {
+            put32(UInt32.max)
+            return true
+        }
         let count = text.utf8.count
         put32(UInt32(truncatingIfNeeded: count))
         for (index, byte) in text.utf8.enumerated() { out[offset + index] = byte }
         offset += count
+        return true
     }
 
-    mutating func put(_ number: UInt64) {
+    mutating func field(_ number: UInt64) -> Bool {
         out.storeBytes(of: number, toByteOffset: offset, as: UInt64.self)
         offset += 8
+        return true
     }
 
     private mutating func put32(_ number: UInt32) {
@@ -149,8 +163,18 @@ private struct KeyWriter {
 /// The fingerprint of a key's bytes as `KeyWriter` lays them out, mixed field by field: each length,
 /// then its text 8 bytes at a time (the last word padded with zeros), then the numbers. Only a quick
 /// filter: a fingerprint found still has its bytes compared.
-private struct KeyMixer {
+private struct KeyMixer: KeyFields {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func field(_ text: String?) -> Bool {
+        mix(text)
+        return true
+    }
+
+    mutating func field(_ number: UInt64) -> Bool {
+        mix(number)
+        return true
+    }
 
     @inline(__always)
     mutating func mix(_ word: UInt64) {
@@ -183,11 +207,11 @@ private struct KeyMixer {
 }
 
 /// Compares a kept key's bytes with a row's fields in `KeyWriter`'s order, without writing them.
-private struct KeyReader {
+private struct KeyReader: KeyFields {
     let raw: UnsafeRawBufferPointer
     var offset = 0
 
-    mutating func same(_ text: String?) -> Bool {
+    mutating func field(_ text: String?) -> Bool {
         guard offset + 4 <= raw.count else { return false }
         let length = raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
         offset += 4
@@ -204,7 +228,7 @@ private struct KeyReader {
         return equal ?? text.utf8.elementsEqual(raw[start..<start + count])
     }
 
-    mutating func same(_ number: UInt64) -> Bool {
+    mutating func field(_ number: UInt64) -> Bool {
         guard offset + 8 <= raw.count else { return false }
         let kept = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
         offset += 8
