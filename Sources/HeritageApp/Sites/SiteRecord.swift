@@ -91,11 +91,14 @@ struct SiteRecord {
 enum SiteImportFailure: Error, Equatable, CustomStringConvertible {
     case record(unit: String, number: Int, reason: String)
     case file(String)
+    /// The reader's, when the writer gave up first (the writer's own error is the one reported).
+    case cancelled
 
     var description: String {
         switch self {
         case .record(let unit, let number, let reason): "\(unit) \(number): \(reason)"
         case .file(let reason): reason
+        case .cancelled: "stopped: the register could not be written"
         }
     }
 }
