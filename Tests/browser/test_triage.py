@@ -199,7 +199,8 @@ def test_screenshots_of_a_report_and_of_triage_at_three_widths(browser, server):
         browser.get(server.url + "/review/triage?q=shot+chapel&sort=oldest")
         wait_for(browser, lambda d: report_on_screen(d) is not None)
         browser.switch_to.active_element.send_keys("a")
-        wait_for(browser, lambda d: d.find_elements(By.ID, "undo-form"))
+        # The decision's round trip and the next report's page (20 s: a busy CI machine took more than 10).
+        wait_for(browser, lambda d: d.find_elements(By.ID, "undo-form"), 20)
         browser.switch_to.active_element.send_keys("r")
         wait_for(browser, lambda d: d.find_element(By.ID, "reject-box").get_attribute("open") is not None)
         shot(browser, "review-triage-%d.png" % width)
