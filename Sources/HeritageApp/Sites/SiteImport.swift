@@ -83,18 +83,20 @@ enum SiteImport {
         var batchedBytes = 0
         var records = 0
         var offset: () -> Int = { 0 }
+        // Hands the batch to the writer; throws when the writer has given up.
+        let send = {
+            guard pipe.put(.init(sites: batch, records: records, bytesRead: offset())) else {
+                throw SiteImportFailure.cancelled
+            }
+            batch.removeAll(keepingCapacity: true)
+            batchedBytes = 0
+        }
         let each: (SiteRecord) throws -> Void = { record in
             let site = try record.site(options)
             batch.append(site)
             batchedBytes += site.name.utf8.count + (site.outline?.utf8.count ?? 0)
             records += 1
-            if batch.count == batchSize || batchedBytes >= batchBytes {
-                guard pipe.put(.init(sites: batch, records: records, bytesRead: offset())) else {
-                    throw SiteImportFailure.cancelled
-                }
-                batch.removeAll(keepingCapacity: true)
-                batchedBytes = 0
-            }
+            if batch.count == batchSize || batchedBytes >= batchBytes { try send() }
         }
         switch format {
         case .geojson:
@@ -110,9 +112,7 @@ enum SiteImport {
             offset = { reader.offset }
             try reader.read(each)
         }
-        if !batch.isEmpty, !pipe.put(.init(sites: batch, records: records, bytesRead: offset())) {
-            throw SiteImportFailure.cancelled
-        }
+        if !batch.isEmpty { try send() }
     }
 
     /// By the extension, else by the first byte that is not white space (`{`: GeoJSON).
