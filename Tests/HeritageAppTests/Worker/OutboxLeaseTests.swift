@@ -10,10 +10,9 @@ import Testing
 struct OutboxLeaseTests {
     /// A database with the leases' columns and `count` queued reports of one user.
     static func outbox(reports count: Int) throws -> String {
-        let url = try PostgresCluster.shared().makeDatabase()
-        let stores = try Stores.postgres(url: url, poolSize: 1)
-        stores.close()
+        let url = try PostgresCluster.migratedDatabase()
         let connection = try PostgresConnection(url)
+        defer { connection.close() }
         try connection.run(
             "INSERT INTO users (email, created_at, updated_at) VALUES ('a@example.org', 0, 0)")
         try connection.run(
