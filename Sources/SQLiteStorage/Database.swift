@@ -42,6 +42,14 @@ public final class Database {
     var walIndexAccess = WALIndexAccess.unknown
     static let memoLimit = 1_024
 
+    /// SQLite's process-wide settings, made once before the first connection opens: no memory
+    /// statistics, whose upkeep took one mutex of the whole process in every `sqlite3_malloc` of
+    /// every connection, so that reader threads waited on each other (futex waits in most requests
+    /// of the list under wrk, `strace -k`; docs/BENCHMARKS.md). Nothing here reads those statistics
+    /// (`sqlite3_memory_used`, a soft heap limit). Too late if SQLite already started, which only
+    /// leaves the statistics on.
+    static let processSettings: Int32 = har_sqlite_config_no_memory_statistics()
+
     /// Opens (and by default creates) the database at `path`.
     ///
     /// The file header is read before this returns, so a file that is not a database, or one that
@@ -51,6 +59,7 @@ public final class Database {
     ) throws {
         self.path = path
         self.mode = mode
+        _ = Self.processSettings
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .readWrite: flags |= SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0)
