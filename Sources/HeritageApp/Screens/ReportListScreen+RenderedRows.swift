@@ -1,6 +1,6 @@
 import Glibc
+import HTTPServer
 import Mustache
-import Synchronization
 
 extension ReportListScreen {
     /// Each row's HTML as the list shows it, kept by everything it is made from: the row as read
@@ -24,45 +24,84 @@ extension ReportListScreen {
         /// A kept row: its key's bytes, and the row as `partials/report-rows` renders it,
         /// `{"html": …}`, made once when kept, not per page (a field list per row per page was ~700
         /// instructions).
-        private struct Kept: Sendable {
+        fileprivate struct Kept: Sendable {
             let bytes: [UInt8]
             let value: MustacheValue
         }
 
+        /// What a page's look-up found for one of its rows: the row's fingerprint (kept with the row
+        /// if it is rendered now) and its kept value, if any.
+        struct Found {
+            fileprivate let fingerprint: UInt64
+            let value: MustacheValue?
+        }
+
+        /// A row rendered for the first time, kept with the page's others in one write (`keep(_:)`).
+        struct Fresh {
+            fileprivate let fingerprint: UInt64
+            fileprivate let kept: Kept
+            var value: MustacheValue { kept.value }
+        }
+
         /// By fingerprint; two rows of the same fingerprint (never seen) take turns: the bytes decide.
-        private let kept = Mutex<[UInt64: Kept]>([:])
+        /// Behind a read-write lock taken once per page: every MHD thread reads it at once, and a
+        /// `Mutex` taken per row put threads to sleep on each other (a futex wait and a context
+        /// switch in most requests under wrk, `strace -c`; docs/BENCHMARKS.md).
+        private let kept = ReadMostly<[UInt64: Kept]>([:])
 
         init() {}
 
+        /// One row's HTML, kept or rendered now and kept: `look` and `keep` for a page of one row.
         func html(_ row: ListedReport, language: String, render: () throws -> String) throws -> String {
-            let value = try self.value(row, language: language) ?? keep(row, language: language, html: render())
+            let found = look([row], language: language)[0]
+            let value: MustacheValue
+            if let kept = found.value {
+                value = kept
+            } else {
+                let fresh = Self.fresh(found, row, language: language, html: try render())
+                keep([fresh])
+                value = fresh.value
+            }
             guard case .fields(let fields) = value, case .string(let html)? = fields["html"] else { return "" }
             return html
         }
 
-        /// The kept row for `row` in `language`, if any: only one kept from the very same bytes.
-        func value(_ row: ListedReport, language: String) -> MustacheValue? {
-            let fingerprint = Self.fingerprint(row, language: language)
-            // Compared outside the lock (a kept entry never changes): a closure that held the row
-            // copied it (callgrind).
-            guard let entry = kept.withLock({ $0[fingerprint] }), Self.matches(entry.bytes, row, language: language)
-            else { return nil }
-            return entry.value
-        }
-
-        /// Keeps a row's HTML under the row's bytes; returns it as the page renders it.
-        func keep(_ row: ListedReport, language: String, html: String) -> MustacheValue {
-            let value: MustacheValue = ["html": .string(html)]
-            let entry = Kept(bytes: Self.bytes(row, language: language), value: value)
-            let fingerprint = Self.fingerprint(row, language: language)
-            kept.withLock { kept in
-                if kept.count >= Self.capacity { kept.removeAll(keepingCapacity: true) }
-                kept[fingerprint] = entry
+        /// The kept value of each of `rows` in `language`, where one was kept from the very same bytes,
+        /// under one read of the kept rows.
+        func look(_ rows: [ListedReport], language: String) -> [Found] {
+            kept.read { kept in
+                var found: [Found] = []
+                found.reserveCapacity(rows.count)
+                for row in rows {
+                    let fingerprint = Self.fingerprint(row, language: language)
+                    var value: MustacheValue?
+                    if let entry = kept[fingerprint], Self.matches(entry.bytes, row, language: language) {
+                        value = entry.value
+                    }
+                    found.append(Found(fingerprint: fingerprint, value: value))
+                }
+                return found
             }
-            return value
         }
 
-        var count: Int { kept.withLock { $0.count } }
+        /// A row rendered now, ready to keep: its key's bytes and its value as the page renders it.
+        static func fresh(_ found: Found, _ row: ListedReport, language: String, html: String) -> Fresh {
+            let value: MustacheValue = ["html": .string(html)]
+            return Fresh(
+                fingerprint: found.fingerprint, kept: Kept(bytes: bytes(row, language: language), value: value))
+        }
+
+        /// Keeps a page's freshly rendered rows, in one write: at most `capacity` of them (a page may
+        /// show more rows than that).
+        func keep(_ fresh: [Fresh]) {
+            guard !fresh.isEmpty else { return }
+            kept.write { kept in
+                if kept.count + fresh.count > Self.capacity { kept.removeAll(keepingCapacity: true) }
+                for row in fresh.prefix(Self.capacity) { kept[row.fingerprint] = row.kept }
+            }
+        }
+
+        var count: Int { kept.read { $0.count } }
 
         /// The fields of the key of `row` in `language`, in their order: the one list that the key's
         /// size, its bytes, its fingerprint and the comparison all walk, so they cannot disagree.

@@ -40,10 +40,11 @@ extension ReportListScreen {
         let language = context.language.rawValue
         var values: [MustacheValue] = []
         values.reserveCapacity(rows.count)
+        var fresh: [RenderedRows.Fresh] = []
         // A loop rather than a closure per row: the closure copied the request's context for every
         // row (callgrind), and a kept row is taken as the value the page renders.
-        for row in rows {
-            if let kept = rendered.value(row, language: language) {
+        for (row, found) in zip(rows, rendered.look(rows, language: language)) {
+            if let kept = found.value {
                 values.append(kept)
                 continue
             }
@@ -54,8 +55,11 @@ extension ReportListScreen {
                 fields["t"] = context.messages.tree
                 html = try web.templates.render("partials/report-row", .fields(fields))
             }
-            values.append(rendered.keep(row, language: language, html: html))
+            let row = RenderedRows.fresh(found, row, language: language, html: html)
+            values.append(row.value)
+            fresh.append(row)
         }
+        rendered.keep(fresh)
         return .array(values)
     }
 
