@@ -370,9 +370,11 @@ enum KioskStatements {
     }
 
     static func claimed(_ db: some SQLConnection, userID: Int64) throws -> [ReceiptStatus] {
-        try db.query(
-            "SELECT \(receiptColumns) \(receiptJoin) WHERE c.claimed_by = ? ORDER BY r.submitted_at DESC LIMIT 200",
-            [.integer(userID)]
-        ).map { try receipt($0) }
+        try db.query(claimedSQL, [.integer(userID)]).map { try receipt($0) }
     }
+
+    /// Built once: read on every rendering of the report list, where interpolating it made and hashed
+    /// its text anew each time (callgrind, docs/BENCHMARKS.md).
+    private static let claimedSQL =
+        "SELECT \(receiptColumns) \(receiptJoin) WHERE c.claimed_by = ? ORDER BY r.submitted_at DESC LIMIT 200"
 }

@@ -178,12 +178,7 @@ extension SQLReviewStore {
         // One statement: its own snapshot, without BEGIN and COMMIT around it.
         try database.readStatement { db in
             var states: [String: ReporterView] = [:]
-            for row in try db.query(
-                """
-                SELECT local_id, review_state, review_message, review_reason, name, state FROM reports r
-                WHERE r.user_id = ? AND r.review_state != 'received' AND \(ReviewSQL.reviewable)
-                """, .integer(userID))
-            {
+            for row in try db.query(ReviewSQL.reporterStates, .integer(userID)) {
                 states[try row.string("local_id") ?? ""] = try Self.reporterView(row)
             }
             return states
