@@ -166,7 +166,7 @@ public final class Application: Sendable {
                 return pages.error(status: 404, request: request)
             }
             let counts = StatementCounts.process
-            let sqlite = (counts.statements, counts.writes, counts.writeTransactions)
+            let sqlite = (counts.statements, counts.writes, counts.writeTransactions, counts.readerCheckouts)
             let depth = (try? outbox.countsByState()) ?? [:]
             let mail = MailSetup.metricsText(try? mailOutbox.countsByState())
             return metrics.response(

@@ -58,7 +58,10 @@ final class Metrics: Sendable {
     }
 
     /// `sqlite`: this process's SQLite statement counts, read before the handler ran any statement of its own.
-    func response(health: Health, sqlite: (statements: Int, writes: Int, writeTransactions: Int), extra: String = "")
+    func response(
+        health: Health, sqlite: (statements: Int, writes: Int, writeTransactions: Int, readerCheckouts: Int),
+        extra: String = ""
+    )
         -> Response
     {
         let snapshot = counters
@@ -105,6 +108,9 @@ final class Metrics: Sendable {
             # HELP har_sqlite_write_transactions_total Write transactions this process ran on SQLite.
             # TYPE har_sqlite_write_transactions_total counter
             har_sqlite_write_transactions_total \(sqlite.writeTransactions)
+            # HELP har_sqlite_reader_checkouts_total Readers this process took from its SQLite pool: one per read, or per page that reads several stores in one snapshot.
+            # TYPE har_sqlite_reader_checkouts_total counter
+            har_sqlite_reader_checkouts_total \(sqlite.readerCheckouts)
 
             """
         text += extra + backups.text

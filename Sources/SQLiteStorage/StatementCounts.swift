@@ -15,6 +15,7 @@ public final class StatementCounts: Sendable {
     private let started = Atomic<Int>(0)
     private let changing = Atomic<Int>(0)
     private let transactions = Atomic<Int>(0)
+    private let checkouts = Atomic<Int>(0)
 
     /// Statements started, reads and writes.
     public var statements: Int { started.load(ordering: .relaxed) }
@@ -22,6 +23,9 @@ public final class StatementCounts: Sendable {
     public var writes: Int { changing.load(ordering: .relaxed) }
     /// Write transactions run (`DatabasePool.write`).
     public var writeTransactions: Int { transactions.load(ordering: .relaxed) }
+    /// Readers taken from a pool (`DatabasePool`): each a read of its own (a read transaction, a
+    /// statement's own, or a memo's look), where `readTogether` takes one for all the reads in it.
+    public var readerCheckouts: Int { checkouts.load(ordering: .relaxed) }
 
     /// The statement `handle` starts running.
     func starting(_ handle: OpaquePointer) {
@@ -30,4 +34,6 @@ public final class StatementCounts: Sendable {
     }
 
     func writeTransaction() { transactions.add(1, ordering: .relaxed) }
+
+    func readerCheckout() { checkouts.add(1, ordering: .relaxed) }
 }

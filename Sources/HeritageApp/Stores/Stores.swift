@@ -40,8 +40,22 @@ struct Stores: Sendable {
     var sites: any SiteStore
     /// The coordinators' side of the register of sites: attach, standing, the register's view.
     var siteReview: any SiteReviewStore
+    /// Reads of several of these stores in one snapshot, where the engine gains by it (`SQLBackend.readTogether`).
+    var together: any ReadTogether
     /// Closes the backend; later calls throw `StoreError`.
     var close: @Sendable () -> Void
+}
+
+/// Reads of several stores in one snapshot: `body`'s reads on this thread share one (SQLite: one reader,
+/// one read transaction). For a page that reads several aggregates; reads only.
+protocol ReadTogether: Sendable {
+    func reads<T>(_ body: () throws -> T) throws -> T
+}
+
+/// A backend's `readTogether`, as `Stores.together`.
+private struct BackendReads<Backend: SQLBackend>: ReadTogether {
+    let database: Backend
+    func reads<T>(_ body: () throws -> T) throws -> T { try database.readTogether(body) }
 }
 
 extension Stores {
@@ -75,7 +89,8 @@ extension Stores {
             kiosks: SQLKioskStore(database: database, mailImmediatePerHour: mailCap, revocations: revocations),
             mail: SQLMailOutboxStore(database: database), notifications: SQLMailOutboxStore(database: database),
             coordinatorMail: SQLMailOutboxStore(database: database), sites: SQLSiteStore(database: database),
-            siteReview: SQLSiteReviewStore(database: database), close: close)
+            siteReview: SQLSiteReviewStore(database: database), together: BackendReads(database: database),
+            close: close)
     }
 }
 

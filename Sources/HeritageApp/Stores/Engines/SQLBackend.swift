@@ -46,6 +46,11 @@ protocol SQLBackend: Sendable {
     /// committed (SQLite: the reader's memo, checked against the file's data version; PostgreSQL: read
     /// every time). For the hottest read, the session lookup.
     func readKept<Key: Hashable, Value>(key: Key, _ body: (Connection) throws -> Value?) throws -> Value?
+    /// Runs `body`, whose reads of any store on this backend may share one snapshot (SQLite: one
+    /// reader and one read transaction for all of them, `DatabasePool.readTogether`; PostgreSQL: each
+    /// read as it would be alone, since a transaction around one-statement reads only adds BEGIN and
+    /// COMMIT's round trips). For a page that reads several aggregates at once; reads only.
+    func readTogether<T>(_ body: () throws -> T) throws -> T
     /// The list's page of the user's reports (`ReportStore.page`): the hottest page, tuned per engine.
     func reportPage(userID: Int64, limit: Int?) throws -> ReportPage
     /// Runs `body`, mapping the engine's own errors to `StoreError`.
@@ -73,6 +78,7 @@ extension SQLiteDatabase: SQLBackend {
         }
     }
     func claiming<T>(_ body: (Database) throws -> T) throws -> T { try write(body) }
+    func readTogether<T>(_ body: () throws -> T) throws -> T { try Self.mapped { try pool.readTogether(body) } }
     static var isExclusive: Bool { true }
     static var dialect: SQLDialect { .sqlite }
 }
@@ -84,6 +90,7 @@ extension PostgresDatabase: SQLBackend {
     func claiming<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try Self.mapped { try pool.withConnection { db in try db.transaction(.readCommitted) { try body(db) } } }
     }
+    func readTogether<T>(_ body: () throws -> T) throws -> T { try body() }
     static var isExclusive: Bool { false }
     static var dialect: SQLDialect { .postgres }
 }
