@@ -13,11 +13,14 @@ extension ReportListScreen {
     /// The key of a kept row is one byte string (`bytes(_:language:)`): each text field as its UTF-8
     /// length in 4 bytes (nil is 0xFFFF_FFFF; a field never reaches 4 GiB) and its bytes, in a fixed
     /// order, then the time's and the two counts' 8 bytes each, so that no two different rows (or
-    /// languages) make the same bytes. A look-up makes no key: it hashes the row's fields where they
-    /// lie, 8 bytes at a time, into the same fingerprint as the kept bytes', and compares the kept
-    /// bytes with the fields (`memcmp`). A key that held the row itself cost about a fifth of the
-    /// page's instructions (callgrind): hashing field by field, copying and destroying six Strings per
-    /// row, comparing them field by field.
+    /// languages) make the same bytes. A look-up makes no key: it finds the kept entry by the row's
+    /// identity, a fingerprint of its id and the language (`identity`), and compares the kept bytes with
+    /// the row's fields where they lie (`memcmp`). A report has one kept entry per language: a changed
+    /// row finds its old entry, whose bytes differ, is rendered anew and takes the entry's place. A key
+    /// that held the row itself cost about a fifth of the page's instructions (callgrind): hashing field
+    /// by field, copying and destroying six Strings per row, comparing them field by field; a
+    /// fingerprint of every field was two fifths of the look-up's (perf), for nothing the comparison
+    /// does not already decide.
     final class RenderedRows: Sendable {
         static let capacity = 4_096
 
@@ -43,7 +46,8 @@ extension ReportListScreen {
             var value: MustacheValue { kept.value }
         }
 
-        /// By fingerprint; two rows of the same fingerprint (never seen) take turns: the bytes decide.
+        /// By identity; two rows of the same fingerprint (the same report and language, or a collision
+        /// never seen) take turns: the bytes decide.
         /// Behind a read-write lock taken once per page: every MHD thread reads it at once, and a
         /// `Mutex` taken per row put threads to sleep on each other (a futex wait and a context
         /// switch in most requests under wrk, `strace -c`; docs/BENCHMARKS.md).
@@ -73,7 +77,7 @@ extension ReportListScreen {
                 var found: [Found] = []
                 found.reserveCapacity(rows.count)
                 for row in rows {
-                    let fingerprint = Self.fingerprint(row, language: language)
+                    let fingerprint = Self.identity(row, language: language)
                     var value: MustacheValue?
                     if let entry = kept[fingerprint], Self.matches(entry.bytes, row, language: language) {
                         value = entry.value
@@ -104,7 +108,7 @@ extension ReportListScreen {
         var count: Int { kept.read { $0.count } }
 
         /// The fields of the key of `row` in `language`, in their order: the one list that the key's
-        /// size, its bytes, its fingerprint and the comparison all walk, so they cannot disagree.
+        /// size, its bytes and the comparison all walk, so they cannot disagree.
         @inline(__always)
         fileprivate static func fields<Visitor: KeyFields>(
             _ row: ListedReport, language: String, _ visitor: inout Visitor
@@ -127,10 +131,11 @@ extension ReportListScreen {
             }
         }
 
-        /// The fingerprint of the key's bytes of `row` in `language`, from the fields where they lie.
-        static func fingerprint(_ row: ListedReport, language: String) -> UInt64 {
+        /// Where `row` in `language` is kept: a fingerprint of the report's id and the language, the
+        /// same whatever else of the row changes (the bytes' comparison decides whether it is the same row).
+        static func identity(_ row: ListedReport, language: String) -> UInt64 {
             var mixer = KeyMixer()
-            _ = fields(row, language: language, &mixer)
+            _ = mixer.field(row.localID) && mixer.field(language)
             return mixer.hash
         }
 
@@ -199,9 +204,9 @@ private struct KeyWriter: KeyFields {
     }
 }
 
-/// The fingerprint of a key's bytes as `KeyWriter` lays them out, mixed field by field: each length,
-/// then its text 8 bytes at a time (the last word padded with zeros), then the numbers. Only a quick
-/// filter: a fingerprint found still has its bytes compared.
+/// A fingerprint of some of a key's fields (`RenderedRows.identity`), mixed field by field: each
+/// length, then its text 8 bytes at a time (the last word padded with zeros), then the numbers. Only
+/// a quick filter: a fingerprint found still has its bytes compared.
 private struct KeyMixer: KeyFields {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
 
