@@ -46,8 +46,9 @@ public final class Database {
     /// statistics, whose upkeep took one mutex of the whole process in every `sqlite3_malloc` of
     /// every connection, so that reader threads waited on each other (futex waits in most requests
     /// of the list under wrk, `strace -k`; docs/BENCHMARKS.md). Nothing here reads those statistics
-    /// (`sqlite3_memory_used`, a soft heap limit). Too late if SQLite already started, which only
-    /// leaves the statistics on.
+    /// (`sqlite3_memory_used` is 0 without them, a soft heap limit does nothing; the connection-leak
+    /// test counts open files instead). Too late if SQLite already started, which only leaves the
+    /// statistics on.
     static let processSettings: Int32 = har_sqlite_config_no_memory_statistics()
 
     /// Opens (and by default creates) the database at `path`.
