@@ -133,10 +133,19 @@ static inline int har_vips_jpeg_watch_end(char *buf, size_t len) {
 }
 
 // Once per process: no operation cache (uploads are one-shot; the cache would pin decoded images),
-// one worker thread per pipeline (two shared cores, many requests), loaders of untrusted formats blocked.
+// one worker thread per pipeline (two shared cores, many requests), loaders of untrusted formats blocked,
+// and no run-time compiled vector code (liborc). Debian 12's liborc 0.4.33 frees a compiled program's
+// code memory without its lock (orc_code_free merges the freed chunk into its neighbours in a list
+// every program shares), and libvips 8.14 compiles and frees programs for each resize (reducev):
+// two photo threads finishing thumbnails at once can corrupt that list, and the process dies with a
+// segmentation fault in liborc. CI's run of the photo tests did (a use after free, at liborc's offset
+// 0x10443, in that merge). Without it, libvips resizes with its C loops: about a quarter slower for a
+// 640 x 480 thumbnail, and a phone photo is mostly shrunk while decoding (libjpeg's 1/2, 1/4, 1/8).
 static inline int har_vips_init(void) {
     if (!har_vips_available()) return -1;
     if (HAR_VIPS(int (*)(const char *), vips_init)("har")) return -1;
+    void (*set_vector_enabled)(har_gboolean) = HAR_VIPS(void (*)(har_gboolean), vips_vector_set_enabled);
+    if (set_vector_enabled) set_vector_enabled(0);
     HAR_VIPS(void (*)(int), vips_cache_set_max)(0);
     HAR_VIPS(void (*)(int), vips_concurrency_set)(1);
     HAR_VIPS(void (*)(har_gboolean), vips_block_untrusted_set)(1);
@@ -144,6 +153,12 @@ static inline int har_vips_init(void) {
     HAR_VIPS(unsigned (*)(const char *, int, void (*)(const char *, int, const char *, void *), void *),
         g_log_set_handler)("VIPS", 1 << 4, har_vips_log, NULL);
     return 0;
+}
+
+// Whether libvips would run liborc's compiled code (1) or its C loops (0); 0 when the call is missing.
+static inline int har_vips_vector_enabled(void) {
+    har_gboolean (*enabled)(void) = HAR_VIPS(har_gboolean (*)(void), vips_vector_isenabled);
+    return enabled ? enabled() : 0;
 }
 
 static inline void har_vips_free(void *pointer) { HAR_VIPS(void (*)(void *), g_free)(pointer); }

@@ -29,7 +29,7 @@ public enum Imaging {
     /// a small file can declare a huge image (decompression bomb).
     public static let maximumPixels = 50_000_000
 
-    /// Starts libvips: no operation cache, one thread per pipeline, untrusted loaders blocked.
+    /// Starts libvips: no operation cache, one thread per pipeline, untrusted loaders blocked, no liborc.
     /// Idempotent and thread-safe; every other call does it when needed.
     public static func initialize() {
         _ = vipsStarted
@@ -38,6 +38,10 @@ public enum Imaging {
     /// Whether libvips could be opened and started (`har doctor`: it is loaded at first use, so a
     /// missing libvips42 shows only at the first photo otherwise).
     public static var isAvailable: Bool { vipsStarted }
+
+    /// Whether libvips runs liborc's run-time compiled vector code: never once started (har_vips_init
+    /// turns it off; Debian 12's liborc is not safe to free from two threads at once).
+    public static var runsCompiledVectorCode: Bool { vipsStarted && har_vips_vector_enabled() != 0 }
 
     /// The format by magic bytes only: FF D8 FF (JPEG), the 8-byte PNG signature, RIFF....WEBP.
     public static func sniff(path: String) -> ImageFormat? {

@@ -128,27 +128,33 @@ import Testing
         #expect(Imaging.jpegShrink(width: 10, height: 10, side: 0) == 4)  // a side of 0 counts as 1
     }
 
+    /// Thumbnails from many threads at once. libvips runs no liborc code: Debian 12's liborc frees a
+    /// compiled program without its lock, libvips compiles and frees one for each resize, and two photo
+    /// threads finishing at once crashed the test process in CI (see har_vips_init in CVips's shim.h).
+    /// Each call here resizes to its own width, so each builds and frees a resize of its own.
     @Test func concurrentCallsFromManyThreads() throws {
         Imaging.initialize()
         Imaging.initialize()
+        #expect(!Imaging.runsCompiledVectorCode)
         let sources = (0..<3).map { index in
             directory.image(
                 "c\(index).\(["jpg", "png", "webp"][index])", width: 500, height: 300,
                 format: [ImageFormat.jpeg, .png, .webp][index])
         }
-        let outputs = (0..<12).map { directory.file("t\($0).jpg") }
+        let calls = 48
+        let outputs = (0..<calls).map { directory.file("t\($0).jpg") }
         let outcomes = Outcomes()
-        DispatchQueue.concurrentPerform(iterations: 12) { index in
+        DispatchQueue.concurrentPerform(iterations: calls) { index in
             let ok: Bool
             do {
-                try Imaging.makeThumbnail(from: sources[index % 3], to: outputs[index], maxSide: 100)
-                ok = try Imaging.inspect(path: outputs[index]).width == 100
+                try Imaging.makeThumbnail(from: sources[index % 3], to: outputs[index], maxSide: 100 + index)
+                ok = try Imaging.inspect(path: outputs[index]).width == 100 + index
             } catch {
                 ok = false
             }
             outcomes.record(ok)
         }
-        #expect(outcomes.successes == 12)
+        #expect(outcomes.successes == calls)
     }
 }
 
