@@ -2,6 +2,7 @@
 // `har tls self-signed`.
 #ifndef HAR_COPENSSL_SHIM_H
 #define HAR_COPENSSL_SHIM_H
+#include <string.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -34,6 +35,31 @@ static inline EVP_MAC_CTX *har_hmac_new(const char *digest, const unsigned char 
         return NULL;
     }
     return ctx;
+}
+
+// Random bytes for masks that change with every response (the CSRF token's, BREACH), taken from a
+// buffer of the calling thread that RAND_bytes fills HAR_MASK_BUFFER bytes at a time. RAND_bytes costs
+// OpenSSL 3's DRBG set-up and a getpid() system call per call (its fork check; strace -k); the
+// report list made one per page (docs/BENCHMARKS.md). Each byte is handed out once and wiped from the
+// buffer. Not for keys, session ids or salts: a child forked without exec would repeat this thread's
+// buffer, which for a mask reveals nothing but for a secret would. 1 if `out` was filled.
+#define HAR_MASK_BUFFER 1024
+static inline int har_mask_random_bytes(unsigned char *out, size_t count) {
+    static _Thread_local unsigned char buffer[HAR_MASK_BUFFER];
+    static _Thread_local size_t left = 0;
+    if (count > HAR_MASK_BUFFER) return RAND_bytes(out, (int)count);
+    if (count > left) {
+        if (RAND_bytes(buffer, HAR_MASK_BUFFER) != 1) {
+            left = 0;
+            return 0;
+        }
+        left = HAR_MASK_BUFFER;
+    }
+    unsigned char *next = buffer + (HAR_MASK_BUFFER - left);
+    memcpy(out, next, count);
+    OPENSSL_cleanse(next, count);
+    left -= count;
+    return 1;
 }
 
 // A new ECDSA P-256 key (what browsers and GnuTLS accept everywhere, and small). NULL on failure.

@@ -10,7 +10,7 @@ enum CSRFMask {
     /// `hex(mask ‖ (mask XOR token))` for a token in hex; the token unchanged if it is not hex.
     static func mask(_ token: String) -> String {
         guard let secret = Hex.decode(token), !secret.isEmpty else { return token }
-        let mask = Crypto.randomBytes(secret.count)
+        let mask = Crypto.maskBytes(secret.count)
         var masked = mask
         masked.reserveCapacity(secret.count * 2)
         for index in secret.indices { masked.append(mask[index] ^ secret[index]) }

@@ -19,6 +19,17 @@ public enum Crypto {
 
     public static func randomHex(bytes count: Int) -> String { Hex.encode(randomBytes(count)) }
 
+    /// Cryptographically random bytes for a mask made afresh for every response (`CSRFMask`), from a
+    /// buffer of this thread that `RAND_bytes` fills 1 KiB at a time (`har_mask_random_bytes`): one
+    /// `RAND_bytes` per page cost a `getpid` system call and the DRBG's set-up. Never for secrets
+    /// (keys, session ids, salts), which take `randomBytes`.
+    public static func maskBytes(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let ok = bytes.withUnsafeMutableBufferPointer { har_mask_random_bytes($0.baseAddress, $0.count) }
+        guard ok == 1 else { preconditionFailure("RAND_bytes failed: no usable entropy source") }
+        return bytes
+    }
+
     /// PBKDF2-HMAC-SHA256 of a password, 32 bytes.
     public static func pbkdf2SHA256(password: String, salt: [UInt8], iterations: Int) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import PlatformClient
 import Testing
 
 @testable import HeritageApp
@@ -23,6 +24,31 @@ import Testing
         #expect(!CSRFMask.matches(sent: String(first.dropLast(2)), token: token))
         #expect(!CSRFMask.matches(sent: "zz" + first.dropFirst(2), token: token))
         #expect(!CSRFMask.matches(sent: CSRFMask.mask(String(repeating: "cd", count: 32)), token: token))
+    }
+
+    /// The masks' random bytes come from a buffer of each thread (`Crypto.maskBytes`), refilled by
+    /// RAND_bytes 1 KiB at a time: every size is filled, across a refill and past the buffer's size,
+    /// and no mask repeats, on one thread or on many at once (a buffer shared by threads without a
+    /// lock, or handed out twice, would repeat them).
+    @Test func maskBytesNeverRepeatAcrossRefillsAndThreads() async {
+        #expect(Crypto.maskBytes(0).isEmpty)
+        for size in [1, 32, 1_000, 1_024, 1_025, 5_000] { #expect(Crypto.maskBytes(size).count == size) }
+        var seen = Set<[UInt8]>()
+        for _ in 0..<200 { seen.insert(Crypto.maskBytes(32)) }  // 6,400 bytes: six refills
+        #expect(seen.count == 200)
+        let perThread = await withTaskGroup(of: [[UInt8]].self) { group in
+            for _ in 0..<8 {
+                group.addTask { await Task.detached { (0..<100).map { _ in Crypto.maskBytes(32) } }.value }
+            }
+            var all: [[UInt8]] = []
+            for await masks in group { all += masks }
+            return all
+        }
+        #expect(perThread.count == 800 && Set(perThread).count == 800)
+        #expect(seen.isDisjoint(with: perThread))
+        // Not all zeros (a buffer never filled) and not one byte repeated (a buffer filled once).
+        let sample = Crypto.maskBytes(64)
+        #expect(Set(sample).count > 8)
     }
 
     /// Two pages carry different masked values; both work, signed out (sign-in) and signed in.
