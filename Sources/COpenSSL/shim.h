@@ -47,6 +47,7 @@ static inline EVP_MAC_CTX *har_hmac_new(const char *digest, const unsigned char 
 static inline int har_mask_random_bytes(unsigned char *out, size_t count) {
     static _Thread_local unsigned char buffer[HAR_MASK_BUFFER];
     static _Thread_local size_t left = 0;
+    if (count == 0) return 1;
     if (count > HAR_MASK_BUFFER) return RAND_bytes(out, (int)count);
     if (count > left) {
         if (RAND_bytes(buffer, HAR_MASK_BUFFER) != 1) {
