@@ -9,12 +9,7 @@ import COpenSSL
 public enum Crypto {
     /// Cryptographically random bytes (session ids, salts, multipart boundaries).
     public static func randomBytes(_ count: Int) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        let ok = bytes.withUnsafeMutableBufferPointer { RAND_bytes($0.baseAddress, Int32($0.count)) }
-        // RAND_bytes fails only when the system's entropy source is unusable; carrying on would hand
-        // out guessable session ids.
-        guard ok == 1 else { preconditionFailure("RAND_bytes failed: no usable entropy source") }
-        return bytes
+        filled(count) { RAND_bytes($0, Int32($1)) }
     }
 
     public static func randomHex(bytes count: Int) -> String { Hex.encode(randomBytes(count)) }
@@ -24,8 +19,14 @@ public enum Crypto {
     /// `RAND_bytes` per page cost a `getpid` system call and the DRBG's set-up. Never for secrets
     /// (keys, session ids, salts), which take `randomBytes`.
     public static func maskBytes(_ count: Int) -> [UInt8] {
+        filled(count) { har_mask_random_bytes($0, $1) }
+    }
+
+    /// `count` bytes from `fill` (RAND_bytes or its buffered form). RAND_bytes fails only when the
+    /// system's entropy source is unusable; carrying on would hand out guessable session ids.
+    private static func filled(_ count: Int, by fill: (UnsafeMutablePointer<UInt8>?, Int) -> Int32) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
-        let ok = bytes.withUnsafeMutableBufferPointer { har_mask_random_bytes($0.baseAddress, $0.count) }
+        let ok = bytes.withUnsafeMutableBufferPointer { fill($0.baseAddress, $0.count) }
         guard ok == 1 else { preconditionFailure("RAND_bytes failed: no usable entropy source") }
         return bytes
     }
