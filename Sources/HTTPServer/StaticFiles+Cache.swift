@@ -123,14 +123,15 @@ final class StaticRepresentation: Sendable {
     }
 }
 
-/// Checked files by path under the directory. Shared by every MHD thread, hence the Mutex; the lock
-/// is held only for a dictionary lookup or insert.
+/// Checked files by path under the directory. Shared by every MHD thread and looked up on every
+/// request for a file, hence a read-write lock (`ReadMostly`): lookups never wait for one another, and
+/// the write lock is held only for an insertion.
 final class StaticFileCache: Sendable {
     private struct State {
         var entries: [String: StaticFileEntry] = [:]
         var bytes = 0
     }
-    private let state = Mutex(State())
+    private let state = ReadMostly(State())
     /// The directory opened once, so a check is an fstatat of the relative path rather than a
     /// walk from "/". -1 when it could not be opened; then the full path is used.
     private let directoryDescriptor: Int32
@@ -156,14 +157,14 @@ final class StaticFileCache: Sendable {
     }
 
     func entry(_ relative: String, matching identity: FileIdentity) -> StaticFileEntry? {
-        state.withLock { state in
+        state.read { state in
             guard let entry = state.entries[relative], entry.identity == identity else { return nil }
             return entry
         }
     }
 
     func store(_ entry: StaticFileEntry, for relative: String) {
-        state.withLock { state in
+        state.write { state in
             state.bytes -= state.entries.removeValue(forKey: relative)?.cachedBytes ?? 0
             let added = entry.cachedBytes
             if state.entries.count >= StaticFiles.maximumCachedEntries

@@ -10,7 +10,7 @@ public struct Configuration: Sendable, Equatable {
     public var host = "127.0.0.1"
     public var port = 8080
     public var dataDir = "./data"
-    public var threads = 4
+    public var threads = 8
     /// libmicrohttpd's memory per connection: the largest request head, and the body read size.
     public var connectionMemoryBytes = 24 * 1024
     public var maxBodyBytes = 64 * 1024 * 1024

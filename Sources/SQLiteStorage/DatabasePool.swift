@@ -12,14 +12,16 @@ import Glibc
 /// returned. Connections are never shared between two threads at the same time.
 public final class DatabasePool: @unchecked Sendable {
     public struct Configuration: Sendable {
-        /// How many read-only connections may be open at once; readers beyond that wait.
+        /// How many read-only connections may be open at once; readers beyond that wait. The default
+        /// is the HTTP server's default pool (8 threads), so that a page read on every poll thread at
+        /// once never waits for a reader; readers are opened only when first needed.
         public var maximumReaderCount: Int
         /// How long a statement waits for a lock held by another connection (or process).
         public var busyTimeout: Duration
         /// Applied at open, before any other connection is handed out.
         public var migrations: [Migration]
 
-        public init(maximumReaderCount: Int = 4, busyTimeout: Duration = .seconds(5), migrations: [Migration] = []) {
+        public init(maximumReaderCount: Int = 8, busyTimeout: Duration = .seconds(5), migrations: [Migration] = []) {
             self.maximumReaderCount = max(1, maximumReaderCount)
             self.busyTimeout = busyTimeout
             self.migrations = migrations

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import Synchronization
 import Testing
 
 @testable import HeritageApp
@@ -344,5 +345,40 @@ import Testing
         let off = KeptPages(maximumBytes: 0)
         off.keep("\"t\"", KeptPages.Page(userID: 1, body: [1]))
         #expect(off.page("\"t\"", userID: 1) == nil && !off.isOn)
+    }
+
+    /// Lookups take the read lock only (their recency is an atomic stamp), so the poll threads never wait
+    /// on one another for the list: many threads at once, looking up and keeping over one small store,
+    /// only ever get the page of their own tag and user, and the bounds hold throughout.
+    @Test func lookupsAndKeepsFromManyThreadsAtOnce() {
+        let bound = 64 * 1024
+        let store = KeptPages(maximumBytes: bound)
+        @Sendable func body(_ user: Int) -> [UInt8] {
+            Array("<p>user \(user)</p>".utf8) + [UInt8](repeating: 0x61, count: 1_000)
+        }
+        let wrong = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for round in 0..<2_000 {
+                let user = (thread * 7 + round) % 40
+                let tag = "\"tag-\(user)\""
+                if let page = store.page(tag, userID: Int64(user)) {
+                    if page.userID != Int64(user) || page.body(token: "") != body(user) {
+                        wrong.add(1, ordering: .relaxed)
+                    }
+                } else {
+                    store.keep(tag, KeptPages.Page(userID: Int64(user), body: body(user)))
+                }
+                // Never another user's page under this tag.
+                if store.page(tag, userID: Int64(user + 1)) != nil { wrong.add(1, ordering: .relaxed) }
+                if round % 100 == 0 {
+                    let usage = store.usage
+                    if usage.bytes > bound || usage.count > KeptPages.maximumEntries {
+                        wrong.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+        }
+        #expect(wrong.load(ordering: .relaxed) == 0)
+        #expect(store.usage.count > 0 && store.usage.bytes <= bound)
     }
 }
