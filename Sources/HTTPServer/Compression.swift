@@ -287,18 +287,34 @@ extension HTTPServer {
         let level = configuration.gzipLevel
         guard level > 0, response.reusable == nil, (200...599).contains(response.status),
             response.status != 204, response.status != 206, response.status != 304,
-            case .bytes(let body) = response.body, body.count >= Compression.minimumBytes,
+            let count = Self.byteCount(response.body), count >= Compression.minimumBytes,
             response.headers["Content-Encoding"] == nil,
             let contentType = response.headers["Content-Type"], Compression.isCompressible(contentType: contentType)
         else { return response }
         var result = response
         result.headers.addVaryAcceptEncoding()
-        guard AcceptEncoding.accepts(acceptEncoding, .gzip), let gzipped = Compression.gzip(body, level: level),
-            gzipped.count < body.count
-        else { return result }
+        guard AcceptEncoding.accepts(acceptEncoding, .gzip) else { return result }
+        // Pieces are joined only here, for a client that takes gzip: the kept list sends its own gzip
+        // parts then, so this is the page's rare case (compression turned on after it was kept).
+        let body: [UInt8]
+        switch response.body {
+        case .bytes(let bytes): body = bytes
+        case .pieces(let pieces): body = pieces.joined()
+        case .file: return result
+        }
+        guard let gzipped = Compression.gzip(body, level: level), gzipped.count < body.count else { return result }
         result.body = .bytes(gzipped)
         result.headers.add("Content-Encoding", "gzip")
         if let tag = result.headers["ETag"] { result.headers.set("ETag", ContentCoding.gzip.tag(from: tag)) }
         return result
+    }
+
+    /// The length of a body built in memory; nil for a file.
+    static func byteCount(_ body: Response.Body) -> Int? {
+        switch body {
+        case .bytes(let bytes): bytes.count
+        case .pieces(let pieces): pieces.count
+        case .file: nil
+        }
     }
 }

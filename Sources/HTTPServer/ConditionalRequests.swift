@@ -184,6 +184,8 @@ public enum ConditionalFile {
             switch full.body {
             case .bytes(let content):
                 partial.body = .bytes(Array(content[offset..<(offset + length)]))
+            case .pieces(let pieces):
+                partial.body = .bytes(Array(pieces.joined()[offset..<(offset + length)]))
             case .file(let path, _):
                 partial.body = .file(path: path, size: length)
                 partial.fileOffset = offset

@@ -4,6 +4,9 @@ public struct Response: Sendable {
         case bytes([UInt8])
         /// A file streamed from disk; `size` bytes from its start.
         case file(path: String, size: Int)
+        /// Bytes in pieces, sent from where they are (`MHD_create_response_from_iovec`), never joined
+        /// into one array: a kept page with its CSRF token spliced in per response.
+        case pieces(ResponsePieces)
     }
 
     public var status: Int
@@ -56,4 +59,31 @@ public struct Response: Sendable {
 
     /// Adds a Set-Cookie header.
     public mutating func setCookie(_ cookie: SetCookie) { headers.add("Set-Cookie", cookie.headerValue) }
+}
+
+/// A body made of `parts` with `joiner` between each two, as `parts.joined(separator: joiner)` would
+/// be, without making that array: the server hands MHD the pieces where they are, so a 61 KB kept
+/// page costs no copy and no allocation of its size per response (`ReportListScreen`, docs/WEB.md).
+public struct ResponsePieces: Sendable {
+    public let parts: [[UInt8]]
+    public let joiner: [UInt8]
+    /// The body's length.
+    public let count: Int
+
+    public init(parts: [[UInt8]], joiner: [UInt8]) {
+        self.parts = parts
+        self.joiner = joiner
+        count = parts.reduce(0) { $0 + $1.count } + joiner.count * max(0, parts.count - 1)
+    }
+
+    /// The whole body in one array (for gzip per response, a range, a test).
+    public func joined() -> [UInt8] {
+        var body: [UInt8] = []
+        body.reserveCapacity(count)
+        for (index, part) in parts.enumerated() {
+            if index > 0 { body.append(contentsOf: joiner) }
+            body.append(contentsOf: part)
+        }
+        return body
+    }
 }

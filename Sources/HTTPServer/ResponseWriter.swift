@@ -1,6 +1,6 @@
-// Turns a Response into an MHD response: bytes copied (MHD_ResponseMemoryMode.RESPMEM_MUST_COPY) or a file streamed
-// from its descriptor, headers checked so nothing a handler echoes can split the response, and the
-// security headers added to every answer.
+// Turns a Response into an MHD response: bytes or pieces sent from where they are (kept alive until MHD
+// frees the response) or a file streamed from its descriptor, headers checked so nothing a handler
+// echoes can split the response, and the security headers added to every answer.
 import CMicroHTTPD
 import Glibc
 import Synchronization
@@ -25,19 +25,13 @@ extension HTTPServer {
             }
         }
         if created == nil, case .bytes(let content) = response.body, !content.isEmpty {
-            // MHD sends the body from the array itself, which a retained box keeps alive until MHD
-            // frees the response (harReleaseBody): no copy of the page (RESPMEM_MUST_COPY copied
-            // every body into a malloc of its own; callgrind: ~10,000 instructions for a 10 KB page,
-            // 57 KB for the report list).
-            let box = ResponseBodyBox(content)
-            let retained = Unmanaged.passRetained(box)
-            created = box.bytes.withUnsafeBytes { buffer in
-                MHD_create_response_from_buffer_with_free_callback_cls(
-                    buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), harReleaseBody,
-                    retained.toOpaque())
-            }
-            if created == nil { retained.release() }
+            created = Self.bytesResponse(content)
             bytes = content.count
+        }
+        if created == nil, case .pieces(let pieces) = response.body, pieces.count > 0 {
+            // Past the vector's bound (a list of thousands of rows): joined, as one array.
+            created = Self.piecesResponse(pieces) ?? Self.bytesResponse(pieces.joined())
+            bytes = pieces.count
         }
         if created == nil {
             bytes = 0
@@ -69,6 +63,56 @@ extension HTTPServer {
         return (created, status, bytes)
     }
 
+    /// An MHD response sending `content` from the array itself, which a retained box keeps alive until
+    /// MHD frees the response (harReleaseBody): no copy of the page (RESPMEM_MUST_COPY copied every
+    /// body into a malloc of its own; callgrind: ~10,000 instructions for a 10 KB page, 57 KB for the
+    /// report list). Nil if MHD could not allocate.
+    static func bytesResponse(_ content: [UInt8]) -> OpaquePointer? {
+        let box = ResponseBodyBox(content)
+        let retained = Unmanaged.passRetained(box)
+        let created = box.bytes.withUnsafeBytes { buffer in
+            MHD_create_response_from_buffer_with_free_callback_cls(
+                buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), harReleaseBody,
+                retained.toOpaque())
+        }
+        if created == nil { retained.release() }
+        return created
+    }
+
+    /// The most entries an I/O vector given to MHD may have: the kernel's `IOV_MAX`. libmicrohttpd
+    /// 0.9.75 sends a longer one with one `sendmsg` that the kernel refuses, never sends the body, and
+    /// aborts when the response is freed (`CompressionTests.bodiesInPiecesGoOutAsTheirPartsJoined`
+    /// found it at 1,025 entries).
+    static let maximumVectorEntries = 1_024
+
+    /// An MHD response sending `pieces` from where they are (an I/O vector: the parts with the joiner
+    /// between them), kept alive by a retained box until MHD frees the response (harReleasePieces).
+    /// Empty pieces are left out of the vector. Nil past `maximumVectorEntries`, or if MHD could not
+    /// allocate.
+    static func piecesResponse(_ pieces: ResponsePieces) -> OpaquePointer? {
+        let nonEmpty = pieces.parts.reduce(0) { $0 + ($1.isEmpty ? 0 : 1) }
+        let joiners = pieces.joiner.isEmpty ? 0 : max(0, pieces.parts.count - 1)
+        guard nonEmpty + joiners <= maximumVectorEntries else { return nil }
+        let box = ResponsePiecesBox(pieces)
+        let retained = Unmanaged.passRetained(box)
+        var vector: [MHD_IoVec] = []
+        vector.reserveCapacity(pieces.parts.count * 2)
+        let joiner = box.pieces.joiner.withUnsafeBytes { $0 }
+        for (index, part) in box.pieces.parts.enumerated() {
+            if index > 0, joiner.count > 0 {
+                vector.append(MHD_IoVec(iov_base: joiner.baseAddress, iov_len: joiner.count))
+            }
+            let bytes = part.withUnsafeBytes { $0 }
+            if bytes.count > 0 { vector.append(MHD_IoVec(iov_base: bytes.baseAddress, iov_len: bytes.count)) }
+        }
+        let created = vector.withUnsafeBufferPointer { vector in
+            MHD_create_response_from_iovec(
+                vector.baseAddress, UInt32(vector.count), harReleasePieces, retained.toOpaque())
+        }
+        if created == nil { retained.release() }
+        return created
+    }
+
     /// Framing headers are MHD's business; a handler's copy would contradict the real body or
     /// connection state.
     static let headersMHDOwns = ["content-length", "transfer-encoding", "connection", "date"]
@@ -79,6 +123,19 @@ extension HTTPServer {
 final class ResponseBodyBox {
     let bytes: [UInt8]
     init(_ bytes: [UInt8]) { self.bytes = bytes }
+}
+
+/// Pieces that MHD sends in place: the arrays are never mutated after they are boxed, so their
+/// storage, which the I/O vector points into, stays where it is until the box is released.
+final class ResponsePiecesBox {
+    let pieces: ResponsePieces
+    init(_ pieces: ResponsePieces) { self.pieces = pieces }
+}
+
+/// MHD_ContentReaderFreeCallback of pieces sent in place (`piecesResponse`).
+func harReleasePieces(_ cls: UnsafeMutableRawPointer?) {
+    guard let cls else { return }
+    Unmanaged<ResponsePiecesBox>.fromOpaque(cls).release()
 }
 
 /// MHD_ContentReaderFreeCallback of a body sent in place: MHD is done with it (on any of its threads).

@@ -238,7 +238,8 @@ enum ReportListScreen {
 
     /// `response` with the kept body, `token` in each place: the compressed parts when `gzip` and kept
     /// (`Content-Encoding`, `Vary` and the gzip ETag as `HTTPServer.compressed` gives them), else the
-    /// bytes (which the server compresses per response if the client takes it).
+    /// parts with the token between them as pieces (which the server compresses per response if the
+    /// client takes it).
     static func deliver(_ response: Response, _ page: KeptPages.Page, token: String, gzip: Bool, _ tag: String)
         -> Response
     {
@@ -249,7 +250,8 @@ enum ReportListScreen {
             response.headers.add("Vary", "Accept-Encoding")
             response.headers.set("ETag", ContentCoding.gzip.tag(from: tag))
         } else {
-            response.body = .bytes(page.body(token: token))
+            // The parts and the token where they are: no copy of the page per response.
+            response.body = .pieces(page.pieces(token: token))
         }
         return response
     }
