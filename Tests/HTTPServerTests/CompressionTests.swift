@@ -140,7 +140,6 @@ import Testing
         }
     }
 
-    /// The handler knows its identity tag only; the client may hold either encoding's.
     /// A body in pieces (`Response.Body.pieces`, how the kept list splices in its CSRF token) goes out
     /// exactly as its parts joined: sent from where they are through MHD's I/O vector (empty parts
     /// and all, up to the kernel's 1,024 entries) and, past that, joined into one array (MHD 0.9.75
@@ -203,6 +202,7 @@ import Testing
         }
     }
 
+    /// The handler knows its identity tag only; the client may hold either encoding's.
     @Test func revalidationMatchesTheTagTheClientHolds() async throws {
         let server = try Self.makeDynamicServer()
         defer { server.stop() }
