@@ -16,6 +16,18 @@ extension RFC9112FramingTests {
         #expect(RequestFraming.checkTransferCodings([""]) == .chunkedNotFinal)
     }
 
+    /// The token bytes' two masks against RFC 9110 §5.6.2's tchar, for all 256 bytes: a field name
+    /// with any other byte is refused, so a wrong bit would refuse a valid name or let a bad one in.
+    @Test func tokenBytesAreExactlyRFC9110sTchar() {
+        let marks = Set("!#$%&'*+-.^_`|~".utf8)
+        for value in 0...255 {
+            let byte = UInt8(value)
+            let isLetter = (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            let expected = isLetter || (0x30...0x39).contains(byte) || marks.contains(byte)
+            #expect(Decoding.isTokenByte(byte) == expected, "byte \(value)")
+        }
+    }
+
     @Test func absoluteFormBecomesOriginForm() {
         func origin(_ text: String) -> String? {
             RequestFraming.originForm(ofAbsolute: Array(text.utf8)).map { String(decoding: $0, as: UTF8.self) }

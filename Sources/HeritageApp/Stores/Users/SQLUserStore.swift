@@ -75,6 +75,13 @@ struct SQLUserStore<Backend: SQLBackend>: UserStore {
     /// A session's entry in a reader's memo.
     private struct SessionMemoKey: Hashable {
         var tokenHash: [UInt8]
+
+        /// The digest's bytes fed to the hasher in one call: the synthesized hash fed an array's
+        /// elements one at a time (32 calls of `Hasher.combine(UInt8)`, ~750 instructions of every
+        /// signed-in request, callgrind). Equality stays the synthesized one (every byte compared).
+        func hash(into hasher: inout Hasher) {
+            tokenHash.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 
     func touchSession(tokenHash: [UInt8], now: Double) throws {
