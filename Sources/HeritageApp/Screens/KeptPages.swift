@@ -58,11 +58,9 @@ final class KeptPages: Sendable {
             return token.withUTF8 { token in gzip.member(token: token) }
         }
 
-        /// The body with `token` in each place, as the pieces a response sends (`ResponsePieces`).
+        /// The body with `token` in each place, as the pieces a response sends (`ResponsePieces`;
+        /// `joined()` gives it in one array).
         func pieces(token: String) -> ResponsePieces { ResponsePieces(parts: parts, joiner: Array(token.utf8)) }
-
-        /// The body with `token` in each place, in one array.
-        func body(token: String) -> [UInt8] { pieces(token: token).joined() }
 
         /// `body` cut at each occurrence of `marker` (the marker itself left out). Boyer-Moore-Horspool:
         /// the byte under the marker's last position says how far to move, so a 56 KB page is looked at
