@@ -5,13 +5,26 @@ import Synchronization
     import Glibc
 #endif
 
-/// Where the review's exports run: never on an MHD poll thread (a photo ZIP of a large view would stall
-/// every connection that thread owns), but on a small pool of threads of their own below the requests'
-/// CPU priority, at most `limit` at once per node and one per coordinator, refused under the uploads'
-/// free-disk floor (the exports' files go to the data folder's disk), and answered 503 past the
-/// request deadline, their file removed.
+/// Where the review's long work runs: never on an MHD poll thread (a photo ZIP of a large view would
+/// stall every connection that thread owns), but on small pools of threads of their own below the
+/// requests' CPU priority. Exports: at most `limit` at once per node and one per coordinator, refused
+/// under the uploads' free-disk floor (the exports' files go to the data folder's disk), and answered
+/// 503 past the request deadline, their file removed. Bulk actions: on a pool of their own (`bulk`).
 final class ExportRunner: Sendable {
+    /// How far below the requests' CPU priority an export runs: below photo decoding too
+    /// (`Drafts.photoNice`, 10), so that a volunteer's photo never waits for a coordinator's file. An
+    /// export only reads, and writes its audit row at the end. Beside four exporting coordinators, at
+    /// +5 a photo upload took 2.7–3.1× as long as idle and `/healthz`'s p99 was 0.6–7.1× idle; at +15,
+    /// 1.2–1.3× and 0.6–1.1× (docs/BENCHMARKS.md "Exports against everyone else").
+    static let exportNice: Int32 = 15
+    /// Bulk actions stay at +5, above photo decoding: a bulk approval holds the database's write lock
+    /// while it runs, and starving it of CPU would keep every volunteer's write waiting on that lock.
+    static let bulkNice: Int32 = 5
+
+    /// The exports' pool.
     let work: BlockingWork
+    /// The bulk actions' pool (`RouteGroup.routeOnPool`), as many at once as exports.
+    let bulk: BlockingWork
     let directory: String
     let minimumFreeBytes: Int
     let deadlineSeconds: Double
@@ -21,7 +34,8 @@ final class ExportRunner: Sendable {
         self.directory = directory
         self.minimumFreeBytes = minimumFreeBytes
         self.deadlineSeconds = deadlineSeconds
-        work = BlockingWork(label: "har.exports", limit: limit, threads: .background(nice: 5))
+        work = BlockingWork(label: "har.exports", limit: limit, threads: .background(nice: Self.exportNice))
+        bulk = BlockingWork(label: "har.bulk", limit: limit, threads: .background(nice: Self.bulkNice))
     }
 
     /// Runs `export` for `user` on the pool, or answers why not: 429 while that coordinator's last one

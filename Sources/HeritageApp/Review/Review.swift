@@ -131,14 +131,14 @@ extension RouteGroup where Gate == Review {
     }
 
     /// A route whose work is long (a bulk action over thousands of reports): as `route`, but the
-    /// handler runs on the exports' threads, never on a poll thread.
+    /// handler runs on the bulk actions' threads (`ExportRunner.bulk`), never on a poll thread.
     mutating func routeOnPool(
         _ method: String, _ path: String, role: Role = .coordinator, options: RouteOptions = .init(),
         _ handler: @escaping @Sendable (Request, WebContext, WebUser, Role) throws -> Response
     ) {
         let review = gate
         routeAsync(method, path, role: role, options: options) { request, context, user, held in
-            try await review.settings.exports.work.run { try handler(request, context, user, held) }
+            try await review.settings.exports.bulk.run { try handler(request, context, user, held) }
         }
     }
 

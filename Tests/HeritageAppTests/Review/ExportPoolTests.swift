@@ -3,6 +3,10 @@ import Testing
 
 @testable import HeritageApp
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The review's exports run on a small pool of their own (docs/REVIEW.md): never on a poll thread, one
 /// at a time per coordinator, and not at all while the data folder's disk is under the uploads' floor.
 @Suite(.serialized) struct ExportPoolTests {
@@ -42,7 +46,7 @@ import Testing
         let coordinator = try await SignedInClient(server, email: ReviewTests.coordinator)
         let ids = try ReviewTests.insertReports(server, email: coordinator.email, count: 2, prefix: "Pooled mill")
         let token = try SignedInClient.csrf(in: try await coordinator.get("/review").body)
-        let hold = server.application.exports.work.holdJobs()
+        let hold = server.application.exports.bulk.holdJobs()
         let http = coordinator.http
         var arguments = ["--data-urlencode", "_csrf=\(token)", "--data-urlencode", "action=approve"]
         arguments += ["--data-urlencode", "confirm=2"] + ids.flatMap { ["--data-urlencode", "ids=\($0)"] }
@@ -55,6 +59,20 @@ import Testing
         let done = try await bulk.value
         #expect(done.status == 200 || done.status == 303, "\(done.status)")
         #expect(try sqlite(server.dataDir, "SELECT group_concat(review_state) FROM reports") == "approved,approved")
+        await server.stop()
+    }
+
+    /// Exports run below photo decoding, so that a volunteer's photo does not wait for a coordinator's
+    /// file; bulk actions, which hold the write lock, run above it (`ExportRunner.exportNice`).
+    @Test func exportsRunBelowPhotoDecodingAndBulkActionsAboveIt() async throws {
+        let server = try ReviewTests.server()
+        let runner = server.application.exports
+        let mine = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        let export = try await runner.work.run { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+        let bulk = try await runner.bulk.run { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+        #expect(export == min(19, mine + ExportRunner.exportNice))
+        #expect(bulk == min(19, mine + ExportRunner.bulkNice))
+        #expect(ExportRunner.exportNice > Drafts.photoNice && Drafts.photoNice > ExportRunner.bulkNice)
         await server.stop()
     }
 
