@@ -18,7 +18,8 @@ final class ExportRunner: Sendable {
     /// 1.2–1.3× and 0.6–1.1× (docs/BENCHMARKS.md "Exports against everyone else").
     static let exportNice: Int32 = 15
     /// Bulk actions stay at +5, above photo decoding: a bulk approval holds the database's write lock
-    /// while it runs, and starving it of CPU would keep every volunteer's write waiting on that lock.
+    /// for each 500 reports it decides (`decideAll`), and starving it of CPU meanwhile would keep every
+    /// volunteer's write waiting on that lock.
     static let bulkNice: Int32 = 5
 
     /// The exports' pool.
