@@ -48,7 +48,7 @@ extension BackupCreator {
                 path: BackupManifest.postgresDumpEntry, size: BackupReader.size(of: dump),
                 sha256: try SHA256Stream.hashFile(at: dump)),
             at: 0)
-        try writeArchive(manifest: manifest, database: dump, to: destination)
+        try writeArchive(manifest: manifest, database: dump, to: destination) { unlink($0) }
         return Result(
             path: destination, bytes: BackupReader.size(of: destination), seconds: WallClock.now() - startedAt,
             photoFiles: manifest.files.count - 1, manifest: manifest)

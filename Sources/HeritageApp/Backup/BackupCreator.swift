@@ -36,7 +36,11 @@ struct BackupCreator {
         key = configuration.backupKey
     }
 
-    func create(to destination: String) throws -> Result {
+    /// Writes a backup to `destination` (see `writeArchive`). `removeSnapshot` removes the backup's
+    /// own snapshot of the database; tests pass one that looks at the moment it is called.
+    func create(to destination: String, removeSnapshot: (String) -> Void = BackupCreator.removeDatabaseFiles)
+        throws -> Result
+    {
         let started = WallClock.now()
         guard !destination.hasSuffix(".partial") else {
             throw BackupError("a backup's name must not end in .partial (the name of one being written)")
@@ -51,15 +55,20 @@ struct BackupCreator {
         try takeSnapshot(of: database, into: snapshot)
         let manifest = try makeManifest(snapshot: snapshot, takenAt: started)
 
-        try writeArchive(manifest: manifest, database: snapshot, to: destination)
+        try writeArchive(manifest: manifest, database: snapshot, to: destination, thenRemove: removeSnapshot)
         return Result(
             path: destination, bytes: BackupReader.size(of: destination), seconds: WallClock.now() - started,
             photoFiles: manifest.files.count - 1, manifest: manifest)
     }
 
     /// Streams the manifest, the database file, the photo files and the trailer into `NAME.partial`,
-    /// flushes it, checks it whole, and renames it to `NAME`; on any failure the `.partial` goes.
-    func writeArchive(manifest: BackupManifest, database: String, to destination: String) throws {
+    /// flushes it, checks it whole, and renames it to `NAME`; on any failure the `.partial` goes. The
+    /// database file, the backup's own snapshot or dump, goes through `thenRemove` as soon as its bytes
+    /// are in the archive, before the rename: once `NAME` can be seen, no snapshot is left beside it,
+    /// even when the process ends at that moment (OPS-01). The caller removes it too, on failure.
+    func writeArchive(
+        manifest: BackupManifest, database: String, to destination: String, thenRemove: (String) -> Void
+    ) throws {
         let partial = destination + ".partial"
         do {
             let writer = try ArchiveWriter(path: partial)
@@ -79,6 +88,7 @@ struct BackupCreator {
                     hmacSHA256: key.map { BackupSignature.sign(checksum: sealed, entries: entries, key: $0) }
                 ).encoded())
             try writer.finish()
+            thenRemove(database)
             // The disk flush waits on the device, the check on the CPU (the archive is in the page
             // cache): both run at once, and both are done before the rename.
             let flush = writer.startFlush()

@@ -172,6 +172,30 @@ import Testing
         #expect(fileNames(in: fixture.dataDir).allSatisfy { !$0.hasPrefix("backup-") }, "no snapshot left behind")
     }
 
+    /// OPS-01: the snapshot goes before the archive takes its name, so that a backup which can be seen
+    /// finished never has a snapshot beside it, even when the process ends at that moment (CI once
+    /// stopped `har serve` between the rename and the snapshot's removal). In process: the removal is
+    /// where the order can be seen.
+    @Test func ops01TheSnapshotIsRemovedBeforeTheArchiveTakesItsName() throws {
+        let folder = try TestPaths.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let fixture = try OutboxFixture(dataDir: folder + "/app")
+        try fixture.addUser(email: "order@example.org", session: PlatformSession(sessionID: "s", expirationTime: nil))
+        try fixture.queueReports(2, photos: 1)
+        let configuration = try Configuration.load(file: nil, environment: ["HAR_DATA_DIR": fixture.dataDir])
+        let archive = folder + "/order.tar"
+        var removals: [(snapshot: String, archiveThere: Bool, partialThere: Bool)] = []
+        _ = try BackupCreator(configuration: configuration).create(to: archive) { snapshot in
+            removals.append((snapshot, access(archive, F_OK) == 0, access(archive + ".partial", F_OK) == 0))
+            BackupCreator.removeDatabaseFiles(snapshot)
+        }
+        try #require(removals.count == 1, "\(removals)")
+        #expect(removals[0].snapshot.hasPrefix(fixture.dataDir + "/backup-snapshot-"))
+        #expect(!removals[0].archiveThere && removals[0].partialThere, "removed while the archive is still partial")
+        #expect(access(archive, F_OK) == 0)
+        #expect(fileNames(in: fixture.dataDir).allSatisfy { !$0.hasPrefix("backup-") }, "no snapshot left behind")
+    }
+
     /// OPS-03: grandfather-father-son over two months of daily backups: the newest of each of the last
     /// 7 days, 4 weeks and 12 months.
     @Test func ops03RetentionKeepsDailyWeeklyMonthly() throws {
