@@ -7,8 +7,9 @@ import Testing
     import Glibc
 #endif
 
-/// The review's exports run on a small pool of their own (docs/REVIEW.md): never on a poll thread, one
-/// at a time per coordinator, and not at all while the data folder's disk is under the uploads' floor.
+/// The review's exports and bulk actions run on small pools of their own (docs/REVIEW.md): never on a
+/// poll thread; exports below photo decoding, one at a time per coordinator, and not at all while the
+/// data folder's disk is under the uploads' floor.
 @Suite(.serialized) struct ExportPoolTests {
     private func export(_ client: SignedInClient, _ path: String = "/review/export.csv") async throws -> CurlResponse {
         let token = try SignedInClient.csrf(in: try await client.get("/review").body)
