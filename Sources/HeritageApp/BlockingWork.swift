@@ -102,6 +102,12 @@ final class BlockingWork: Sendable {
     }
 }
 
+extension BlockingWork {
+    /// The calling thread's nice value (Linux keeps one per thread: PRIO_PROCESS with 0 names the
+    /// calling thread only).
+    static func threadNice() -> Int32 { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+}
+
 /// A test's hand on a `BlockingWork`: jobs that start while it is shut wait until `open()`.
 final class JobHold: Sendable {
     private let gate = DispatchSemaphore(value: 0)
@@ -155,7 +161,7 @@ private enum BackgroundThread {
                     let start = Unmanaged<Start>.fromOpaque(argument).takeRetainedValue()
                     // Linux: PRIO_PROCESS with 0 names the calling thread only. Raising one's own nice
                     // value needs no privilege; failing to is harmless (the work runs at normal priority).
-                    let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+                    let current = BlockingWork.threadNice()
                     _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, current + start.nice)
                     // Named for top -H and bench/load.py (pthread_setname_np is not visible from Swift).
                     let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)

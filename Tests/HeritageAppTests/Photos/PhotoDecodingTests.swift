@@ -63,12 +63,12 @@ import Testing
 
     @Test func backgroundJobsRunBelowTheCallersPriority() async throws {
         let work = BlockingWork(label: "test-background", limit: 2, threads: .background(nice: 5))
-        let mine = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-        let theirs = try await work.run { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+        let mine = BlockingWork.threadNice()
+        let theirs = try await work.run { BlockingWork.threadNice() }
         #expect(theirs == min(19, mine + 5))
         // The caller's own priority is untouched (the nice value is the job thread's alone).
-        #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == mine)
+        #expect(BlockingWork.threadNice() == mine)
         let shared = BlockingWork(label: "test-shared", limit: 1)
-        #expect(try await shared.run { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) } == mine)
+        #expect(try await shared.run { BlockingWork.threadNice() } == mine)
     }
 }

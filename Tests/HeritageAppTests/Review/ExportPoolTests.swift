@@ -3,10 +3,6 @@ import Testing
 
 @testable import HeritageApp
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The review's exports and bulk actions run on small pools of their own (docs/REVIEW.md): never on a
 /// poll thread; exports below photo decoding, one at a time per coordinator, and not at all while the
 /// data folder's disk is under the uploads' floor.
@@ -68,9 +64,9 @@ import Testing
     @Test func exportsRunBelowPhotoDecodingAndBulkActionsAboveIt() async throws {
         let server = try ReviewTests.server()
         let runner = server.application.exports
-        let mine = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-        let export = try await runner.work.run { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
-        let bulk = try await runner.bulk.run { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+        let mine = BlockingWork.threadNice()
+        let export = try await runner.work.run { BlockingWork.threadNice() }
+        let bulk = try await runner.bulk.run { BlockingWork.threadNice() }
         #expect(export == min(19, mine + ExportRunner.exportNice))
         #expect(bulk == min(19, mine + ExportRunner.bulkNice))
         #expect(ExportRunner.exportNice > Drafts.photoNice && Drafts.photoNice > ExportRunner.bulkNice)
